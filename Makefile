@@ -1,0 +1,33 @@
+# guigym: two commands set everything up on a fresh machine (Python >= 3.10):
+#   make demo   - oracle on GuiGym-Login-v0 (mock backend), success rate + GIF in out/
+#   make test   - the whole test suite (installs a headless Chromium for the browser tests)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.guigym-installed
+
+.PHONY: demo test bench chromium install clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[test,browser]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	SDL_AUDIODRIVER=dummy $(BIN)/python -m guigym.demo --env GuiGym-Login-v0 --episodes 200 --gif out/demo.gif
+
+chromium: $(STAMP)
+	sh scripts/ensure_chromium.sh $(BIN)/python
+
+test: $(STAMP) chromium
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	SDL_AUDIODRIVER=dummy $(BIN)/python benchmarks/bench_env.py
+	@if [ -f benchmarks/bench_browser.py ]; then $(MAKE) chromium && $(BIN)/python benchmarks/bench_browser.py; fi
+
+clean:
+	rm -rf $(VENV) out build *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,8 @@
+"""App families, one module each. ``FAMILIES`` maps a family name to its generator."""
+
+from __future__ import annotations
+
+from guigym.apps.family import Family
+from guigym.apps.login import LoginFamily
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(),)}

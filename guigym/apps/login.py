@@ -1,0 +1,219 @@
+"""Login: sign in to an app with a username and a password.
+
+Description:
+    A sign-in screen with a username (or email) field, a password field, a remember-me
+    checkbox, a sign-in button and distractors (forgot-password link, sign-up button,
+    single-sign-on button, headings). Labels, field order around the form, themes and
+    distractors vary with the seed.
+Instruction:
+    "Log in as alice with password maple42", optionally with the remember-me choice
+    ("and tick 'Keep me signed in'"), a verification code, and the app to open first.
+Levels:
+    * easy: the sign-in screen, empty fields, no remember-me requirement.
+    * medium: a remember-me requirement, stale text pre-filled in the username field,
+      more distractors.
+    * hard: starts on the phone's home screen (OpenApp first), a verification-code screen
+      after the password, and the account locks after 3 wrong attempts (the episode then
+      fails).
+Success / failure:
+    Success when signed in as the instructed user with the instructed remember-me choice.
+    Failure (terminated) when signed in with the wrong remember-me choice, or locked out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from guigym.apps.base import HOME, App, Widget, register_app, row
+from guigym.apps.catalog import BRANDS, FIRST_NAMES, ICON_COLORS, LAST_NAMES, STUB_APPS, password, stub_app
+from guigym.apps.family import Family, Goal, pick, sample, theme
+
+USER_LABELS = (("Username", "Enter your username"), ("User name", "Your user name"), ("Login", "Login name"), ("Email", "you@example.com"))
+PASSWORD_LABELS = (("Password", "Enter your password"), ("Passcode", "Your passcode"))
+REMEMBER_LABELS = ("Remember me", "Keep me signed in", "Stay signed in")
+SIGNIN_LABELS = ("Sign in", "Log in", "Continue", "Sign me in")
+FORGOT_LABELS = ("Forgot password?", "Reset password", "Trouble signing in?")
+SIGNUP_LABELS = ("Create account", "Sign up", "Register")
+SSO_LABELS = ("Sign in with Google", "Continue with Apple", "Use single sign-on")
+HEADINGS = ("Welcome back!", "Good to see you", "Please sign in", "Hello again")
+
+
+@register_app
+class LoginApp(App):
+    kind = "login"
+
+    def on_button(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
+        vals, data = ast["values"], ast["data"]
+        acct = spec["account"]
+        if w.action == "signin":
+            ok = vals.get("user", "") == acct["user"] and vals.get("pass", "") == acct["password"]
+            if ok:
+                vals["error"] = ""
+                if acct.get("code"):
+                    self.push(ast, "verify")
+                else:
+                    self._sign_in(ast)
+            else:
+                data["attempts"] = int(data.get("attempts", 0)) + 1
+                vals["error"] = "Incorrect username or password"
+                limit = acct.get("max_attempts")
+                if limit and data["attempts"] >= limit:
+                    data["locked"] = True
+                    self.push(ast, "locked")
+        elif w.action == "verify":
+            if vals.get("code", "") == acct["code"]:
+                self._sign_in(ast)
+            else:
+                vals["code_error"] = "That code is not right"
+        elif w.action == "reset":
+            vals["reset_msg"] = "If the account exists, we sent a reset link."
+        elif w.action == "register":
+            vals["signup_msg"] = "Registration is closed right now."
+        elif w.to is not None:
+            self.push(ast, w.to)
+
+    def _sign_in(self, ast: dict[str, Any]) -> None:
+        ast["data"]["session"] = {"user": ast["values"].get("user", ""), "remember": bool(ast["values"].get("remember", False))}
+        self.push(ast, "welcome")
+
+
+def _spec(rng: np.random.Generator, level: str, brand: str, acct: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    ulabel, uph = pick(rng, USER_LABELS)
+    plabel, pph = pick(rng, PASSWORD_LABELS)
+    labels = {"user": ulabel, "pass": plabel, "remember": pick(rng, REMEMBER_LABELS), "signin": pick(rng, SIGNIN_LABELS)}
+    remember_default = bool(rng.integers(2)) if level != "easy" else False
+    form = [
+        row("user", "input", ulabel, placeholder=uph, value=""),
+        row("pass", "input", plabel, placeholder=pph, value="", secret=True),
+        row("error", "label", "", value="", style="error"),
+    ]
+    remember = row("remember", "checkbox", labels["remember"], value=remember_default)
+    signin = row("signin", "button", labels["signin"], action="signin", style="primary")
+    # remember-me sits above or below the button, as on real sites
+    form += [remember, signin] if rng.integers(2) else [signin, remember]
+    extras = [row("forgot", "link", pick(rng, FORGOT_LABELS), to="forgot"), row("signup", "button", pick(rng, SIGNUP_LABELS), to="signup")]
+    if level != "easy":
+        extras.append(row("sso", "button", pick(rng, SSO_LABELS), to="sso"))
+    extras = sample(rng, extras, len(extras))
+    head = [row("heading", "label", pick(rng, HEADINGS), style="heading")] if level != "easy" or rng.integers(2) else []
+    if level == "hard":
+        head.append(row("notice", "label", f"{brand} will never ask for your password by email.", style="muted"))
+    screens: dict[str, Any] = {
+        "main": {"title": f"{brand}", "parent": None, "rows": head + form + extras},
+        "forgot": {"title": "Reset password", "parent": "main", "rows": [
+            row("reset_email", "input", "Email", placeholder="you@example.com", value=""),
+            row("reset_send", "button", "Send reset link", action="reset", style="primary"),
+            row("reset_msg", "label", "", value=""),
+        ]},
+        "signup": {"title": "Create account", "parent": "main", "rows": [
+            row("su_name", "input", "Full name", value=""),
+            row("su_email", "input", "Email", value=""),
+            row("su_pass", "input", "Choose a password", value="", secret=True),
+            row("su_go", "button", "Register", action="register", style="primary"),
+            row("signup_msg", "label", "", value=""),
+        ]},
+        "sso": {"title": "Single sign-on", "parent": "main", "rows": [
+            row("sso_info", "label", "Single sign-on is not set up for this device."),
+            row("sso_hint", "label", "Go back to sign in with your password.", style="muted"),
+        ]},
+        "verify": {"title": "Verification", "parent": None, "rows": [
+            row("verify_info", "label", "Enter the code we sent to your phone."),
+            row("code", "input", "Verification code", placeholder="6-digit code", value=""),
+            row("code_error", "label", "", value="", style="error"),
+            row("verify", "button", "Verify", action="verify", style="primary"),
+        ]},
+        "welcome": {"title": f"{brand}", "parent": None, "rows": [
+            row("welcome_msg", "label", "You are signed in."),
+            row("signout", "button", "Sign out"),
+        ]},
+        "locked": {"title": "Account locked", "parent": None, "rows": [
+            row("locked_msg", "label", "Too many failed attempts.", style="error"),
+            row("locked_hint", "label", "Try again in 24 hours.", style="muted"),
+        ]},
+    }
+    spec = {"kind": "login", "name": brand, "root": "main", "screens": screens, "account": acct, "color": list(pick(rng, ICON_COLORS))}
+    return spec, labels
+
+
+class LoginFamily(Family):
+    name = "Login"
+    description = "Sign in with a username and password (remember-me, verification code, lock-out)."
+
+    def generate(self, rng: np.random.Generator, level: str) -> dict[str, Any]:
+        brand = pick(rng, BRANDS)
+        first = pick(rng, FIRST_NAMES)
+        style = int(rng.integers(3))
+        user = first if style == 0 else f"{first}.{pick(rng, LAST_NAMES)}" if style == 1 else f"{first}{int(rng.integers(10, 100))}"
+        acct: dict[str, Any] = {"user": user, "password": password(rng)}
+        if level == "hard":
+            acct["code"] = f"{int(rng.integers(0, 1_000_000)):06d}"
+            acct["max_attempts"] = 3
+        spec, labels = _spec(rng, level, brand, acct)
+        if labels["user"] == "Email":
+            acct["user"] = f"{user}@example.com"
+        remember: bool | None = None if level == "easy" else bool(rng.integers(2))
+
+        verb = pick(rng, ("Log in", "Sign in"))
+        phrasing = int(rng.integers(3))
+        if phrasing == 0:
+            text = f"{verb} as {acct['user']} with password {acct['password']}"
+        elif phrasing == 1:
+            text = f"{verb} with {labels['user'].lower()} {acct['user']} and {labels['pass'].lower()} {acct['password']}"
+        else:
+            text = f"Use the account {acct['user']} (password: {acct['password']}) to {verb.lower()}"
+        if remember is True:
+            text += pick(rng, (f" and tick '{labels['remember']}'", f", with '{labels['remember']}' checked"))
+        elif remember is False:
+            text += pick(rng, (f" and leave '{labels['remember']}' unticked", f", with '{labels['remember']}' unchecked"))
+        if level == "hard":
+            text = f"Open {brand} and {text[0].lower()}{text[1:]}. The verification code is {acct['code']}"
+        text += "."
+
+        apps = {brand: spec}
+        home = {"enabled": level == "hard", "icons": [brand]}
+        if level == "hard":
+            others = sample(rng, STUB_APPS, int(rng.integers(5, 12)))
+            for n in others:
+                apps[n] = stub_app(rng, n)
+            home["icons"] = sample(rng, [brand, *others], len(others) + 1)
+        start: dict[str, Any] = {"fg": HOME if level == "hard" else brand, "values": {}}
+        if level != "easy":  # a stale entry someone left in the username field
+            start["values"][brand] = {"user": pick(rng, FIRST_NAMES) + str(int(rng.integers(1, 10)))}
+        return {
+            "family": self.name, "level": level, "apps": apps, "home": home, "theme": theme(rng), "start": start,
+            "task": {"instruction": text, "app": brand, "user": acct["user"], "password": acct["password"], "remember": remember, "code": acct.get("code")},
+        }
+
+    def _ast(self, scn: dict[str, Any], st: dict[str, Any]) -> dict[str, Any]:
+        return st["apps"][scn["task"]["app"]]
+
+    def success(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+        sess = self._ast(scn, st)["data"].get("session")
+        t = scn["task"]
+        return bool(sess) and sess["user"] == t["user"] and (t["remember"] is None or sess["remember"] == t["remember"])
+
+    def failed(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+        data = self._ast(scn, st)["data"]
+        return bool(data.get("locked")) or (bool(data.get("session")) and not self.success(scn, st))
+
+    def next_goal(self, scn: dict[str, Any], st: dict[str, Any]) -> Goal | None:
+        t = scn["task"]
+        app = t["app"]
+        ast = self._ast(scn, st)
+        if ast["data"].get("session") or ast["data"].get("locked"):
+            return None
+        vals = ast["values"]
+        if ast["stack"][-1] == "verify":
+            if vals.get("code", "") != t["code"]:
+                return Goal(app, "verify", "code", "set", t["code"])
+            return Goal(app, "verify", "verify", "press")
+        if vals.get("user", "") != t["user"]:
+            return Goal(app, "main", "user", "set", t["user"])
+        if vals.get("pass", "") != t["password"]:
+            return Goal(app, "main", "pass", "set", t["password"])
+        if t["remember"] is not None and bool(vals.get("remember")) != t["remember"]:
+            return Goal(app, "main", "remember", "set", t["remember"])
+        return Goal(app, "main", "signin", "press")
+

@@ -1,0 +1,62 @@
+"""``make demo``: run the oracle on an env over many seeds, print the success rate, save a GIF.
+
+    python -m guigym.demo --env GuiGym-Login-v0 --episodes 200 --gif out/demo.gif
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import gymnasium as gym
+from tqdm import tqdm
+
+import guigym  # noqa: F401  (registers the envs)
+from guigym.viz import annotate, save_gif
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", default="GuiGym-Login-v0")
+    p.add_argument("--level", default=None, help="easy | medium | hard (default: all three)")
+    p.add_argument("--episodes", type=int, default=200, help="seeds per level")
+    p.add_argument("--backend", default="mock")
+    p.add_argument("--gif", default="out/demo.gif", help="where to save one annotated episode ('' to skip)")
+    args = p.parse_args(argv)
+
+    env = gym.make(args.env, backend=args.backend)
+    levels = [args.level] if args.level else list(env.unwrapped.family.levels)
+    t0, total_steps = time.perf_counter(), 0
+    for level in levels:
+        wins, steps = 0, 0
+        for seed in tqdm(range(args.episodes), desc=f"{args.env} {level}", leave=False):
+            _, info = env.reset(seed=seed, options={"level": level})
+            done = False
+            while not done:
+                _, _, term, trunc, info = env.step(info["reference"][0].action)
+                steps += 1
+                done = term or trunc
+            wins += info["success"]
+        total_steps += steps
+        print(f"{args.env} [{level:6}] oracle success {wins}/{args.episodes} = {wins / args.episodes:.1%}, mean steps {steps / args.episodes:.1f}")
+    dt = time.perf_counter() - t0
+    print(f"{total_steps} steps in {dt:.1f}s ({total_steps / dt:.0f} steps/s, {args.backend} backend)")
+
+    if args.gif:
+        level = levels[-1]
+        obs, info = env.reset(seed=0, options={"level": level})
+        print(f"GIF episode: {obs['instruction']!r}")
+        frames, done = [], False
+        while not done:
+            step = info["reference"][0]
+            frames.append(annotate(obs["screenshot"], step.action, step.instruction))
+            obs, _, term, trunc, info = env.step(step.action)
+            done = term or trunc
+        frames.append(annotate(obs["screenshot"], None, "success" if info["success"] else "failed"))
+        print(f"saved {save_gif(frames, args.gif)} ({len(frames)} frames)")
+    env.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,305 @@
+"""``GuiEnv``: one Gymnasium environment class for every app family and backend."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from guigym.actions import Action, Back, Click, OpenApp, RefStep, Scroll, Type, format_action, parse_action
+from guigym.apps import FAMILIES
+from guigym.apps.base import KINDS, View, apply, copy_state, find_app, initial_state, view
+from guigym.apps.family import LEVELS
+from guigym.backends import BACKENDS, make_backend
+from guigym.backends.base import Backend
+from guigym.events import Event
+from guigym.layout import Layout, check_viewport, layout
+from guigym.oracle import Oracle, state_key
+from guigym.spaces import UnicodeText, action_from_space, action_space, element_space
+
+REWARD_MODES = ("sparse", "shaped")
+EXTRA_OBS = ("elements", "history")
+HISTORY_LEN = 8
+STATE_VERSION = 1
+
+
+class GuiEnv(gym.Env):
+    """A procedurally generated GUI app; the agent sees screenshots and acts with
+    Click / Scroll / Back / OpenApp / Type.
+
+    Args:
+        family: app family (``"Login"``, ``"Settings"``, ``"Launcher"``; see ``guigym.apps``).
+        level: ``"easy"``, ``"medium"`` or ``"hard"`` (or per reset: ``options={"level": ...}``).
+        backend: ``"mock"`` (pygame, default) or ``"browser"`` (headless Chromium).
+        viewport: screen ``(width, height)`` in pixels.
+        render_mode: ``"rgb_array"`` or ``"human"`` (a pygame window).
+        reward_mode: ``"sparse"`` (1 on success) or ``"shaped"`` (sparse plus potential-based
+            shaping ``Φ(s') − Φ(s)``, ``Φ(s) = −remaining_reference_length(s) / initial_length``).
+        extra_obs: extra observation keys: ``"elements"`` (visible interactive widgets) and
+            ``"history"`` (the last actions, one per line, in the function text format).
+        backend_kwargs: options for the backend (e.g. the browser's executable).
+
+    Observation: ``Dict(screenshot=uint8 (H, W, 3), instruction=str[, elements][, history])``.
+
+    Action: a ``Dict`` sample of ``action_space``, an :class:`~guigym.actions.Action`, or a
+    string in any supported text format. Invalid actions are no-ops that set
+    ``info["action_error"]``.
+
+    Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
+    reference from this state; empty when done or failed), ``elements``, ``action_error``,
+    ``event`` (the semantic event the action produced, or None).
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        family: str = "Login",
+        level: str = "easy",
+        backend: str = "mock",
+        viewport: Sequence[int] = (360, 640),
+        render_mode: str | None = None,
+        reward_mode: str = "sparse",
+        extra_obs: Sequence[str] = (),
+        backend_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        if family not in FAMILIES:
+            raise ValueError(f"unknown family {family!r}; expected one of {sorted(FAMILIES)}")
+        self.family = FAMILIES[family]
+        self._check_level(level)
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"unknown reward_mode {reward_mode!r}; expected one of {REWARD_MODES}")
+        bad = [k for k in extra_obs if k not in EXTRA_OBS]
+        if bad:
+            raise ValueError(f"unknown extra_obs {bad}; expected a subset of {EXTRA_OBS}")
+        self.level = level
+        self.backend_name = backend
+        self.width, self.height = check_viewport(tuple(viewport))  # type: ignore[arg-type]
+        self.render_mode = render_mode
+        self.reward_mode = reward_mode
+        self.extra_obs = tuple(extra_obs)
+        self._backend_kwargs = dict(backend_kwargs or {})
+
+        obs: dict[str, spaces.Space[Any]] = {
+            "screenshot": spaces.Box(0, 255, shape=(self.height, self.width, 3), dtype=np.uint8),
+            "instruction": UnicodeText(1024),
+        }
+        if "elements" in self.extra_obs:
+            obs["elements"] = element_space(self.width, self.height)
+        if "history" in self.extra_obs:
+            obs["history"] = UnicodeText(HISTORY_LEN * 200)
+        self.observation_space = spaces.Dict(obs)
+        self.action_space = action_space(self.width, self.height)
+
+        self._backend: Backend | None = None  # started lazily (browsers start per worker)
+        self.scenario: dict[str, Any] | None = None
+        self._state: dict[str, Any] | None = None
+        self._oracle: Oracle | None = None
+        self._view: View | None = None
+        self._lay: Layout | None = None
+        self._key = ""
+        self._frame: np.ndarray | None = None
+        self._history: list[str] = []
+        self._initial_len = 1
+        self._window: Any = None
+
+    # --- Gymnasium API -----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        level = options.get("level", self.level)
+        self._check_level(level)
+        scn = self.family.generate(self.np_random, level)
+        st = initial_state(scn, scn["start"]["fg"])
+        for app, vals in scn["start"].get("values", {}).items():
+            st["apps"][app]["values"].update(vals)
+        self._load(scn, st, history=[])
+        ref = self._reference()
+        self._initial_len = max(1, len(ref or ()))
+        return self._obs(), self._info(None, None)
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self._state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        act, err = self._coerce(action)
+        ev: Event | None = None
+        if act is not None:
+            self._history = (self._history + [format_action(act, "function")])[-HISTORY_LEN:]
+            ev, err = self._event(act)
+        before = self._potential()
+        if ev is not None:
+            self._state = apply(self.scenario, self._state, ev, self._view)  # type: ignore[arg-type]
+            self._refresh()
+        success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
+        ref = self._reference()
+        terminated = success or ref is None
+        reward = 1.0 if success else 0.0
+        if self.reward_mode == "shaped":
+            reward += self._potential() - before
+        obs = self._obs()
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(reward), bool(terminated), False, self._info(ev, err)
+
+    def render(self) -> np.ndarray | None:
+        if self._frame is None:
+            return None
+        if self.render_mode == "human":
+            self._show_window(self._frame)
+            return None
+        return self._frame.copy()
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+        if self._window is not None:
+            import pygame
+
+            pygame.display.quit()
+            self._window = None
+
+    # --- state and reference -----------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """A JSON-serialisable snapshot (scenario, app state, action history)."""
+        if self._state is None:
+            raise gym.error.ResetNeeded("call reset() before get_state()")
+        return {
+            "version": STATE_VERSION, "scenario": copy_state(self.scenario), "state": copy_state(self._state),
+            "history": list(self._history), "initial_len": self._initial_len,
+        }
+
+    def set_state(self, snapshot: dict[str, Any]) -> None:
+        """Restore a :meth:`get_state` snapshot: the next observation and step are exactly
+        those that followed the snapshot."""
+        if not isinstance(snapshot, dict) or snapshot.get("version") != STATE_VERSION or "scenario" not in snapshot or "state" not in snapshot:
+            raise ValueError("set_state expects a snapshot returned by get_state()")
+        if snapshot["scenario"].get("family") != self.family.name:
+            raise ValueError(f"snapshot is of family {snapshot['scenario'].get('family')!r}, this env is {self.family.name!r}")
+        self._load(copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), list(snapshot.get("history", [])))
+        self._initial_len = int(snapshot.get("initial_len", 1))
+
+    def reference(self) -> list[RefStep]:
+        """The dense reference trajectory from the current state (``[]`` if none)."""
+        return list(self._reference() or [])
+
+    def observe(self) -> dict[str, Any]:
+        """The observation of the current state (as ``reset``/``step`` return it)."""
+        return self._obs()
+
+    @property
+    def instruction(self) -> str:
+        return self.scenario["task"]["instruction"] if self.scenario else ""
+
+    @property
+    def current_view(self) -> View | None:
+        return self._view
+
+    def elements(self) -> list[dict[str, Any]]:
+        """Visible interactive widgets: ``id``, ``role``, ``label``, ``box``, ``value``, ``focused``."""
+        if self._view is None:
+            return []
+        boxes = self.backend.boxes()
+        out = []
+        for w, _ in self._lay.visible:  # type: ignore[union-attr]
+            if w.interactive and w.id in boxes:
+                out.append({"id": w.id, "role": w.kind, "label": w.label, "box": tuple(boxes[w.id]), "value": w.value, "focused": w.id == self._view.focus})
+        return out
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            self._backend = make_backend(self.backend_name, self.width, self.height, **self._backend_kwargs)
+        return self._backend
+
+    # --- internals ---------------------------------------------------------------------
+    def _check_level(self, level: str) -> None:
+        if level not in self.family.levels:
+            raise ValueError(f"unknown level {level!r} for {self.family.name}; expected one of {self.family.levels}")
+
+    def _load(self, scn: dict[str, Any], st: dict[str, Any], history: list[str]) -> None:
+        if self.scenario is None or scn is not self.scenario:
+            self._oracle = Oracle(self.family, scn, self.width, self.height)
+        self.scenario, self._state, self._history = scn, st, history
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self._view = view(self.scenario, self._state)  # type: ignore[arg-type]
+        self._lay = layout(self._view, self.width, self.height)
+        self._key = state_key(self._state)
+        self.backend.show(self._view, self._lay)
+        self._frame = self.backend.screenshot()
+
+    def _reference(self) -> list[RefStep] | None:
+        return self._oracle.reference(self._state, self._key)  # type: ignore[union-attr, arg-type]
+
+    def _potential(self) -> float:
+        if self.reward_mode != "shaped":
+            return 0.0
+        ref = self._reference()
+        remaining = self._initial_len if ref is None else len(ref)
+        return -remaining / self._initial_len
+
+    def _coerce(self, action: Any) -> tuple[Action | None, str | None]:
+        if isinstance(action, (Click, Scroll, Back, OpenApp, Type)):
+            return action, None
+        if isinstance(action, str):
+            try:
+                return parse_action(action), None
+            except ValueError as e:  # ActionParseError
+                return None, f"could not parse action: {e}"
+        if isinstance(action, dict):
+            try:
+                return action_from_space(action), None
+            except (KeyError, IndexError, TypeError, ValueError) as e:
+                return None, f"invalid action dict ({type(e).__name__}: {e}); expected a sample of env.action_space"
+        return None, f"unsupported action type {type(action).__name__}; expected an Action, a dict from action_space or a string"
+
+    def _event(self, act: Action) -> tuple[Event | None, str | None]:
+        if isinstance(act, Back):
+            return Event("back"), None
+        if isinstance(act, OpenApp):
+            name = find_app(self.scenario, act.name)  # type: ignore[arg-type]
+            if name is None:
+                return None, f"no app called {act.name!r} on this device; apps: {sorted(self.scenario['apps'])}"  # type: ignore[index]
+            return Event("open_app", value=name), None
+        return self.backend.perform(act)
+
+    def _obs(self) -> dict[str, Any]:
+        obs: dict[str, Any] = {"screenshot": self._frame.copy(), "instruction": self.instruction}  # type: ignore[union-attr]
+        if "elements" in self.extra_obs:
+            obs["elements"] = tuple(
+                {"id": e["id"], "role": KINDS.index(e["role"]), "label": e["label"], "box": np.asarray(e["box"], dtype=np.int32)}
+                for e in self.elements()
+            )
+        if "history" in self.extra_obs:
+            obs["history"] = "\n".join(self._history)
+        return obs
+
+    def _info(self, ev: Event | None, err: str | None) -> dict[str, Any]:
+        success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
+        return {
+            "success": success,
+            "reference": list(self._reference() or []),
+            "elements": self.elements(),
+            "action_error": err,
+            "event": ev,
+            "level": self.scenario["level"],  # type: ignore[index]
+        }
+
+    def _show_window(self, frame: np.ndarray) -> None:
+        import pygame
+
+        if self._window is None:
+            pygame.display.init()
+            self._window = pygame.display.set_mode((self.width, self.height))
+            pygame.display.set_caption(f"guigym {self.family.name}")
+        pygame.surfarray.blit_array(self._window, frame.transpose(1, 0, 2))
+        pygame.event.pump()
+        pygame.display.flip()

@@ -1,0 +1,38 @@
+"""Semantic events: what a backend reports that the user did, in app terms.
+
+A backend turns a low-level action (a click at x, y; a wheel; typed keys) into at most one
+of these; the app model (``guigym.apps``) consumes them. Comparing events, not pixels, is
+how the grounded reward (TraceR1 stage 2) decides whether an action "did the right thing".
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+EventKind = Literal["click", "input", "toggle", "scroll", "back", "open_app", "page"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One semantic event.
+
+    * ``click``: ``widget`` was activated (button, link, input focus, radio option, icon).
+    * ``input``: ``value`` (str) was written into the text field ``widget``.
+    * ``toggle``: the checkbox/switch ``widget`` was set to ``value`` (bool).
+    * ``scroll``: the scroll container ``widget`` moved by ``value`` rows (int, + = down).
+    * ``page``: the home screen moved by ``value`` pages (int, + = right).
+    * ``back``: system Back.
+    * ``open_app``: the app ``value`` (its name) was brought to the foreground.
+    """
+
+    kind: EventKind
+    widget: str | None = None
+    value: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Event":
+        return cls(d["kind"], d.get("widget"), d.get("value"))

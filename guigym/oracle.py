@@ -1,0 +1,174 @@
+"""The oracle: the shortest grounded action sequence that completes the task, from any state.
+
+The family says *what* is left (``Family.next_goal``: set this field, press that button);
+the oracle says *how* on screen: open the app, go Back or follow links to the goal's
+screen, scroll the goal's row into view, focus a field before typing, and grounds each
+step to a box with the shared layout (``guigym.layout``), which both backends use. It
+simulates the app model step by step, so the reference is exactly what the app will do.
+Steps are shortest for the task's goal order: every step is forced (a field must be focused
+before Type; a hidden row must be scrolled to; screens form a tree navigated by links and
+Back).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from guigym.actions import Back, Click, OpenApp, RefStep, Scroll, Type
+from guigym.apps.base import HOME, View, app_of, apply, view
+from guigym.apps.family import Family, Goal
+from guigym.events import Event
+from guigym.layout import Layout, layout
+
+MAX_STEPS = 80  # longer than any task needs; a longer plan means the state is a dead end
+
+
+def center(box: tuple[int, int, int, int]) -> tuple[int, int]:
+    return ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
+
+
+def _q(label: str) -> str:
+    return f"'{label}'"
+
+
+def click_step(v: View, lay: Layout, wid: str, value: Any = None) -> RefStep | None:
+    """Click the visible widget ``wid`` (for a checkbox/toggle: set it to ``value``)."""
+    w = v.find(wid)
+    box = lay.box(wid)
+    if w is None or box is None:
+        return None
+    x, y = center(box)
+    if w.kind in ("checkbox", "toggle"):
+        on = (not bool(w.value)) if value is None else bool(value)
+        ev = Event("toggle", wid, on)
+        verb = ("Tick" if on else "Untick") if w.kind == "checkbox" else ("Turn on" if on else "Turn off")
+        noun = " checkbox" if w.kind == "checkbox" else " switch"
+        text = f"{verb} the {_q(w.label)}{noun}"
+    else:
+        ev = Event("click", wid)
+        text = {
+            "input": f"Click the {_q(w.label)} field",
+            "button": f"Click the {_q(w.label)} button",
+            "link": f"Open {_q(w.label)}",
+            "radio": f"Select {_q(w.label)}",
+            "icon": f"Click the {w.label} icon",
+        }.get(w.kind, f"Click {_q(w.label)}")
+    return RefStep(Click(x, y), wid, box, text, ev)
+
+
+def scroll_step(v: View, lay: Layout, down: bool) -> RefStep:
+    x, y = center(lay.body)
+    step = lay.step if down else -lay.step
+    first = min(v.scroll, lay.max_scroll)
+    target = min(max(first + step, 0), lay.max_scroll)
+    ev = Event("scroll", "body", target - v.scroll)
+    return RefStep(Scroll("down" if down else "up", x, y), "body", lay.body, f"Scroll {'down' if down else 'up'}", ev)
+
+
+def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
+    """A Scroll that brings row ``wid`` closer to view, or None if it is visible."""
+    if lay.box(wid) is not None:
+        return None
+    i = v.index(wid)
+    if i < 0:
+        return None
+    first = min(v.scroll, lay.max_scroll)
+    return scroll_step(v, lay, down=i >= first + lay.n_visible)
+
+
+def ground(scn: dict[str, Any], st: dict[str, Any], v: View, lay: Layout, goal: Goal) -> RefStep | None:
+    """The next grounded step towards ``goal`` in state ``st`` (None: it cannot be reached)."""
+    if st["fg"] != goal.app:
+        return RefStep(OpenApp(goal.app), None, None, f"Open the {goal.app} app", Event("open_app", value=goal.app))
+    app, spec = app_of(scn, goal.app)
+    ast = st["apps"][goal.app]
+    stack = ast["stack"]
+    if stack[-1] != goal.screen:
+        path = app.path_to(spec, goal.screen)
+        if path is None:  # reached by a button, not a link: only Back can lead there
+            return RefStep(Back(), None, None, "Go back", Event("back")) if goal.screen in stack[:-1] else None
+        k = 0
+        while k < min(len(stack), len(path)) and stack[k] == path[k]:
+            k += 1
+        if len(stack) > k:
+            return RefStep(Back(), None, None, "Go back", Event("back"))
+        nxt = path[len(stack)]
+        link = next((w for w in v.rows if w.to == nxt and w.kind in ("link", "button")), None)
+        if link is None:
+            return None
+        return reveal(v, lay, link.id) or click_step(v, lay, link.id)
+    w = v.find(goal.widget)
+    if w is None:
+        return None
+    scroll = reveal(v, lay, w.id)
+    if scroll is not None:
+        return scroll
+    if goal.op == "set" and w.kind == "input":
+        if v.focus != w.id:
+            return click_step(v, lay, w.id)
+        box = lay.box(w.id)
+        return RefStep(Type(str(goal.value)), w.id, box, f"Type '{goal.value}' into the {_q(w.label)} field", Event("input", w.id, str(goal.value)))
+    if goal.op == "set" and w.kind in ("checkbox", "toggle"):
+        return click_step(v, lay, w.id, bool(goal.value))
+    return click_step(v, lay, w.id)
+
+
+def state_key(st: dict[str, Any]) -> str:
+    """A canonical string of a state (cache key)."""
+    return json.dumps(st, sort_keys=True, separators=(",", ":"))
+
+
+class Oracle:
+    """Dense reference trajectories for one scenario, memoised by state.
+
+    ``reference(st)`` returns the list of :class:`~guigym.actions.RefStep` from ``st`` to
+    success, ``[]`` when the task is done, or ``None`` when it cannot succeed any more.
+    Computing one reference stores the suffixes for every state along it, so following
+    the reference (or acting without effect) costs a dictionary look-up.
+    """
+
+    def __init__(self, family: Family, scn: dict[str, Any], width: int, height: int, cache_size: int = 4096):
+        self.family, self.scn, self.width, self.height = family, scn, width, height
+        self.cache_size = cache_size
+        self._cache: dict[str, list[RefStep] | None] = {}
+
+    def reference(self, st: dict[str, Any], key: str | None = None) -> list[RefStep] | None:
+        key = key if key is not None else state_key(st)
+        hit = self._cache.get(key, False)
+        if hit is not False:
+            return hit  # type: ignore[return-value]
+        keys, steps = [key], []
+        s = st
+        result: list[RefStep] | None = None  # the reference from the last state reached
+        for _ in range(MAX_STEPS):
+            if self.family.success(self.scn, s):
+                result = []
+                break
+            if self.family.failed(self.scn, s):
+                break
+            goal = self.family.next_goal(self.scn, s)
+            if goal is None:
+                break
+            v = view(self.scn, s)
+            step = ground(self.scn, s, v, layout(v, self.width, self.height), goal)
+            if step is None:
+                break
+            steps.append(step)
+            s = apply(self.scn, s, step.event, v)  # type: ignore[arg-type]
+            k = state_key(s)
+            hit = self._cache.get(k, False)
+            if hit is not False:
+                result = hit  # type: ignore[assignment]
+                break
+            keys.append(k)
+        if len(self._cache) > self.cache_size:
+            self._cache.clear()
+        if result is None:  # dead end (or no plan within MAX_STEPS): so is every state on the way
+            for k in keys:
+                self._cache[k] = None
+            return None
+        full = steps + result
+        for i, k in enumerate(keys):
+            self._cache[k] = full[i:]
+        return full

@@ -1,0 +1,164 @@
+"""Helpers shared by the reward modules: reading predictions, text tokens, event matching.
+
+>>> token_f1("log in as alice", "Alice")
+0.4
+>>> events_match(Event("scroll", "list", 3), Event("scroll", "list", 1))
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from typing import Any, Optional, Union
+
+from guigym.actions import FORMATS, Action, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, parse_plan, parse_trajectory
+from guigym.events import Event
+
+#: What a reward accepts as one predicted step: a grounded action, a plan step (grounded or
+#: not), or ``None`` (nothing usable was predicted). A :class:`RefStep` is read as its action.
+Pred = Union[Action, PlanStep, RefStep, None]
+
+_ACTION_CLASSES = (Click, Scroll, Back, OpenApp, Type)
+
+
+def pred_kind(pred: Any) -> Optional[str]:
+    """Action type of a predicted step (``None`` when there is none)."""
+    if isinstance(pred, _ACTION_CLASSES):
+        return pred.type
+    if isinstance(pred, PlanStep):
+        return pred.kind
+    if isinstance(pred, RefStep):
+        return pred.action.type
+    return None
+
+
+def pred_action(pred: Any) -> Optional[Action]:
+    """The grounded action of a predicted step, or ``None`` for an ungrounded plan step."""
+    if isinstance(pred, _ACTION_CLASSES):
+        return pred  # type: ignore[return-value]
+    if isinstance(pred, (PlanStep, RefStep)):
+        return pred.action
+    return None
+
+
+def norm_name(s: str) -> str:
+    """App names compare after lower-casing and stripping."""
+    return s.strip().lower()
+
+
+def norm_text(s: str) -> str:
+    """Lower-cased, whitespace-collapsed text."""
+    return " ".join(s.lower().split())
+
+
+def token_f1(pred: str, ref: str) -> float:
+    """Token F1 of the lower-cased, whitespace-split texts (multiset overlap, as in SQuAD).
+
+    ``F1 = 2·P·R / (P + R)`` with ``P = common / |pred tokens|``, ``R = common / |ref tokens|``.
+    Two empty texts score 1; one empty text scores 0.
+    """
+    p, r = pred.lower().split(), ref.lower().split()
+    if not p and not r:
+        return 1.0
+    common = sum((Counter(p) & Counter(r)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(p), common / len(r)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _sign(v: Any) -> Any:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    return (f > 0) - (f < 0)
+
+
+def as_event(e: Any) -> Optional[Event]:
+    """An :class:`Event` from an ``Event`` or its dict form; anything else is ``None``."""
+    if isinstance(e, Event):
+        return e
+    if isinstance(e, dict) and "kind" in e:
+        return Event.from_dict(e)
+    return None
+
+
+def events_match(produced: Any, expected: Any) -> bool:
+    """Whether ``produced`` is the same semantic event as ``expected``.
+
+    Same ``kind`` and ``widget``, and by kind: ``input`` the same value (exact); ``toggle``
+    the same value; ``scroll``/``page`` the same sign of value (direction, not distance);
+    ``open_app`` the same name case-insensitively (widget too); ``click``/``back`` nothing
+    more. ``None`` never matches.
+    """
+    a, b = as_event(produced), as_event(expected)
+    if a is None or b is None or a.kind != b.kind:
+        return False
+    if a.kind == "open_app":
+        def n(v: Any) -> Any:
+            return norm_name(v) if isinstance(v, str) else v
+
+        return n(a.widget) == n(b.widget) and n(a.value) == n(b.value)
+    if a.widget != b.widget:
+        return False
+    if a.kind in ("input", "toggle"):
+        return bool(a.value == b.value)
+    if a.kind in ("scroll", "page"):
+        return bool(_sign(a.value) == _sign(b.value))
+    return True
+
+
+def deep_copy_state(state: Any) -> Any:
+    """A private copy of an env state, so that restoring it never aliases the caller's dict."""
+    return copy.deepcopy(state)
+
+
+ANSWER_RE = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+
+
+def check_fmt(fmt: Optional[str]) -> None:
+    """A misspelt format is a programming error (it would silently zero every reward)."""
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS} or None (auto-detect)")
+
+
+def answer_region(text: str, fmt: Optional[str]) -> Optional[str]:
+    """The part of a completion that holds the predicted action(s).
+
+    The content of the first ``<answer>…</answer>`` after the (leading) ``</think>``, if
+    any; in the ``mobile_use`` format, failing that, the ``<tool_call>`` blocks after it
+    (Qwen2.5-VL writes them without ``<answer>`` tags). ``None`` if there is none.
+    """
+    end = text.find("</think>")
+    rest = text if end < 0 else text[end + len("</think>") :]
+    m = ANSWER_RE.search(rest)
+    if m is not None:
+        return m.group(1)
+    if fmt in ("mobile_use", None) and "<tool_call>" in rest:
+        return rest
+    return None
+
+
+def parse_answer(answer: str, fmt: Optional[str], plan: bool = False, max_len: Optional[int] = None) -> Optional[list]:
+    """Parse answer text into a non-empty list of steps; ``None`` on any parse failure.
+
+    ``plan=False``: :func:`guigym.actions.parse_trajectory` (grounded actions only);
+    ``plan=True``: :func:`guigym.actions.parse_plan` (:class:`PlanStep` s, which may be
+    ungrounded: an action type plus a grounding instruction). Rewards never raise on model
+    text, so every exception of the parser is a parse failure here.
+    """
+    check_fmt(fmt)
+    if max_len is not None and max_len < 1:
+        max_len = None
+    try:
+        if plan:
+            steps = parse_plan(answer, fmt, max_len=max_len)
+        else:
+            steps = parse_trajectory(answer, fmt, max_len=max_len)
+        steps = list(steps)
+    except Exception:  # noqa: BLE001 - any failure on arbitrary text is a parse failure
+        return None
+    return steps or None

@@ -1,0 +1,132 @@
+"""TraceR1 stage 2: grounded reward — execute the first predicted step and check its event.
+
+``r^G = 1[event(execute(pred, s)) ≡ ref(s)[0].event]``
+
+From the state ``s`` the prediction is executed on the env (an ungrounded plan step is first
+turned into an action by an :class:`Executor`, e.g. a frozen grounding model); the semantic
+event the backend reports is compared with the event the dense reference's first step must
+produce (:func:`~guigym.rewards.events_match`: same kind and widget; same typed text, same
+toggle value, same scroll direction, same app). This is TraceR1's "coordinate hits the
+target" judged in app terms, so it means the same on every backend. The env is restored to
+``s`` afterwards through ``get_state``/``set_state``.
+
+>>> from guigym.actions import Click, RefStep
+>>> from guigym.events import Event
+>>> class Env:                      # the smallest env with the API the reward needs
+...     unwrapped = property(lambda self: self)
+...     state = {"clicked": None}
+...     def get_state(self): return dict(self.state)
+...     def set_state(self, s): self.state = dict(s)
+...     def reference(self):
+...         return [RefStep(Click(30, 20), "ok", (10, 10, 50, 30), "Click OK", Event("click", "ok"))]
+...     def step(self, a):
+...         hit = 10 <= a.x <= 50 and 10 <= a.y <= 30
+...         self.state = {"clicked": "ok" if hit else None}
+...         return None, 0.0, False, False, {"event": Event("click", "ok") if hit else None}
+>>> env = Env()
+>>> grounded_rewards(env, [Click(12, 12), Click(90, 90)]), env.get_state()
+([1.0, 0.0], {'clicked': None})
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, Sequence, Union, runtime_checkable
+
+from guigym.actions import Action, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.rewards._common import as_event, check_fmt, deep_copy_state, events_match
+from guigym.rewards.uir1 import _first_predicted
+from guigym.rewards.uir1 import argument_reward
+
+__all__ = ["Executor", "grounded_reward", "grounded_rewards"]
+
+_ACTION_CLASSES = (Click, Scroll, Back, OpenApp, Type)
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Grounds a plan step: ``executor(env, step) -> Action`` (e.g. instruction → click point).
+
+    Called only for an ungrounded :class:`~guigym.actions.PlanStep`; returning ``None`` (or
+    anything that is not an action) means it could not ground the step, which scores 0.
+    """
+
+    def __call__(self, env: Any, step: PlanStep) -> Optional[Action]: ...
+
+
+def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Optional[Action]:
+    if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
+        pred = _first_predicted(pred, fmt, plan=True, whole_text=True)
+    if isinstance(pred, RefStep):
+        return pred.action
+    if isinstance(pred, _ACTION_CLASSES):
+        return pred  # type: ignore[return-value]
+    if isinstance(pred, PlanStep):
+        if pred.action is not None:
+            return pred.action
+        if executor is None:
+            return None
+        out = executor(env, pred)
+        if isinstance(out, PlanStep):
+            out = out.action
+        return out if isinstance(out, _ACTION_CLASSES) else None  # type: ignore[return-value]
+    return None
+
+
+def grounded_reward(
+    env: Any,
+    pred: Union[Action, PlanStep, str, None],
+    state: Optional[dict] = None,
+    executor: Optional[Executor] = None,
+    fmt: str = "json",
+) -> float:
+    """``r^G = 1[event(execute(pred) from s) ≡ ref(s)[0].event] ∈ {0, 1}``.
+
+    ``s`` is ``state`` (default: the env's current state, ``env.unwrapped.get_state()``).
+    The env is set to ``s``; ``pred`` — an action, a grounded plan step, an ungrounded plan
+    step (grounded through ``executor``), or raw model text (the first step of its
+    ``<answer>``, or of the whole text without one, parsed in ``fmt`` with
+    :func:`guigym.actions.parse_plan`) — is executed with ``env.unwrapped.step`` (so wrapper counters such as
+    ``TimeLimit`` are untouched), and the reported ``info["event"]`` is compared with the
+    event of the first step of ``env.unwrapped.reference()`` from ``s`` using
+    :func:`~guigym.rewards.events_match`. If that reference step has no event, the
+    coordinate rule is used instead (:func:`~guigym.rewards.argument_reward` = 1).
+
+    Scores 0 when the reference is empty (task already done), when an ungrounded step has
+    no executor (or the executor returns no action), or when the text does not parse.
+    The env is left in ``s`` afterwards (restored in a ``finally``).
+    """
+    check_fmt(fmt)
+    u = env.unwrapped
+    target = deep_copy_state(u.get_state() if state is None else state)
+    try:
+        if state is not None:
+            u.set_state(deep_copy_state(target))
+        ref = list(u.reference())
+        if not ref:
+            return 0.0
+        action = _resolve(env, pred, executor, fmt)
+        if action is None:
+            return 0.0
+        out = u.step(action)
+        info = out[-1] if isinstance(out, tuple) and out and isinstance(out[-1], dict) else {}
+        expected = ref[0].event
+        if expected is None:
+            return 1.0 if argument_reward(action, ref[0]) == 1.0 else 0.0
+        return 1.0 if events_match(as_event(info.get("event")), expected) else 0.0
+    finally:
+        u.set_state(deep_copy_state(target))
+
+
+def grounded_rewards(
+    env: Any,
+    preds: Sequence[Union[Action, PlanStep, str, None]],
+    state: Optional[dict] = None,
+    executor: Optional[Executor] = None,
+    fmt: str = "json",
+) -> list[float]:
+    """:func:`grounded_reward` for each of a group of G candidates, all from one state ``s``
+    (default: the current state), the GRPO group of TraceR1 stage 2. The env is left in ``s``.
+    """
+    u = env.unwrapped
+    s = deep_copy_state(u.get_state() if state is None else state)
+    return [grounded_reward(env, p, state=s, executor=executor, fmt=fmt) for p in preds]

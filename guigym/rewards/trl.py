@@ -1,0 +1,243 @@
+"""Adapters with the reward-function signature of TRL's ``GRPOTrainer``.
+
+Each adapter is a small picklable object ``f(completions, **kwargs) -> list[float]`` with a
+``__name__`` (TRL logs rewards under ``reward_func.__name__``). The reference comes from a
+dataset column (default ``"reference"``), which TRL passes as a keyword argument: per sample
+a JSON string or a list of :meth:`RefStep.to_dict() <guigym.actions.RefStep.to_dict>` dicts
+(the dense reference from the sample's state; UI-R1 rewards use its first step).
+Completions may be plain strings or conversational (``[{"role": "assistant", "content":
+...}]``, the content a string or a list of ``{"type": "text", "text": ...}`` parts). TRL is
+not needed to use them.
+
+>>> import json
+>>> from guigym.actions import Click, RefStep
+>>> ref = [RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'").to_dict()]
+>>> f = UIR1Reward()
+>>> f.__name__
+'uir1_reward'
+>>> good = '<think>t</think><answer>[{"action": "click", "coordinate": [20, 20]}]</answer>'
+>>> f([good, [{"role": "assistant", "content": "oops"}]], reference=[json.dumps(ref)] * 2)
+[3.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional, Sequence
+
+from guigym.actions import RefStep
+from guigym.rewards._common import answer_region, check_fmt, parse_answer
+from guigym.rewards.tracer1 import trajectory_reward
+from guigym.rewards.uir1 import (
+    _first_predicted,
+    action_type_reward,
+    argument_reward,
+    format_reward,
+    uir1_reward,
+)
+
+__all__ = [
+    "completion_text",
+    "load_reference",
+    "UIR1Reward",
+    "ActionTypeReward",
+    "ArgumentReward",
+    "FormatReward",
+    "TrajectoryReward",
+]
+
+
+def completion_text(completion: Any) -> str:
+    """The text of one TRL completion: a string, or the last assistant message of a
+    conversation (``content`` a string or a list of text parts). Anything else → ``""``.
+
+    >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}])
+    'ab'
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        return _content_text(completion.get("content"))
+    if isinstance(completion, (list, tuple)):
+        msgs = [m for m in completion if isinstance(m, dict)]
+        assistant = [m for m in msgs if m.get("role", "assistant") == "assistant"]
+        chosen = assistant or msgs
+        return _content_text(chosen[-1].get("content")) if chosen else ""
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = []
+        for p in content:
+            if isinstance(p, str):
+                parts.append(p)
+            elif isinstance(p, dict) and p.get("type", "text") == "text" and isinstance(p.get("text"), str):
+                parts.append(p["text"])
+        return "".join(parts)
+    return ""
+
+
+def load_reference(value: Any) -> list[RefStep]:
+    """A reference trajectory from a dataset cell: a JSON string, one step dict, a list of
+    step dicts (``RefStep.to_dict()``) or of :class:`RefStep`. Malformed data raises
+    ``ValueError`` (it is a dataset bug, not a model error).
+    """
+    try:
+        if isinstance(value, (str, bytes)):
+            value = json.loads(value)
+        if isinstance(value, (dict, RefStep)):
+            value = [value]
+        return [v if isinstance(v, RefStep) else RefStep.from_dict(v) for v in value]
+    except (TypeError, KeyError, ValueError, AttributeError) as e:
+        raise ValueError(f"malformed reference {value!r}: {e}") from e
+
+
+class _ColumnReward:
+    """Shared plumbing: text of each completion + the reference column."""
+
+    name = "reward"
+
+    def __init__(self, column: str = "reference") -> None:
+        self.column = column
+        self.__name__ = self.name
+
+    def _refs(self, completions: Sequence[Any], kwargs: dict[str, Any]) -> list[list[RefStep]]:
+        if self.column not in kwargs:
+            raise KeyError(f"{self.__name__}: the dataset needs a {self.column!r} column (got {sorted(kwargs)})")
+        refs = list(kwargs[self.column])
+        if len(refs) != len(completions):
+            raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(refs)} references")
+        return [load_reference(r) for r in refs]
+
+    def _first(self, ref: list[RefStep]) -> RefStep:
+        if not ref:
+            raise ValueError(f"{self.__name__}: empty reference (the task is already done at this sample)")
+        return ref[0]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k != "__name__")
+        return f"{type(self).__name__}({args})"
+
+
+class UIR1Reward(_ColumnReward):
+    """:func:`~guigym.rewards.uir1_reward` (type + argument + format ∈ [0, 3]) against the
+    first reference step."""
+
+    name = "uir1_reward"
+
+    def __init__(self, fmt: Optional[str] = "json", strict_args: bool = True, require_think: bool = True, column: str = "reference") -> None:
+        super().__init__(column)
+        check_fmt(fmt)
+        self.fmt, self.strict_args, self.require_think = fmt, strict_args, require_think
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        return [
+            uir1_reward(completion_text(c), self._first(r), strict_args=self.strict_args, fmt=self.fmt, require_think=self.require_think)
+            for c, r in zip(completions, self._refs(completions, kwargs))
+        ]
+
+
+class ActionTypeReward(_ColumnReward):
+    """UI-R1's type reward alone (the released code logs it as a separate reward)."""
+
+    name = "action_type_reward"
+
+    def __init__(self, fmt: Optional[str] = "json", column: str = "reference") -> None:
+        super().__init__(column)
+        check_fmt(fmt)
+        self.fmt = fmt
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        return [
+            action_type_reward(_first_predicted(completion_text(c), self.fmt), self._first(r))
+            for c, r in zip(completions, self._refs(completions, kwargs))
+        ]
+
+
+class ArgumentReward(_ColumnReward):
+    """UI-R1's argument reward alone (``strict_args=False``: the released rule)."""
+
+    name = "argument_reward"
+
+    def __init__(self, fmt: Optional[str] = "json", strict_args: bool = True, column: str = "reference") -> None:
+        super().__init__(column)
+        check_fmt(fmt)
+        self.fmt, self.strict_args = fmt, strict_args
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        return [
+            argument_reward(_first_predicted(completion_text(c), self.fmt), self._first(r), strict=self.strict_args)
+            for c, r in zip(completions, self._refs(completions, kwargs))
+        ]
+
+
+class FormatReward:
+    """:func:`~guigym.rewards.format_reward`; needs no reference column (``plan=True`` for
+    TraceR1 plans, whose steps may be ungrounded)."""
+
+    def __init__(self, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> None:
+        check_fmt(fmt)
+        self.fmt, self.require_think, self.plan = fmt, require_think, plan
+        self.__name__ = "format_reward"
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        return [
+            format_reward(completion_text(c), fmt=self.fmt, require_think=self.require_think, plan=self.plan)
+            for c in completions
+        ]
+
+    def __repr__(self) -> str:
+        return f"FormatReward(fmt={self.fmt!r}, require_think={self.require_think!r}, plan={self.plan!r})"
+
+
+class TrajectoryReward(_ColumnReward):
+    """:func:`~guigym.rewards.trajectory_reward` of the predicted plan against the whole
+    reference column. The plan is the content of the first ``<answer>…</answer>`` (or the
+    whole text when there is none), parsed in ``fmt`` with
+    :func:`guigym.actions.parse_plan` (steps may be ungrounded; only the first ``horizon``
+    are read); text that does not parse scores ``invalid_reward`` (default 0, the score of
+    a plan that earns nothing).
+    """
+
+    name = "trajectory_reward"
+
+    def __init__(
+        self,
+        gamma: float = 0.9,
+        lambda_align: float = 1.0,
+        lambda_rep: float = 1.0,
+        horizon: Optional[int] = None,
+        fmt: Optional[str] = "json",
+        radius: float = 8,
+        invalid_reward: float = 0.0,
+        column: str = "reference",
+    ) -> None:
+        super().__init__(column)
+        check_fmt(fmt)
+        if not 0.0 <= gamma <= 1.0:
+            raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+        self.gamma, self.lambda_align, self.lambda_rep = gamma, lambda_align, lambda_rep
+        self.horizon, self.fmt, self.radius, self.invalid_reward = horizon, fmt, radius, invalid_reward
+
+    def plan(self, text: str) -> Optional[list]:
+        """The parsed plan of one completion text (``None`` if it does not parse)."""
+        answer = answer_region(text, self.fmt)
+        return parse_answer(text if answer is None else answer, self.fmt, plan=True, max_len=self.horizon)
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        out = []
+        for c, ref in zip(completions, self._refs(completions, kwargs)):
+            steps = self.plan(completion_text(c))
+            if steps is None:
+                out.append(float(self.invalid_reward))
+                continue
+            out.append(
+                trajectory_reward(
+                    steps, ref, gamma=self.gamma, lambda_align=self.lambda_align, lambda_rep=self.lambda_rep,
+                    horizon=self.horizon, radius=self.radius,
+                )
+            )
+        return out

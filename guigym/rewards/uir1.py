@@ -1,0 +1,208 @@
+"""UI-R1 rule-based rewards (per step).
+
+``R = R_type + R_arg + R_format ∈ [0, 3]`` for one model completion against one reference
+step (:class:`~guigym.actions.RefStep`). The released UI-R1 code gives the argument point to
+any correctly typed non-click action without looking at its arguments; ``strict_args=False``
+reproduces that, ``strict_args=True`` (the default) checks the arguments.
+
+>>> from guigym.actions import Click, RefStep
+>>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'")
+>>> uir1_reward('<think>the button</think><answer>[{"action": "click", "coordinate": [12, 29]}]</answer>', ref)
+3.0
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Optional
+
+from guigym.actions import Click, OpenApp, RefStep, Scroll, Type
+from guigym.rewards._common import (
+    Pred,
+    answer_region,
+    check_fmt,
+    norm_name,
+    parse_answer,
+    pred_action,
+    pred_kind,
+    token_f1,
+)
+
+__all__ = ["action_type_reward", "argument_reward", "format_reward", "uir1_reward", "point_in_box"]
+
+# Text with no think/answer/tool_call tag in it (a "tempered" token: tags can't nest or repeat).
+_PLAIN = r"(?:(?!</?(?:think|answer|tool_call)>).)*"
+_NO_THINK_ANSWER = r"(?:(?!</?(?:think|answer)>).)*"
+_THINK = rf"<think>{_PLAIN}</think>"
+_ANSWER = rf"<answer>(?P<answer>{_NO_THINK_ANSWER})</answer>"
+_CALLS = rf"(?P<calls>(?:<tool_call>{_PLAIN}</tool_call>\s*)+)"
+
+
+@lru_cache(maxsize=None)
+def _format_re(fmt: Optional[str], require_think: bool) -> "re.Pattern[str]":
+    answer = rf"(?:{_ANSWER}|{_CALLS})" if fmt in ("mobile_use", None) else _ANSWER
+    think = rf"{_THINK}\s*" if require_think else rf"(?:{_THINK}\s*)?"
+    return re.compile(rf"\s*{think}{answer}\s*", re.DOTALL)
+
+
+def point_in_box(x: float, y: float, box: tuple[int, int, int, int]) -> bool:
+    """``x0 ≤ x ≤ x1 and y0 ≤ y ≤ y1`` (bounds inclusive).
+
+    >>> point_in_box(50, 30, (10, 10, 50, 30)), point_in_box(51, 30, (10, 10, 50, 30))
+    (True, False)
+    """
+    x0, y0, x1, y1 = box
+    return x0 <= x <= x1 and y0 <= y <= y1
+
+
+def action_type_reward(pred: Pred, ref: RefStep) -> float:
+    """``R_type = 1[type(pred) = type(ref.action)]``.
+
+    ``pred`` is an action, a :class:`~guigym.actions.PlanStep` (an ungrounded one is typed by
+    its ``action_type``) or ``None`` (scores 0).
+
+    >>> from guigym.actions import Back, Click, PlanStep, RefStep
+    >>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'")
+    >>> action_type_reward(Click(0, 0), ref), action_type_reward(Back(), ref)
+    (1.0, 0.0)
+    >>> action_type_reward(PlanStep(action_type="click", instruction="Click 'Sign in'"), ref)
+    1.0
+    """
+    k = pred_kind(pred)
+    return 1.0 if k is not None and k == ref.action.type else 0.0
+
+
+def argument_reward(pred: Pred, ref: RefStep, strict: bool = True) -> float:
+    """``R_arg``: 0 unless the types match; then, by type of ``ref.action``:
+
+    * Click: ``1[x0 ≤ x ≤ x1 ∧ y0 ≤ y ≤ y1]`` with ``ref.box = (x0, y0, x1, y1)``
+      (a reference click without a box needs the exact point);
+    * Scroll: ``1[direction = ref direction]``;
+    * OpenApp: ``1[strip(lower(name)) = strip(lower(ref name))]``;
+    * Type: token F1 of the lower-cased, whitespace-split texts (∈ [0, 1]);
+    * Back: 1.
+
+    An ungrounded :class:`~guigym.actions.PlanStep` carries no arguments: it scores 1 for
+    Back (nothing to check) and 0 otherwise. ``strict=False`` is the released UI-R1 rule: 1
+    for every correctly typed non-click step, arguments unchecked.
+
+    >>> from guigym.actions import Click, RefStep, Type
+    >>> ref = RefStep(Type("alice smith"), "user", None, "Type 'alice smith'")
+    >>> argument_reward(Type("Alice"), ref)
+    0.6666666666666666
+    >>> argument_reward(Type("bob"), ref), argument_reward(Type("bob"), ref, strict=False)
+    (0.0, 1.0)
+    >>> argument_reward(Click(12, 29), RefStep(Click(30, 20), "b", (10, 10, 50, 30), ""))
+    1.0
+    """
+    if action_type_reward(pred, ref) == 0.0:
+        return 0.0
+    r = ref.action
+    kind = r.type
+    if kind == "back":
+        return 1.0
+    if not strict and kind != "click":
+        return 1.0
+    a = pred_action(pred)
+    if a is None:  # ungrounded: no arguments to judge
+        return 0.0
+    if isinstance(r, Click) and isinstance(a, Click):
+        if ref.box is None:
+            return 1.0 if (a.x, a.y) == (r.x, r.y) else 0.0
+        return 1.0 if point_in_box(a.x, a.y, ref.box) else 0.0
+    if isinstance(r, Scroll) and isinstance(a, Scroll):
+        return 1.0 if a.direction == r.direction else 0.0
+    if isinstance(r, OpenApp) and isinstance(a, OpenApp):
+        return 1.0 if norm_name(a.name) == norm_name(r.name) else 0.0
+    if isinstance(r, Type) and isinstance(a, Type):
+        return token_f1(a.text, r.text)
+    return 0.0
+
+
+def _well_formed_answer(text: str, fmt: Optional[str], require_think: bool) -> Optional[str]:
+    m = _format_re(fmt, require_think).fullmatch(text)
+    if m is None:
+        return None
+    return m.group("answer") if m.group("answer") is not None else m.group("calls")
+
+
+def format_reward(text: Any, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> float:
+    """``R_format = 1[text = <think>…</think><answer>A</answer> ∧ A parses]``.
+
+    The whole text must be one ``<think>…</think>`` block followed by one
+    ``<answer>…</answer>`` block: whitespace is allowed around and between them, nothing
+    else, and the tags may not nest or repeat. With ``require_think=False`` the think block
+    is optional, so the answer alone is enough (UI-R1-E "NOTHINK"). In the ``mobile_use``
+    format the answer may also be Qwen2.5-VL's bare ``<tool_call>…</tool_call>`` blocks.
+    ``A`` must parse in ``fmt`` (``"json"``, ``"function"``, ``"mobile_use"``; ``None``
+    auto-detects) into at least one action (``plan=True``: plan steps, which may be
+    ungrounded, see :func:`guigym.actions.parse_plan`). Never raises on any ``text``
+    (a non-string scores 0); an unknown ``fmt`` is a ``ValueError``.
+
+    >>> ok = '<think>t</think> <answer>[{"action": "back"}]</answer>'
+    >>> format_reward(ok), format_reward(ok + " extra"), format_reward('<answer>[{"action": "back"}]</answer>')
+    (1.0, 0.0, 0.0)
+    >>> format_reward('<answer>[{"action": "back"}]</answer>', require_think=False)
+    1.0
+    >>> format_reward('<think>t</think><answer>[{"action": "fly"}]</answer>')
+    0.0
+    >>> format_reward('<think>t</think><answer>click(x=3, y=4)</answer>', fmt="function")
+    1.0
+    """
+    check_fmt(fmt)
+    if not isinstance(text, str):
+        return 0.0
+    answer = _well_formed_answer(text, fmt, require_think)
+    if answer is None:
+        return 0.0
+    return 1.0 if parse_answer(answer, fmt, plan=plan) else 0.0
+
+
+def _first_predicted(text: Any, fmt: Optional[str], plan: bool = False, whole_text: bool = False) -> Pred:
+    """First step of the answer of ``text`` (``None`` if there is no answer or it does not
+    parse); ``whole_text=True`` parses the whole text when there is no answer block."""
+    if not isinstance(text, str):
+        return None
+    answer = answer_region(text, fmt)
+    if answer is None:
+        if not whole_text:
+            return None
+        answer = text
+    steps = parse_answer(answer, fmt, plan=plan)
+    return steps[0] if steps else None
+
+
+def uir1_reward(
+    text: Any,
+    ref: RefStep,
+    strict_args: bool = True,
+    fmt: Optional[str] = "json",
+    require_think: bool = True,
+) -> float:
+    """``R = R_type + R_arg + R_format ∈ [0, 3]`` for a raw model completion ``text``.
+
+    The prediction is the first action of the answer (the first ``<answer>…</answer>``
+    after the think block; in ``mobile_use`` also bare ``<tool_call>`` blocks), parsed in
+    ``fmt`` with :func:`guigym.actions.parse_trajectory`. ``R_type`` and ``R_arg`` are
+    :func:`action_type_reward` and :func:`argument_reward` (``strict=strict_args``) of that
+    action; ``R_format`` is :func:`format_reward`. No answer, or one that does not parse, scores 0 for everything;
+    the function never raises on arbitrary text.
+
+    >>> from guigym.actions import RefStep, Scroll
+    >>> ref = RefStep(Scroll("down"), "list", (0, 0, 99, 99), "Scroll down")
+    >>> up = '<think>t</think><answer>[{"action": "scroll", "direction": "up"}]</answer>'
+    >>> uir1_reward(up, ref), uir1_reward(up, ref, strict_args=False)
+    (2.0, 3.0)
+    >>> uir1_reward("<answer>not json</answer>", ref)
+    0.0
+    """
+    check_fmt(fmt)
+    pred = _first_predicted(text, fmt)
+    if pred is None:
+        return 0.0
+    return (
+        action_type_reward(pred, ref)
+        + argument_reward(pred, ref, strict=strict_args)
+        + format_reward(text, fmt=fmt, require_think=require_think)
+    )

@@ -1,0 +1,46 @@
+"""Annotated frames and GIFs of episodes (click markers, action captions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from guigym.actions import Action, Click, Scroll, format_action
+
+
+def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.ndarray:
+    """``frame`` with a marker where ``action`` points and a caption of the action."""
+    img = Image.fromarray(frame)
+    d = ImageDraw.Draw(img)
+    if isinstance(action, Click):
+        x, y, r = action.x, action.y, 12
+        d.ellipse((x - r, y - r, x + r, y + r), outline=(255, 0, 0), width=3)
+        d.line((x - 4, y, x + 4, y), fill=(255, 0, 0), width=2)
+        d.line((x, y - 4, x, y + 4), fill=(255, 0, 0), width=2)
+    elif isinstance(action, Scroll):
+        w, h = img.size
+        x = action.x if action.x is not None else w // 2
+        y = action.y if action.y is not None else h // 2
+        dx, dy = {"up": (0, -60), "down": (0, 60), "left": (-60, 0), "right": (60, 0)}[action.direction]
+        d.line((x, y, x + dx, y + dy), fill=(255, 0, 0), width=4)
+        d.ellipse((x + dx - 6, y + dy - 6, x + dx + 6, y + dy + 6), fill=(255, 0, 0))
+    caption = (format_action(action, "function") if action is not None else "") + (f"  {note}" if note else "")
+    if caption:
+        h = img.size[1]
+        d.rectangle((0, h - 22, img.size[0], h), fill=(0, 0, 0))
+        d.text((4, h - 18), caption[:70], fill=(255, 255, 0))
+    return np.asarray(img)
+
+
+def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
+    """Write ``frames`` (H x W x 3 uint8) as a looping GIF."""
+    if not frames:
+        raise ValueError("save_gif needs at least one frame")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    imgs = [Image.fromarray(f) for f in frames]
+    imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
+    return path

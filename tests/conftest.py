@@ -1,0 +1,31 @@
+"""Shared test set-up: headless SDL, and the registry-derived parameter lists."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import gymnasium as gym  # noqa: E402
+import pytest  # noqa: E402
+
+import guigym  # noqa: E402
+from guigym.apps import FAMILIES  # noqa: E402
+from guigym.registration import ENVS  # noqa: E402
+
+#: (env id, level) for every registered id and every level of its family.
+ID_LEVELS = [(e.id, lvl) for e in ENVS if e.family in FAMILIES for lvl in FAMILIES[e.family].levels]
+IDS = [e.id for e in ENVS if e.family in FAMILIES]
+
+
+def make(env_id: str, **kw):
+    """The raw env (no wrappers: tests drive references past nothing)."""
+    return gym.make(env_id, disable_env_checker=True, **kw)
+
+
+@pytest.fixture
+def login_env():
+    env = make("GuiGym-Login-v0")
+    yield env
+    env.close()

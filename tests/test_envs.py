@@ -1,0 +1,233 @@
+"""Environment contract, collected from the registry: every id x level."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from guigym.actions import Back, Click, OpenApp, Scroll, Type
+from tests.conftest import ID_LEVELS, IDS, make
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_check_env(env_id, level):
+    env = make(env_id, level=level)
+    check_env(env.unwrapped, skip_render_check=False)
+    env.close()
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_same_seed_same_app(env_id, level):
+    a, b = make(env_id, level=level), make(env_id, level=level)
+    for seed in (0, 7, 123):
+        oa, ia = a.reset(seed=seed)
+        ob, ib = b.reset(seed=seed)
+        assert oa["instruction"] == ob["instruction"]
+        assert oa["screenshot"].tobytes() == ob["screenshot"].tobytes()
+        assert json.dumps(a.unwrapped.get_state()) == json.dumps(b.unwrapped.get_state())
+        ra = [s.action for s in ia["reference"]]
+        rb = [s.action for s in ib["reference"]]
+        assert ra == rb
+    # different seeds give different apps (at least one of a few)
+    insts = {a.reset(seed=s)[0]["instruction"] for s in range(5)}
+    assert len(insts) > 1
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_state_round_trip(env_id, level):
+    env = make(env_id, level=level)
+    obs, info = env.reset(seed=3)
+    env.action_space.seed(3)
+    env.step(info["reference"][0].action)
+    snap = env.unwrapped.get_state()
+    json.loads(json.dumps(snap))  # plain JSON
+    acts = [env.action_space.sample() for _ in range(5)] + [s.action for s in env.unwrapped.reference()[:3]]
+    first = [env.step(a) for a in acts]
+    env.unwrapped.set_state(snap)
+    second = [env.step(a) for a in acts]
+    for (o1, r1, t1, _, i1), (o2, r2, t2, _, i2) in zip(first, second):
+        assert o1["screenshot"].tobytes() == o2["screenshot"].tobytes()
+        assert (r1, t1, i1["success"], i1["event"]) == (r2, t2, i2["success"], i2["event"])
+    # a snapshot restores into a fresh env too
+    other = make(env_id, level=level)
+    other.reset(seed=999)
+    other.unwrapped.set_state(snap)
+    env.unwrapped.set_state(snap)
+    assert other.unwrapped.observe()["screenshot"].tobytes() == env.unwrapped.observe()["screenshot"].tobytes()
+
+
+def run_reference(env, info, limit):
+    """Follow the reference; returns (success, steps)."""
+    for n in range(limit):
+        ref = info["reference"]
+        if not ref:
+            return info["success"], n
+        _, _, term, trunc, info = env.step(ref[0].action)
+        assert info["action_error"] is None, info["action_error"]
+        assert info["event"] == ref[0].event, (ref[0], info["event"])
+        if term or trunc:
+            return info["success"], n + 1
+    return False, limit
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_oracle_from_reset(env_id, level):
+    env = make(env_id, level=level)
+    limit = env.spec.max_episode_steps
+    for seed in range(200):
+        _, info = env.reset(seed=seed)
+        ok, n = run_reference(env, info, limit)
+        assert ok, f"{env_id} {level} seed {seed}: reference failed after {n} steps"
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_oracle_after_detour(env_id):
+    levels = [lvl for i, lvl in ID_LEVELS if i == env_id]
+    env = make(env_id)
+    limit = env.spec.max_episode_steps
+    rng = np.random.default_rng(0)
+    for seed in range(120):
+        level = levels[seed % len(levels)]
+        _, info = env.reset(seed=seed, options={"level": level})
+        env.action_space.seed(seed)
+        ended = False
+        for _ in range(int(rng.integers(1, 12))):
+            ref = info["reference"]
+            # half detours are random actions, half are reference steps gone wrong (Back, scroll)
+            a = env.action_space.sample() if rng.random() < 0.7 or not ref else Back()
+            _, _, term, _, info = env.step(a)
+            if term:
+                ended = True
+                break
+        if ended:  # a detour may finish or fail the task: then there is nothing to recover
+            assert info["success"] or info["reference"] == []
+            continue
+        ok, n = run_reference(env, info, limit)
+        assert ok, f"{env_id} seed {seed}: reference after a detour failed"
+
+
+def test_reference_steps_are_grounded(login_env):
+    _, info = login_env.reset(seed=1)
+    for step in info["reference"]:
+        if isinstance(step.action, Click):
+            x0, y0, x1, y1 = step.box
+            assert x0 <= step.action.x <= x1 and y0 <= step.action.y <= y1
+            assert step.instruction and step.target
+    assert info["reference"][0].instruction.startswith("Click the '")
+
+
+def test_invalid_actions_are_noops(login_env):
+    obs, info = login_env.reset(seed=0)
+    snap = login_env.unwrapped.get_state()["state"]
+    cases = [
+        (Click(-5, 10), "outside"),
+        (Click(360, 10), "outside"),
+        (Type("hello"), "focused"),
+        (OpenApp("NoSuchApp"), "no app"),
+        ("click(x=", "parse"),
+        ("<answer>[{'action': 'fly'}]</answer>", "parse"),
+        (12345, "unsupported"),
+        ({"type": 99}, "invalid action dict"),
+    ]
+    for action, words in cases:
+        o, r, term, trunc, inf = login_env.step(action)
+        assert words in inf["action_error"], (action, inf["action_error"])
+        assert r == 0.0 and not term
+        assert login_env.unwrapped.get_state()["state"] == snap
+        assert o["screenshot"].tobytes() == obs["screenshot"].tobytes()
+
+
+def test_string_and_dict_actions(login_env):
+    _, info = login_env.reset(seed=2)
+    x, y = info["reference"][0].action.x, info["reference"][0].action.y
+    _, _, _, _, info2 = login_env.step(f"click(x={x}, y={y})")
+    assert info2["event"] == info["reference"][0].event
+    _, _, _, _, info3 = login_env.step('<answer>[{"action": "input_text", "text": "bob"}]</answer>')
+    assert info3["action_error"] is None and info3["event"].value == "bob"
+    _, _, _, _, info4 = login_env.step({"type": 4, "x": 0, "y": 0, "direction": 0, "app": 0, "text": "carol"})
+    assert info4["event"].value == "carol"
+    assert login_env.unwrapped.elements()[0]["value"] == "carol"  # Type replaces, never appends
+
+
+def test_shaped_reward_telescopes():
+    env = make("GuiGym-Login-v0", level="medium", reward_mode="shaped")
+    _, info = env.reset(seed=4)
+    total, n = 0.0, len(info["reference"])
+    while info["reference"]:
+        _, r, term, _, info = env.step(info["reference"][0].action)
+        total += r
+        assert r > 0  # every reference step makes progress
+    assert term and info["success"]
+    assert total == pytest.approx(2.0)  # 1 for success + shaping from -1 to 0
+    assert n > 1
+
+
+def test_time_limit_truncates():
+    env = gym.make("GuiGym-Login-v0", max_episode_steps=3)
+    env.reset(seed=0)
+    out = [env.step(Scroll("up")) for _ in range(3)]
+    assert out[-1][3] is True and not any(o[2] for o in out)
+
+
+def test_make_without_import():
+    env = gym.make("guigym:GuiGym-Login-v0")
+    obs, _ = env.reset(seed=0)
+    assert obs["screenshot"].shape == (640, 360, 3)
+
+
+def test_viewport_and_bad_kwargs():
+    env = make("GuiGym-Login-v0", viewport=(480, 800))
+    obs, info = env.reset(seed=0)
+    assert obs["screenshot"].shape == (800, 480, 3)
+    assert run_reference(env, info, 40)[0]
+    for kw, msg in [({"level": "impossible"}, "unknown level"), ({"backend": "vnc"}, "unknown backend"),
+                    ({"reward_mode": "dense"}, "unknown reward_mode"), ({"viewport": (100, 100)}, "viewport"),
+                    ({"extra_obs": ("dom",)}, "extra_obs"), ({"render_mode": "ansi"}, "render_mode")]:
+        with pytest.raises(ValueError, match=msg):
+            make("GuiGym-Login-v0", **kw)
+
+
+def test_extra_obs():
+    env = make("GuiGym-Login-v0", extra_obs=("elements", "history"))
+    obs, info = env.reset(seed=5)
+    assert env.observation_space.contains(obs)
+    assert {e["id"] for e in obs["elements"]} == {e["id"] for e in info["elements"]}
+    env.step(info["reference"][0].action)
+    obs, *_ = env.step(Back())
+    assert obs["history"].splitlines()[-1] == "back()"
+    assert env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_render_modes(env_id):
+    env = make(env_id, render_mode="rgb_array")
+    obs, _ = env.reset(seed=0)
+    assert np.array_equal(env.render(), obs["screenshot"])
+    env.close()
+    env = make(env_id, render_mode="human")  # SDL dummy video driver in tests
+    env.reset(seed=0)
+    assert env.render() is None
+    env.close()
+
+
+def test_unicode_text_survives_flatten_and_vector_envs():
+    from gymnasium.spaces.utils import flatten, unflatten
+
+    from guigym.spaces import UnicodeText
+
+    sp = UnicodeText(64)
+    for s in ["Log in as alice.smith@example.com", "Grüße, 世界 (x)", ""]:
+        assert sp.contains(s) and unflatten(sp, flatten(sp, s)) == s
+    venv = gym.vector.AsyncVectorEnv([lambda: gym.make("GuiGym-Login-v0") for _ in range(2)])
+    try:
+        obs, _ = venv.reset(seed=0)
+        single = make("GuiGym-Login-v0")
+        assert obs["instruction"][1] == single.reset(seed=1)[0]["instruction"]
+        assert obs["screenshot"].shape == (2, 640, 360, 3)
+        obs, *_ = venv.step(venv.action_space.sample())
+    finally:
+        venv.close()

@@ -1,0 +1,74 @@
+"""Login behaviour: wrong credentials, lock-out, remember-me failure, verification."""
+
+from __future__ import annotations
+
+from guigym.actions import Back, Click, OpenApp, Type
+from tests.conftest import make
+
+
+def click(env, wid):
+    for e in env.unwrapped.elements():
+        if e["id"] == wid:
+            x0, y0, x1, y1 = e["box"]
+            return env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+    raise AssertionError(f"{wid} not visible")
+
+
+def fill(env, wid, text):
+    click(env, wid)
+    return env.step(Type(text))
+
+
+def test_wrong_password_shows_error_and_is_recoverable():
+    env = make("GuiGym-Login-v0", level="easy")
+    _, info = env.reset(seed=0)
+    task = env.unwrapped.scenario["task"]
+    fill(env, "user", task["user"])
+    fill(env, "pass", "wrong")
+    _, r, term, _, info = click(env, "signin")
+    assert not term and r == 0
+    assert env.unwrapped.get_state()["state"]["apps"][task["app"]]["values"]["error"]
+    assert info["reference"][0].target == "pass"  # the oracle fixes the password
+    fill(env, "pass", task["password"])
+    _, r, term, _, info = click(env, "signin")
+    assert term and r == 1.0 and info["success"]
+
+
+def test_lockout_fails_the_episode():
+    env = make("GuiGym-Login-v0", level="hard")
+    _, info = env.reset(seed=1)
+    task = env.unwrapped.scenario["task"]
+    env.step(OpenApp(task["app"].lower()))  # app names are case-insensitive
+    fill(env, "user", task["user"])
+    fill(env, "pass", "nope")
+    for i in range(3):
+        _, r, term, _, info = click(env, "signin")
+    assert term and not info["success"] and info["reference"] == []
+
+
+def test_wrong_remember_choice_fails():
+    env = make("GuiGym-Login-v0", level="medium")
+    for seed in range(50):
+        env.reset(seed=seed)
+        if env.unwrapped.scenario["task"]["remember"] is not None:
+            break
+    task = env.unwrapped.scenario["task"]
+    state = env.unwrapped.get_state()["state"]["apps"][task["app"]]["values"]
+    if state["remember"] == task["remember"]:
+        click(env, "remember")  # make it wrong
+    fill(env, "user", task["user"])
+    fill(env, "pass", task["password"])
+    _, r, term, _, info = click(env, "signin")
+    assert term and r == 0 and not info["success"]
+
+
+def test_back_from_app_goes_home_on_hard():
+    env = make("GuiGym-Login-v0", level="hard")
+    _, info = env.reset(seed=2)
+    assert env.unwrapped.current_view.app == "home"
+    env.step(info["reference"][0].action)  # OpenApp
+    assert env.unwrapped.current_view.app != "home"
+    env.step(Back())
+    assert env.unwrapped.current_view.app == "home"
+    _, _, _, _, info = env.step(Back())  # Back at home: no-op, no error
+    assert info["action_error"] is None and info["event"].kind == "back"

@@ -1,0 +1,426 @@
+"""Reward functions: hand-computed tables, hypothesis properties, doctests."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from guigym.actions import Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.events import Event
+from guigym.rewards import (
+    action_similarity,
+    action_type_reward,
+    argument_reward,
+    events_match,
+    repetition,
+    same_action,
+    same_ref_step,
+    token_f1,
+    trajectory_reward,
+)
+
+# --- fixtures -------------------------------------------------------------------------
+
+USER = RefStep(Click(30, 20), "user", (10, 10, 50, 30), "Click the user field", Event("click", "user"))
+TYPE_ALICE = RefStep(Type("alice"), "user", None, "Type 'alice'", Event("input", "user", "alice"))
+SIGNIN = RefStep(Click(125, 115), "signin", (100, 100, 150, 130), "Click 'Sign in'", Event("click", "signin"))
+WORKED_REF = [USER, TYPE_ALICE, SIGNIN]
+WORKED_PRED = [Click(20, 20), Type("alice"), Click(20, 20)]
+
+DOWN = RefStep(Scroll("down"), "list", (0, 50, 359, 599), "Scroll down the list", Event("scroll", "list", 3))
+DOWN2 = RefStep(Scroll("down"), "list", (0, 50, 359, 599), "Scroll down the list", Event("scroll", "list", 1))
+BACK = RefStep(Back(), None, None, "Go back", Event("back"))
+MAIL = RefStep(OpenApp("Mail"), None, None, "Open Mail", Event("open_app", None, "Mail"))
+TYPE_AS = RefStep(Type("Alice Smith"), "name", None, "Type 'Alice Smith'", Event("input", "name", "Alice Smith"))
+NOBOX_CLICK = RefStep(Click(5, 6), None, None, "Click at (5, 6)")
+
+
+# --- UI-R1: type and argument ---------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "pred, ref, expected",
+    [
+        (Click(0, 0), USER, 1.0),
+        (Click(999, 999), USER, 1.0),  # type only: arguments don't matter
+        (Type("x"), USER, 0.0),
+        (Scroll("up"), DOWN, 1.0),
+        (Back(), BACK, 1.0),
+        (OpenApp("x"), MAIL, 1.0),
+        (Back(), MAIL, 0.0),
+        (PlanStep(action_type="click", instruction="Click the user field"), USER, 1.0),
+        (PlanStep(action=Type("a")), TYPE_ALICE, 1.0),
+        (PlanStep(action_type="scroll"), USER, 0.0),
+        (PlanStep(), USER, 0.0),
+        (None, USER, 0.0),
+        (USER, USER, 1.0),  # a RefStep as prediction is read as its action
+    ],
+)
+def test_action_type_reward(pred, ref, expected):
+    assert action_type_reward(pred, ref) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, ref, strict, expected",
+    [
+        # Click: point in box, bounds inclusive
+        (Click(30, 20), USER, True, 1.0),
+        (Click(10, 10), USER, True, 1.0),
+        (Click(50, 30), USER, True, 1.0),
+        (Click(51, 30), USER, True, 0.0),
+        (Click(50, 31), USER, True, 0.0),
+        (Click(9, 20), USER, True, 0.0),
+        (Click(30, 20), USER, False, 1.0),
+        (Click(300, 20), USER, False, 0.0),  # released rule still checks clicks
+        (Click(5, 6), NOBOX_CLICK, True, 1.0),  # no box: exact point
+        (Click(5, 7), NOBOX_CLICK, True, 0.0),
+        # type mismatch: 0 whatever the arguments
+        (Type("alice"), USER, True, 0.0),
+        (Type("alice"), USER, False, 0.0),
+        (Scroll("down"), USER, False, 0.0),
+        # Scroll: direction
+        (Scroll("down"), DOWN, True, 1.0),
+        (Scroll("down", 3, 4), DOWN, True, 1.0),
+        (Scroll("up"), DOWN, True, 0.0),
+        (Scroll("up"), DOWN, False, 1.0),
+        # OpenApp: lower-cased, stripped names
+        (OpenApp("Mail"), MAIL, True, 1.0),
+        (OpenApp("  mail "), MAIL, True, 1.0),
+        (OpenApp("MAIL"), MAIL, True, 1.0),
+        (OpenApp("Mails"), MAIL, True, 0.0),
+        (OpenApp("Maps"), MAIL, False, 1.0),
+        # Type: token F1
+        (Type("Alice Smith"), TYPE_AS, True, 1.0),
+        (Type("alice   smith"), TYPE_AS, True, 1.0),
+        (Type("alice"), TYPE_AS, True, 2 / 3),  # P=1, R=1/2
+        (Type("alice smith jr"), TYPE_AS, True, 0.8),  # P=2/3, R=1
+        (Type("bob"), TYPE_AS, True, 0.0),
+        (Type(""), TYPE_AS, True, 0.0),
+        (Type("bob"), TYPE_AS, False, 1.0),
+        # Back: always 1
+        (Back(), BACK, True, 1.0),
+        (Back(), BACK, False, 1.0),
+        # plan steps: grounded = its action; ungrounded carries no arguments
+        (PlanStep(action=Click(20, 20), instruction="x"), USER, True, 1.0),
+        (PlanStep(action_type="click", instruction="Click the user field"), USER, True, 0.0),
+        (PlanStep(action_type="back"), BACK, True, 1.0),
+        (PlanStep(action_type="type", instruction="Type 'alice'"), TYPE_ALICE, True, 0.0),
+        (PlanStep(action_type="type", instruction="Type 'alice'"), TYPE_ALICE, False, 1.0),
+        (None, BACK, True, 0.0),
+    ],
+)
+def test_argument_reward(pred, ref, strict, expected):
+    assert argument_reward(pred, ref, strict=strict) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [("a b", "a b", 1.0), ("", "", 1.0), ("a", "", 0.0), ("", "a", 0.0), ("A a", "a", 2 / 3), ("a a b", "a b b", 2 / 3)],
+)
+def test_token_f1(a, b, expected):
+    assert token_f1(a, b) == pytest.approx(expected)
+
+
+# --- events ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "produced, expected, match",
+    [
+        (Event("click", "ok"), Event("click", "ok"), True),
+        (Event("click", "ok"), Event("click", "cancel"), False),
+        (Event("click", "ok", 1), Event("click", "ok", 2), True),
+        (Event("input", "user", "alice"), Event("input", "user", "alice"), True),
+        (Event("input", "user", "Alice"), Event("input", "user", "alice"), False),  # exact
+        (Event("input", "pw", "alice"), Event("input", "user", "alice"), False),
+        (Event("toggle", "wifi", True), Event("toggle", "wifi", True), True),
+        (Event("toggle", "wifi", False), Event("toggle", "wifi", True), False),
+        (Event("scroll", "list", 5), Event("scroll", "list", 1), True),
+        (Event("scroll", "list", -1), Event("scroll", "list", 1), False),
+        (Event("scroll", "list", 0), Event("scroll", "list", 1), False),
+        (Event("page", None, 1), Event("page", None, 2), True),
+        (Event("open_app", None, "mail"), Event("open_app", None, "Mail"), True),
+        (Event("open_app", None, "maps"), Event("open_app", None, "Mail"), False),
+        (Event("back"), Event("back"), True),
+        (Event("back"), Event("click", None), False),
+        (None, Event("back"), False),
+        ({"kind": "click", "widget": "ok", "value": None}, Event("click", "ok"), True),
+    ],
+)
+def test_events_match(produced, expected, match):
+    assert events_match(produced, expected) is match
+
+
+# --- TraceR1 stage 1 -------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "pred, ref, expected",
+    [
+        (Click(20, 20), USER, 1.0),
+        (Click(20, 200), USER, 0.0),
+        (Type("alice"), USER, 0.0),
+        (Type("alice smith"), TYPE_ALICE, 2 / 3),
+        (Scroll("down"), DOWN, 1.0),
+        (Scroll("left"), DOWN, 0.0),
+        (OpenApp("mail"), MAIL, 1.0),
+        (Back(), BACK, 1.0),
+        (PlanStep(action_type="click", instruction="Click the user field"), USER, 0.0),
+        (None, USER, 0.0),
+    ],
+)
+def test_action_similarity(pred, ref, expected):
+    assert action_similarity(pred, ref) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "a, b, radius, expected",
+    [
+        (Click(20, 20), Click(20, 20), 8, True),
+        (Click(20, 20), Click(28, 20), 8, True),  # exactly radius
+        (Click(20, 20), Click(26, 26), 8, False),  # 8.49 px
+        (Click(20, 20), Click(26, 26), 9, True),
+        (Click(20, 20), Click(21, 20), 0, False),
+        (Click(20, 20), Type("x"), 8, False),
+        (Scroll("down"), Scroll("down"), 8, True),
+        (Scroll("down"), Scroll("down", 5, 5), 8, True),
+        (Scroll("down", 0, 0), Scroll("down", 100, 100), 8, False),
+        (Scroll("down"), Scroll("up"), 8, False),
+        (OpenApp("Mail"), OpenApp(" mail"), 8, True),
+        (OpenApp("Mail"), OpenApp("Maps"), 8, False),
+        (Type("Alice"), Type("alice"), 8, True),
+        (Type("alice"), Type("bob"), 8, False),
+        (Back(), Back(), 8, True),
+        (Back(), PlanStep(action_type="back"), 8, True),
+        (PlanStep(action_type="click", instruction="Click OK"), PlanStep(action_type="click", instruction="click  ok"), 8, True),
+        (PlanStep(action_type="click", instruction="Click OK"), PlanStep(action_type="click", instruction="Click Cancel"), 8, False),
+        (PlanStep(action_type="click", instruction="Click OK"), Click(1, 1), 8, False),
+        (None, None, 8, False),
+    ],
+)
+def test_same_action(a, b, radius, expected):
+    assert same_action(a, b, radius) is expected
+    assert same_action(b, a, radius) is expected
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (DOWN, DOWN2, True),  # both "scroll down the list", different row counts
+        (DOWN, RefStep(Scroll("up"), "list", DOWN.box, "Scroll up", Event("scroll", "list", -2)), False),
+        (BACK, BACK, True),
+        (USER, SIGNIN, False),
+        (USER, TYPE_ALICE, False),  # same target, different type
+        (TYPE_ALICE, RefStep(Type("bob"), "user", None, "Type 'bob'", Event("input", "user", "bob")), False),
+        # without events: box + non-positional arguments
+        (RefStep(Click(1, 1), "a", (0, 0, 9, 9), ""), RefStep(Click(5, 5), "a", (0, 0, 9, 9), ""), True),
+        (RefStep(Click(1, 1), "a", (0, 0, 9, 9), ""), RefStep(Click(1, 1), "a", (0, 0, 9, 10), ""), False),
+        (RefStep(Scroll("down"), "l", None, ""), RefStep(Scroll("down"), "l", None, ""), True),
+        (RefStep(Scroll("down"), "l", None, ""), RefStep(Scroll("up"), "l", None, ""), False),
+        (RefStep(Click(1, 1), "a", (0, 0, 9, 9), ""), RefStep(Click(1, 1), "a", (0, 0, 9, 9), "", Event("click", "a")), False),
+    ],
+)
+def test_same_ref_step(a, b, expected):
+    assert same_ref_step(a, b) is expected
+    assert same_ref_step(b, a) is expected
+
+
+@pytest.mark.parametrize(
+    "pred, ref, t, expected",
+    [
+        (WORKED_PRED, WORKED_REF, 0, 0.0),
+        (WORKED_PRED, WORKED_REF, 1, 0.0),
+        (WORKED_PRED, WORKED_REF, 2, 1.0),  # click (20,20) again while the reference moves on
+        # the reference scrolls twice: a justified repeat
+        ([Scroll("down"), Scroll("down")], [DOWN, DOWN2], 1, 0.0),
+        ([Scroll("down"), Scroll("down")], [DOWN, SIGNIN], 1, 1.0),
+        # a step beyond the end of the reference is never justified
+        ([Scroll("down"), Scroll("down"), Scroll("down")], [DOWN, DOWN2], 2, 1.0),
+        ([Back(), Back()], [BACK], 1, 1.0),
+        ([Back(), Back()], [], 1, 1.0),
+        ([Back(), Back()], [BACK, BACK], 1, 0.0),
+        # not a repeat at all
+        ([Click(20, 20), Click(40, 20)], [USER, USER], 1, 0.0),
+        ([Click(20, 20), Click(27, 20)], [USER, SIGNIN], 1, 1.0),  # within 8 px
+        # repeats an earlier step, not only the previous one
+        ([Click(20, 20), Type("alice"), Click(22, 22)], WORKED_REF, 2, 1.0),
+        # justified w.r.t. one earlier step, unjustified w.r.t. another: penalised
+        ([Scroll("down"), Scroll("down"), Scroll("down")], [DOWN, SIGNIN, DOWN2], 2, 1.0),
+        ([Scroll("down"), Click(125, 115), Scroll("down")], [DOWN, SIGNIN, DOWN2], 2, 0.0),
+        # ungrounded plan steps repeat by instruction
+        ([PlanStep(action_type="click", instruction="Click OK")] * 2, [USER, SIGNIN], 1, 1.0),
+    ],
+)
+def test_repetition(pred, ref, t, expected):
+    assert repetition(pred, ref, t) == expected
+
+
+def test_repetition_radius_and_bounds():
+    pred = [Click(20, 20), Click(30, 20)]
+    assert repetition(pred, [USER, SIGNIN], 1) == 0.0
+    assert repetition(pred, [USER, SIGNIN], 1, radius=10) == 1.0
+    with pytest.raises(IndexError):
+        repetition(pred, [USER], 2)
+
+
+G = 0.9
+
+
+@pytest.mark.parametrize(
+    "pred, ref, kwargs, expected",
+    [
+        # the worked example: 1 + 0.9 − 0.81
+        (WORKED_PRED, WORKED_REF, {}, 1.09),
+        (WORKED_PRED, WORKED_REF, {"lambda_rep": 0.0}, 1.9),
+        (WORKED_PRED, WORKED_REF, {"lambda_align": 2.0, "lambda_rep": 0.5}, 2 + 1.8 - 0.405),
+        (WORKED_PRED, WORKED_REF, {"gamma": 1.0}, 1.0),
+        (WORKED_PRED, WORKED_REF, {"gamma": 0.0}, 1.0),
+        (WORKED_PRED, WORKED_REF, {"horizon": 2}, 1.9),
+        (WORKED_PRED, WORKED_REF, {"horizon": 0}, 0.0),
+        (WORKED_PRED, WORKED_REF, {"radius": 0.5}, 1.09),  # same point: still a repeat
+        # perfect prediction
+        ([Click(30, 20), Type("alice"), Click(125, 115)], WORKED_REF, {}, 1 + G + G**2),
+        # empty prediction / empty reference
+        ([], WORKED_REF, {}, 0.0),
+        ([], [], {}, 0.0),
+        ([Back()], [], {}, 0.0),
+        ([Back(), Back()], [], {}, -G),
+        # shorter than the reference: only predicted steps count
+        ([Click(30, 20)], WORKED_REF, {}, 1.0),
+        ([Click(30, 20), Type("alice smith")], WORKED_REF, {}, 1 + G * 2 / 3),
+        # longer than the reference: sim 0 beyond the end, repeats penalised there
+        ([Click(30, 20), Type("alice"), Click(125, 115), Click(125, 115)], WORKED_REF, {}, 1 + G + G**2 - G**3),
+        ([Click(30, 20), Type("alice"), Click(125, 115), Back()], WORKED_REF, {}, 1 + G + G**2),
+        # farming reward by repeating: penalised at every repeat
+        ([Click(30, 20)] * 3, [USER, TYPE_ALICE, SIGNIN], {}, 1 - G - G**2),
+        # the reference scrolls twice: so may the prediction
+        ([Scroll("down"), Scroll("down"), Click(125, 115)], [DOWN, DOWN2, SIGNIN], {}, 1 + G + G**2),
+        # type mismatch everywhere
+        ([Back(), OpenApp("Mail")], WORKED_REF, {}, 0.0),
+        # plan steps: grounded ones use their action; an ungrounded click scores 0
+        ([PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")], WORKED_REF, {}, 1.0),
+    ],
+)
+def test_trajectory_reward(pred, ref, kwargs, expected):
+    assert trajectory_reward(pred, ref, **kwargs) == pytest.approx(expected)
+
+
+def test_trajectory_reward_rejects_bad_hyperparameters():
+    with pytest.raises(ValueError):
+        trajectory_reward([Back()], [BACK], gamma=1.5)
+    with pytest.raises(ValueError):
+        trajectory_reward([Back()], [BACK], gamma=-0.1)
+    with pytest.raises(ValueError):
+        trajectory_reward([Back()], [BACK], horizon=-1)
+
+
+# --- properties -----------------------------------------------------------------------
+
+coord = st.integers(0, 80)
+actions = st.one_of(
+    st.builds(Click, coord, coord),
+    st.builds(Scroll, st.sampled_from(["up", "down", "left", "right"])),
+    st.just(Back()),
+    st.builds(OpenApp, st.sampled_from(["Mail", "mail", "Maps"])),
+    st.builds(Type, st.sampled_from(["alice", "alice smith", "bob", ""])),
+)
+plan_steps = st.one_of(
+    actions,
+    st.builds(PlanStep, action=actions),
+    st.builds(PlanStep, action_type=st.sampled_from(["click", "type", "back"]), instruction=st.sampled_from(["a", "b"])),
+)
+
+
+def _ref_of(a):
+    if isinstance(a, Click):
+        box = (max(a.x - 5, 0), max(a.y - 5, 0), a.x + 5, a.y + 5)
+        return RefStep(a, f"w{a.x // 10}_{a.y // 10}", box, "click", Event("click", f"w{a.x // 10}_{a.y // 10}"))
+    if isinstance(a, Scroll):
+        return RefStep(a, "list", None, "scroll", Event("scroll", "list", 1 if a.direction == "down" else -1))
+    if isinstance(a, Type):
+        return RefStep(a, "field", None, "type", Event("input", "field", a.text))
+    if isinstance(a, OpenApp):
+        return RefStep(a, None, None, "open", Event("open_app", None, a.name))
+    return RefStep(a, None, None, "back", Event("back"))
+
+
+refs = st.lists(actions.map(_ref_of), max_size=6)
+preds = st.lists(plan_steps, max_size=8)
+gammas = st.floats(0.0, 1.0)
+lambdas = st.floats(0.0, 3.0)
+
+
+@given(preds, refs, gammas, lambdas, lambdas, st.one_of(st.none(), st.integers(0, 8)))
+def test_trajectory_reward_bounds(pred, ref, gamma, la, lr, horizon):
+    r = trajectory_reward(pred, ref, gamma=gamma, lambda_align=la, lambda_rep=lr, horizon=horizon)
+    T = len(pred) if horizon is None else min(len(pred), horizon)
+    disc = [gamma**t for t in range(T)]
+    assert -lr * sum(disc[1:]) - 1e-9 <= r <= la * sum(disc) + 1e-9
+
+
+@given(preds, refs, gammas, gammas)
+def test_trajectory_reward_gamma_monotone_without_penalty(pred, ref, g1, g2):
+    lo, hi = sorted((g1, g2))
+    assert trajectory_reward(pred, ref, gamma=lo, lambda_rep=0) <= trajectory_reward(pred, ref, gamma=hi, lambda_rep=0) + 1e-9
+
+
+@given(refs.filter(bool), gammas, st.integers(0, 5))
+def test_later_mistakes_cost_less(ref, gamma, k):
+    """Replacing step t of a perfect prediction by a wrong step costs γ^t — less the later."""
+    perfect = [r.action for r in ref]
+    wrong = Back() if not isinstance(perfect[0], Back) else Click(999, 999)
+    costs = []
+    for t in range(len(ref)):
+        if isinstance(perfect[t], Back) or same_action(perfect[t], wrong):
+            continue
+        p = perfect[:t] + [wrong] + perfect[t + 1 :]
+        costs.append((t, trajectory_reward(perfect, ref, gamma=gamma, lambda_rep=0) - trajectory_reward(p, ref, gamma=gamma, lambda_rep=0)))
+    for (t1, c1), (t2, c2) in zip(costs, costs[1:]):
+        assert c2 <= c1 + 1e-9
+
+
+@given(preds, refs, gammas, lambdas)
+def test_lambda_rep_zero_ignores_repeats(pred, ref, gamma, la):
+    expected = sum(gamma**t * la * (action_similarity(p, ref[t]) if t < len(ref) else 0.0) for t, p in enumerate(pred))
+    assert trajectory_reward(pred, ref, gamma=gamma, lambda_align=la, lambda_rep=0) == pytest.approx(expected)
+    # doubling every step adds repeats but no penalty
+    doubled = [p for p in pred for _ in (0, 1)]
+    ref2 = [r for r in ref for _ in (0, 1)]
+    expected2 = sum(gamma**t * la * (action_similarity(p, ref2[t]) if t < len(ref2) else 0.0) for t, p in enumerate(doubled))
+    assert trajectory_reward(doubled, ref2, gamma=gamma, lambda_align=la, lambda_rep=0) == pytest.approx(expected2)
+
+
+@given(preds, refs)
+def test_repetition_is_binary_and_first_step_free(pred, ref):
+    reps = [repetition(pred, ref, t) for t in range(len(pred))]
+    assert set(reps) <= {0.0, 1.0}
+    if reps:
+        assert reps[0] == 0.0
+
+
+@given(plan_steps, actions.map(_ref_of))
+def test_similarity_in_unit_interval(p, r):
+    s = action_similarity(p, r)
+    assert 0.0 <= s <= 1.0
+    assert s <= action_type_reward(p, r)
+    assert argument_reward(p, r, strict=True) <= argument_reward(p, r, strict=False)
+
+
+@given(actions)
+def test_perfect_action_scores_one(a):
+    assert action_similarity(a, _ref_of(a)) == 1.0
+
+
+# --- doctests -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "module",
+    ["guigym.rewards", "guigym.rewards._common", "guigym.rewards.uir1", "guigym.rewards.tracer1", "guigym.rewards.grounded", "guigym.rewards.trl"],
+)
+def test_doctests(module):
+    mod = importlib.import_module(module)
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} doctest(s) failed in {module}"
+    if module != "guigym.rewards":
+        assert result.attempted > 0, f"no doctest in {module}"
