@@ -56,7 +56,7 @@ def resets(env: gym.Env, n: int, level: str) -> float:
 
 
 def vector_random(env_id: str, n_envs: int, steps: int) -> float:
-    venv = gym.vector.AsyncVectorEnv([lambda: gym.make(env_id) for _ in range(n_envs)])
+    venv = gym.vector.AsyncVectorEnv([lambda: gym.make(env_id) for _ in range(n_envs)], shared_memory=False)
     venv.reset(seed=0)
     venv.action_space.seed(0)
     t = time.perf_counter()

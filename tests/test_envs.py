@@ -222,7 +222,9 @@ def test_unicode_text_survives_flatten_and_vector_envs():
     sp = UnicodeText(64)
     for s in ["Log in as alice.smith@example.com", "Grüße, 世界 (x)", ""]:
         assert sp.contains(s) and unflatten(sp, flatten(sp, s)) == s
-    venv = gym.vector.AsyncVectorEnv([lambda: gym.make("GuiGym-Login-v0") for _ in range(2)])
+    # Gymnasium's shared memory reads Text observations once, at construction: pass
+    # shared_memory=False so instructions arrive (documented in the README).
+    venv = gym.vector.AsyncVectorEnv([lambda: gym.make("GuiGym-Login-v0") for _ in range(2)], shared_memory=False)
     try:
         obs, _ = venv.reset(seed=0)
         single = make("GuiGym-Login-v0")

@@ -1,8 +1,6 @@
-"""TraceR1 stage 2: the grounded reward, on a small fake env with the guigym env API.
-
-TODO: add `test_grounded_reward_real_env` (a real `gym.make("GuiGym-Login-v0")` env on the
-mock and browser backends) once the environments land; these tests use `FakeLoginEnv`.
-"""
+"""TraceR1 stage 2: the grounded reward, on a small fake env with the guigym env API
+(`FakeLoginEnv`, for hand-checked cases) and on the real environments
+(`test_grounded_reward_real_env`)."""
 
 from __future__ import annotations
 
@@ -321,3 +319,41 @@ def test_click_reward_is_hit_test_and_state_is_restored(x, y):
 def test_unknown_fmt_raises():
     with pytest.raises(ValueError):
         grounded_reward(FakeLoginEnv(), Click(1, 1), fmt="yaml")
+
+
+@pytest.mark.parametrize("env_id", ["GuiGym-Login-v0", "GuiGym-Settings-v0", "GuiGym-Launcher-v0"])
+def test_grounded_reward_real_env(env_id):
+    """On the real env: the reference's first action scores 1, a miss scores 0, an
+    ungrounded step scores through an executor, and the env is left where it was."""
+    import gymnasium as gym
+
+    import guigym  # noqa: F401
+    from guigym.actions import Back, Click, PlanStep
+    from guigym.registration import env_ids
+
+    if env_id not in env_ids():
+        pytest.skip(f"{env_id} not registered yet")
+    env = gym.make(env_id, level="medium")
+    for seed in range(10):
+        obs, info = env.reset(seed=seed)
+        before = env.unwrapped.get_state()
+        ref = info["reference"]
+        assert grounded_reward(env, ref[0].action) == 1.0
+        assert grounded_reward(env, Click(1, 1)) == 0.0  # the status bar: nothing there
+        wrong = Back() if not isinstance(ref[0].action, Back) else Click(1, 1)
+        assert grounded_rewards(env, [ref[0].action, wrong]) == [1.0, 0.0]
+        assert env.unwrapped.get_state() == before
+        assert env.unwrapped.observe()["screenshot"].tobytes() == obs["screenshot"].tobytes()
+
+        def by_box(e, step):  # a perfect executor: the reference's own grounding
+            return e.unwrapped.reference()[0].action
+
+        ungrounded = PlanStep(action=None, action_type=ref[0].action.type, instruction=ref[0].instruction)
+        assert grounded_reward(env, ungrounded, executor=by_box) == 1.0
+        assert grounded_reward(env, ungrounded) == 0.0  # no executor: cannot ground
+        # from another saved state: after the first reference step
+        env.step(ref[0].action)
+        later = env.unwrapped.get_state()
+        env.unwrapped.set_state(before)
+        assert grounded_reward(env, ref[1].action, state=later) == 1.0
+        assert env.unwrapped.get_state() == later  # left in `state`

@@ -70,6 +70,7 @@ class MockBackend(Backend):
         self._arr = np.zeros((height, width, 3), dtype=np.uint8)
         self._surf = pygame.image.frombuffer(self._arr, (width, height), "RGB")
         self._text = _Text()
+        self._tiles: dict[tuple[Any, ...], pygame.Surface] = {}
         self._view: View | None = None
         self._lay: Layout | None = None
 
@@ -105,7 +106,7 @@ class MockBackend(Backend):
         s.fill(primary, (0, STATUS_H, W, TITLE_H))
         s.blit(self._text.render(v.title, 30, on_primary, bold=True), (16, STATUS_H + 17))
         for w, box in lay.visible:
-            self._draw_widget(w, box, th, focused=w.id == v.focus)
+            self._blit_widget(w, box, th, bg, focused=w.id == v.focus)
         if lay.max_scroll > 0:  # scrollbar
             body_h = self.height - STATUS_H - TITLE_H
             n = lay.max_scroll + lay.n_visible
@@ -130,8 +131,24 @@ class MockBackend(Backend):
             for p in range(v.pages):
                 pygame.draw.circle(s, _c(th["primary"]) if p == v.page else _c(th["muted"]), (x + p * 18, y), 5 if p == v.page else 3)
 
-    def _draw_widget(self, w: Widget, box: Box, th: dict[str, Any], focused: bool) -> None:
-        s, T = self._surf, self._text
+    def _blit_widget(self, w: Widget, box: Box, th: dict[str, Any], bg: Color, focused: bool) -> None:
+        """Draw a widget once into a cached tile (keyed by everything that changes its look),
+        then blit the tile: most frames reuse every tile."""
+        x0, y0, x1, y1 = box
+        bw, bh = x1 - x0 + 1, y1 - y0 + 1
+        key = (w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, tuple(th["primary"]), bg)
+        tile = self._tiles.get(key)
+        if tile is None:
+            if len(self._tiles) > 512:
+                self._tiles.clear()
+            tile = pygame.Surface((bw, bh + 7), 0, self._surf)  # same pixel format: fast blits
+            tile.fill(bg)
+            self._draw_widget(tile, w, (0, 0, bw - 1, bh - 1), th, focused)
+            self._tiles[key] = tile
+        self._surf.blit(tile, (x0, y0))
+
+    def _draw_widget(self, s: pygame.Surface, w: Widget, box: Box, th: dict[str, Any], focused: bool) -> None:
+        T = self._text
         x0, y0, x1, y1 = box
         bw, bh = x1 - x0 + 1, y1 - y0 + 1
         text, muted, primary = _c(th["text"]), _c(th["muted"]), _c(th["primary"])
