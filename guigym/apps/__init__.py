@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from guigym.apps.family import Family
 from guigym.apps.login import LoginFamily
+from guigym.apps.settings import SettingsFamily
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(),)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily())}

@@ -249,6 +249,7 @@ class _Builder:
         rng = self.rng
         rows: list[dict[str, Any]] = []
         for it in items:
+            opts: list[str] | None = None
             if it[0] == "t":
                 rows.append(row(it[1], "toggle", it[2], value=bool(rng.integers(2))))
             elif it[0] == "c":
@@ -270,7 +271,7 @@ class _Builder:
             elif it[0] == "d":  # a deeper screen: (kind, id, title, items, min_rows)
                 rows.append(row(f"go:{it[1]}", "link", it[2], to=it[1]))
             if it[0] in ("t", "c"):
-                self.where[it[1]] = {"screen": sid, "item": it, "path": path, "options": opts if it[0] == "c" else None}
+                self.where[it[1]] = {"screen": sid, "item": it, "path": path, "options": opts}
         if len(rows) < min_rows:  # pad long lists with distractor switches
             pads = sample(rng, [p for p in PAD_TOGGLES if all(p != r["label"] for r in rows)], min_rows - len(rows))
             for k, label in enumerate(pads):
