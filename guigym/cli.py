@@ -1,0 +1,33 @@
+"""The ``guigym`` command: ``guigym list``, ``guigym demo [...]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _list() -> int:
+    from guigym.apps import FAMILIES
+    from guigym.registration import ENVS
+
+    print(f"{'id':24} {'levels':20} {'max steps':>9}  summary")
+    for e in ENVS:
+        if e.family in FAMILIES:
+            print(f"{e.id:24} {' '.join(FAMILIES[e.family].levels):20} {e.max_episode_steps:>9}  {e.summary}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(prog="guigym", description="guigym: procedurally generated GUI apps for GUI agents")
+    p.add_argument("command", choices=["list", "demo"], help="list: the registered envs; demo: run the oracle and save a GIF")
+    args, rest = p.parse_known_args(argv)
+    if args.command == "list":
+        return _list()
+    from guigym.demo import main as demo
+
+    return demo(rest)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
