@@ -1,4 +1,4 @@
-"""The ``guigym`` command: ``guigym list``, ``guigym demo [...]``."""
+"""The ``guigym`` command: ``guigym list``, ``guigym demo [...]``, ``guigym export [...]``."""
 
 from __future__ import annotations
 
@@ -20,10 +20,15 @@ def _list() -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(prog="guigym", description="guigym: procedurally generated GUI apps for GUI agents")
-    p.add_argument("command", choices=["list", "demo"], help="list: the registered envs; demo: run the oracle and save a GIF")
+    p.add_argument("command", choices=["list", "demo", "export"],
+                   help="list: the registered envs; demo: run the oracle and save a GIF; export: write reference episodes as a dataset")
     args, rest = p.parse_known_args(argv)
     if args.command == "list":
         return _list()
+    if args.command == "export":
+        from guigym.export import main as export
+
+        return export(rest)
     from guigym.demo import main as demo
 
     return demo(rest)

@@ -416,7 +416,7 @@ def test_perfect_action_scores_one(a):
 
 @pytest.mark.parametrize(
     "module",
-    ["guigym.rewards", "guigym.rewards._common", "guigym.rewards.uir1", "guigym.rewards.tracer1", "guigym.rewards.grounded", "guigym.rewards.trl"],
+    ["guigym.rewards", "guigym.rewards._common", "guigym.rewards.uir1", "guigym.rewards.tracer1", "guigym.rewards.grounded", "guigym.rewards.trl", "guigym.rewards.easyr1"],
 )
 def test_doctests(module):
     mod = importlib.import_module(module)

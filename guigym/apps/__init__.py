@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from guigym.apps.family import Family
+from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
 from guigym.apps.settings import SettingsFamily
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily())}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily())}

@@ -159,7 +159,7 @@ class ContactsApp(App):
 def contacts_app(rng: np.random.Generator, n_people: int) -> dict[str, Any]:
     """The Contacts spec: ``n_people`` distinct people sorted by name, screens ``c:<i>``
     with a favourite switch ``fav:<i>``."""
-    names = sorted({f"{f.title()} {l.title()}" for f in FIRST_NAMES for l in LAST_NAMES})
+    names = [f"{f.title()} {l.title()}" for f in FIRST_NAMES for l in LAST_NAMES]
     people = sorted(sample(rng, names, n_people))
     screens: dict[str, Any] = {"main": {"title": "Contacts", "parent": None, "rows": [row("create", "button", "Create contact", to="create")]}}
     for i, name in enumerate(people):

@@ -1,0 +1,152 @@
+"""Launcher: start on the phone's home screen, open the right app and do a small task in it.
+
+Description:
+    A home screen grid (20 icons per page, Scroll left/right between pages) with three apps
+    that have behaviour (Notes, Clock, Contacts; see ``guigym.apps.tools``) among stub
+    distractor apps. Which apps are on the phone, their icon order and colours, the saved
+    notes, alarms (times, repeat days, on/off), people and favourites, and themes vary
+    with the seed.
+Instruction:
+    "Open Notes and create a note titled 'Groceries'", "Go to Clock and turn on the 6:30 AM
+    alarm", "In Contacts, add Grace Hill to favourites"; at hard two of them joined
+    ("..., then open Clock and ...").
+Levels:
+    * easy: at most 12 icons; one task: a note with a title, one alarm, or one contact in a
+      list that fits on the screen.
+    * medium: 13-20 icons; one task: a note with a title and a text, two alarms in a long
+      list, or two contacts in a long list (Back between them, Scroll).
+    * hard: 21-32 icons (two home pages); two tasks in two different apps (a note with a
+      title and maybe a text, two alarms, two contacts).
+Success / failure:
+    Success when every task is done: a saved note with the instructed title (and text; case
+    and surrounding spaces ignored) exists, and every instructed switch has its instructed
+    value. Never fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from guigym.apps.base import HOME
+from guigym.apps.catalog import BRANDS, STUB_APPS, stub_app
+from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, clock_app, contacts_app, notes_app
+
+TOOLS = ("Notes", "Clock", "Contacts")
+OPENERS = ("Open {app} and ", "Go to {app} and ", "In {app}, ")
+JOINS = (", then ", ". Then ", "; after that, ")
+NOTE_PHRASES = ("create a note titled '{t}'", "add a new note called '{t}'", "make a note with the title '{t}'")
+BODY_PHRASES = (" with the text '{b}'", " that says '{b}'")
+ALARM_ON = ("turn on the {t} alarm", "switch on the {t} alarm", "enable the alarm for {t}")
+ALARM_OFF = ("turn off the {t} alarm", "switch off the {t} alarm", "disable the alarm for {t}")
+
+#: (icons on the home screen, alarms, people) per level.
+LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int], tuple[int, int]]] = {
+    "easy": ((6, 12), (3, 6), (5, 8)),
+    "medium": ((13, 20), (9, 14), (12, 20)),
+    "hard": ((21, 32), (9, 14), (14, 24)),
+}
+
+
+def _fold(s: Any) -> str:
+    return str(s).strip().casefold()
+
+
+def _switch_targets(rng: np.random.Generator, spec: dict[str, Any], ids: list[str]) -> list[dict[str, Any]]:
+    """Flip the switches ``ids`` of ``spec`` (found on any of its screens)."""
+    out = []
+    for wid in ids:
+        sid, r = next((sid, r) for sid, s in spec["screens"].items() for r in s["rows"] if r["id"] == wid)
+        out.append({"screen": sid, "widget": wid, "value": not r["value"], "label": spec["screens"][sid]["title"] if r["label"] == "Favourite" else r["label"]})
+    return out
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+class LauncherFamily(Family):
+    name = "Launcher"
+    description = "From the home screen, open Notes, Clock or Contacts and do a task; hard chains two apps."
+
+    def generate(self, rng: np.random.Generator, level: str) -> dict[str, Any]:
+        (lo_i, hi_i), (lo_a, hi_a), (lo_p, hi_p) = LEVEL_SIZES[level]
+        apps_used = sample(rng, list(TOOLS), 2 if level == "hard" else 1)
+        tasks = [self._task(rng, level, app) for app in apps_used]
+        title_avoid = [t["title"] for t in tasks if t["type"] == "note"]
+        apps: dict[str, Any] = {
+            "Notes": notes_app(rng, int(rng.integers(0, 4) if level == "easy" else rng.integers(2, 7)), title_avoid),
+            "Clock": clock_app(rng, int(rng.integers(lo_a, hi_a + 1))),
+            "Contacts": contacts_app(rng, int(rng.integers(lo_p, hi_p + 1))),
+        }
+        for t in tasks:  # switch tasks pick their switches from the generated app
+            if t["type"] == "switches":
+                spec = apps[t["app"]]
+                ids = [r["id"] for r in spec["screens"]["main"]["rows"] if r["kind"] == "toggle"] if t["app"] == "Clock" \
+                    else [f"fav:{i}" for i in range(len(spec["people"]))]
+                targets = _switch_targets(rng, spec, sorted(sample(rng, ids, t.pop("n")), key=ids.index))
+                # the instruction names the ons before the offs; goals follow the instruction
+                t["targets"] = [x for x in targets if x["value"]] + [x for x in targets if not x["value"]]
+        n_icons = int(rng.integers(lo_i, hi_i + 1))
+        for name in sample(rng, list(STUB_APPS + BRANDS), n_icons - len(TOOLS)):
+            apps[name] = stub_app(rng, name)
+        icons = sample(rng, list(apps), len(apps))
+        text = "".join((pick(rng, JOINS) if k else "") + self._clause(rng, t, first=k == 0) for k, t in enumerate(tasks)) + "."
+        return {
+            "family": self.name, "level": level, "apps": apps, "home": {"enabled": True, "icons": icons}, "theme": theme(rng),
+            "start": {"fg": HOME, "values": {}}, "task": {"instruction": text, "tasks": tasks},
+        }
+
+    def _task(self, rng: np.random.Generator, level: str, app: str) -> dict[str, Any]:
+        """A task skeleton; switch tasks get their targets once the app exists."""
+        if app == "Notes":
+            with_body = level == "medium" or (level == "hard" and bool(rng.integers(2)))
+            return {"type": "note", "app": app, "title": pick(rng, NOTE_TITLES), "body": pick(rng, NOTE_BODIES) if with_body else None}
+        return {"type": "switches", "app": app, "n": 1 if level == "easy" else 2}
+
+    def _clause(self, rng: np.random.Generator, t: dict[str, Any], first: bool) -> str:
+        opener = pick(rng, OPENERS).format(app=t["app"])
+        if t["type"] == "note":
+            what = pick(rng, NOTE_PHRASES).format(t=t["title"]) + (pick(rng, BODY_PHRASES).format(b=t["body"]) if t["body"] else "")
+        else:
+            on = [x["label"] for x in t["targets"] if x["value"]]
+            off = [x["label"] for x in t["targets"] if not x["value"]]
+            if t["app"] == "Clock":
+                parts = [pick(rng, ALARM_ON if v else ALARM_OFF).format(t=ts[0]) if len(ts) == 1 else f"turn {'on' if v else 'off'} the {_and(ts)} alarms"
+                         for v, ts in ((True, on), (False, off)) if ts]
+            else:
+                parts = ([f"add {_and(on)} to favourites"] if on else []) + ([f"remove {_and(off)} from favourites"] if off else [])
+            what = " and ".join(parts)
+        text = opener + what
+        return text if first else text[0].lower() + text[1:]
+
+    # --- progress --------------------------------------------------------------------------
+    @staticmethod
+    def _done(st: dict[str, Any], t: dict[str, Any]) -> bool:
+        ast = st["apps"][t["app"]]
+        if t["type"] == "note":
+            return any(_fold(n["title"]) == _fold(t["title"]) and (t["body"] is None or _fold(n["body"]) == _fold(t["body"])) for n in ast["data"]["notes"])
+        return all(ast["values"].get(x["widget"]) == x["value"] for x in t["targets"])
+
+    def success(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+        return all(self._done(st, t) for t in scn["task"]["tasks"])
+
+    def next_goal(self, scn: dict[str, Any], st: dict[str, Any]) -> Goal | None:
+        for t in scn["task"]["tasks"]:
+            if self._done(st, t):
+                continue
+            ast = st["apps"][t["app"]]
+            if t["type"] == "switches":
+                x = next(x for x in t["targets"] if ast["values"].get(x["widget"]) != x["value"])
+                return Goal(t["app"], x["screen"], x["widget"], "set", x["value"])
+            if ast["stack"][-1] != "edit":  # open a fresh editor
+                return Goal("Notes", "main", "new", "press")
+            vals = ast["values"]
+            if vals.get("title") != t["title"]:
+                return Goal("Notes", "edit", "title", "set", t["title"])
+            if t["body"] is not None and vals.get("body") != t["body"]:
+                return Goal("Notes", "edit", "body", "set", t["body"])
+            return Goal("Notes", "edit", "save", "press")
+        return None

@@ -1,0 +1,118 @@
+"""Export reference episodes as a dataset: JSONL + PNG screenshots.
+
+One line per episode, with AndroidControl's field names (``episode_id``, ``goal``,
+``screenshots``, ``actions``, ``step_instructions``) plus what guigym adds: the target box and
+widget of every step and the full dense reference from every state (``references``: one JSON
+string per state, the ``RefStep.to_dict()`` list, so the column has one type and loads with
+Hugging Face ``datasets``). A second file, ``steps.jsonl``, has one row per step (the
+screenshot, the goal, the reference from that state) — the shape of an offline GRPO dataset
+for :mod:`guigym.rewards.trl`.
+
+    guigym export --env GuiGym-Login-v0 --episodes 100 --out data/login
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import gymnasium as gym
+from PIL import Image
+from tqdm import tqdm
+
+import guigym  # noqa: F401  (registers the envs)
+from guigym.actions import Action, Back, Click, OpenApp, RefStep, Scroll, Type
+
+
+def androidcontrol_action(a: Action) -> dict[str, Any]:
+    """An action in AndroidControl's JSON (``action_type`` click / scroll / input_text /
+    navigate_back / open_app)."""
+    if isinstance(a, Click):
+        return {"action_type": "click", "x": a.x, "y": a.y}
+    if isinstance(a, Scroll):
+        return {"action_type": "scroll", "direction": a.direction}
+    if isinstance(a, Type):
+        return {"action_type": "input_text", "text": a.text}
+    if isinstance(a, Back):
+        return {"action_type": "navigate_back"}
+    if isinstance(a, OpenApp):
+        return {"action_type": "open_app", "app_name": a.name}
+    raise TypeError(f"not an action: {a!r}")
+
+
+def _refs_json(ref: list[RefStep]) -> str:
+    return json.dumps([r.to_dict() for r in ref], ensure_ascii=False)
+
+
+def episodes(env_id: str, n: int, out: Path, level: str | None = None, seed: int = 0, backend: str = "mock") -> Iterator[dict[str, Any]]:
+    """Run the oracle for ``n`` episodes, save screenshots under ``out``, yield records."""
+    env = gym.make(env_id, backend=backend)
+    try:
+        for i in range(n):
+            options = {"level": level} if level else None
+            obs, info = env.reset(seed=seed + i, options=options)
+            eid = f"{env_id}-{info['level']}-{seed + i}"
+            folder = out / "screenshots" / eid
+            folder.mkdir(parents=True, exist_ok=True)
+            shots, actions, instr, boxes, targets, refs = [], [], [], [], [], []
+            done, t = False, 0
+            while True:
+                path = folder / f"{t:03d}.png"
+                Image.fromarray(obs["screenshot"]).save(path, compress_level=1)  # fast; PNG stays lossless
+                shots.append(str(path.relative_to(out)))
+                refs.append(_refs_json(info["reference"]))
+                if done or not info["reference"]:
+                    break
+                step = info["reference"][0]
+                actions.append(androidcontrol_action(step.action))
+                instr.append(step.instruction)
+                boxes.append(list(step.box) if step.box else None)
+                targets.append(step.target)
+                obs, _, term, trunc, info = env.step(step.action)
+                done, t = term or trunc, t + 1
+            yield {
+                "episode_id": eid, "env_id": env_id, "level": info["level"], "seed": seed + i, "backend": backend,
+                "goal": obs["instruction"], "screenshots": shots, "actions": actions, "step_instructions": instr,
+                "boxes": boxes, "targets": targets, "references": refs, "success": bool(info["success"]),
+                "width": int(obs["screenshot"].shape[1]), "height": int(obs["screenshot"].shape[0]),
+            }
+    finally:
+        env.close()
+
+
+def export(env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True) -> Path:
+    """Write ``episodes.jsonl``, ``steps.jsonl`` and ``screenshots/`` under ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "episodes.jsonl", "w", encoding="utf-8") as fe, open(out / "steps.jsonl", "w", encoding="utf-8") as fs:
+        for ep in tqdm(episodes(env_id, n, out, level, seed, backend), total=n, desc=f"export {env_id}", disable=not progress):
+            fe.write(json.dumps(ep, ensure_ascii=False) + "\n")
+            for t, action in enumerate(ep["actions"]):
+                fs.write(json.dumps({
+                    "episode_id": ep["episode_id"], "step": t, "goal": ep["goal"], "image": ep["screenshots"][t],
+                    "action": action, "step_instruction": ep["step_instructions"][t], "box": ep["boxes"][t],
+                    "reference": ep["references"][t], "width": ep["width"], "height": ep["height"],
+                }, ensure_ascii=False) + "\n")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="guigym export", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", default="GuiGym-Login-v0")
+    p.add_argument("--episodes", type=int, default=100)
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--level", default=None, help="easy | medium | hard (default: the env's default)")
+    p.add_argument("--seed", type=int, default=0, help="first seed; episode i uses seed + i")
+    p.add_argument("--backend", default="mock")
+    args = p.parse_args(argv)
+    if args.episodes < 1:
+        p.error("--episodes must be >= 1")
+    out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend)
+    print(f"wrote {out / 'episodes.jsonl'}, {out / 'steps.jsonl'} and {out / 'screenshots'}/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

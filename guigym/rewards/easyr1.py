@@ -1,0 +1,68 @@
+"""The guigym rewards as an EasyR1 (verl) reward module.
+
+TraceR1 was trained with EasyR1, whose reward functions are modules with ``REWARD_NAME``,
+``REWARD_TYPE`` and ``compute_score``; point EasyR1's ``worker.reward.reward_function`` at
+``path/to/guigym/rewards/easyr1.py:compute_score`` and pass options through
+``reward_function_kwargs`` (e.g. ``{"mode": "trajectory", "gamma": 0.9}``). Each input's
+``ground_truth`` is the dense reference from the sample's state, as the ``reference`` column
+of ``guigym export`` writes it (JSON of ``RefStep.to_dict()`` dicts).
+
+* ``mode="uir1"``: ``overall = uir1_reward`` (type + argument + format, in [0, 3]) against the
+  first reference step, with the parts reported as ``type``, ``argument``, ``format``.
+* ``mode="trajectory"``: ``overall = trajectory_reward`` of the predicted plan (TraceR1 stage
+  1), with ``format`` reported beside it.
+
+>>> import json
+>>> from guigym.actions import Click, RefStep
+>>> gt = json.dumps([RefStep(Click(30, 20), "ok", (10, 10, 50, 30), "Click OK").to_dict()])
+>>> out = compute_score([{"response": '<think>t</think><answer>[{"action": "click", "coordinate": [20, 20]}]</answer>', "ground_truth": gt},
+...                      {"response": "no idea", "ground_truth": gt}])
+>>> [d["overall"] for d in out], out[0]["format"]
+([3.0, 0.0], 1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from guigym.rewards.trl import TrajectoryReward, load_reference
+from guigym.rewards.uir1 import _first_predicted, action_type_reward, argument_reward, format_reward
+
+REWARD_NAME = "guigym"
+REWARD_TYPE = "batch"
+MODES = ("uir1", "trajectory")
+
+
+def compute_score(
+    reward_inputs: list[dict[str, Any]],
+    mode: str = "uir1",
+    fmt: Optional[str] = "json",
+    strict_args: bool = True,
+    require_think: bool = True,
+    gamma: float = 0.9,
+    lambda_align: float = 1.0,
+    lambda_rep: float = 1.0,
+    horizon: Optional[int] = None,
+    **_: Any,
+) -> list[dict[str, float]]:
+    """Scores for a batch of ``{"response": str, "ground_truth": reference JSON}`` inputs:
+    one dict per input with ``overall`` and its parts. Never raises on model text."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
+    traj = TrajectoryReward(gamma, lambda_align, lambda_rep, horizon, fmt) if mode == "trajectory" else None
+    out: list[dict[str, float]] = []
+    for item in reward_inputs:
+        text = item.get("response", "")
+        text = text if isinstance(text, str) else ""
+        ref = load_reference(item.get("ground_truth", "[]"))
+        fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=traj is not None)
+        if traj is not None:
+            out.append({"overall": traj([text], reference=[ref])[0], "format": fmt_score})
+            continue
+        pred = _first_predicted(text, fmt)
+        if pred is None or not ref:
+            out.append({"overall": 0.0, "type": 0.0, "argument": 0.0, "format": 0.0 if pred is None else fmt_score})  # as uir1_reward
+            continue
+        t, a = action_type_reward(pred, ref[0]), argument_reward(pred, ref[0], strict=strict_args)
+        out.append({"overall": t + a + fmt_score, "type": t, "argument": a, "format": fmt_score})
+    return out

@@ -1,0 +1,42 @@
+"""Dataset export: AndroidControl-style JSONL that Hugging Face ``datasets`` loads."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from PIL import Image
+
+from guigym.actions import RefStep
+from guigym.cli import main as cli
+from guigym.rewards import uir1_reward
+
+
+def test_export_100_login_episodes(tmp_path):
+    datasets = __import__("datasets")
+    out = tmp_path / "login"
+    assert cli(["export", "--env", "GuiGym-Login-v0", "--episodes", "100", "--out", str(out)]) == 0
+    ds = datasets.load_dataset("json", data_files=str(out / "episodes.jsonl"), split="train")
+    assert len(ds) == 100 and set(ds["goal"]) and all(ds["success"])
+    n_clicks = 0
+    for ep in ds:
+        assert len(ep["screenshots"]) == len(ep["actions"]) + 1 == len(ep["references"])
+        assert len(ep["step_instructions"]) == len(ep["actions"]) == len(ep["boxes"])
+        for a, box, refs in zip(ep["actions"], ep["boxes"], ep["references"]):
+            first = RefStep.from_dict(json.loads(refs)[0])
+            if a["action_type"] == "click":
+                x0, y0, x1, y1 = box
+                assert x0 <= a["x"] <= x1 and y0 <= a["y"] <= y1
+                assert (first.action.x, first.action.y) == (a["x"], a["y"])
+                n_clicks += 1
+        assert json.loads(ep["references"][-1]) == []  # the episode ends with nothing left to do
+    assert n_clicks > 200
+    img = np.asarray(Image.open(out / ds[0]["screenshots"][0]))
+    assert img.shape == (640, 360, 3)
+
+    steps = datasets.load_dataset("json", data_files=str(out / "steps.jsonl"), split="train")
+    row = steps[0]
+    x, y = row["action"]["x"], row["action"]["y"]
+    answer = f'<think>the field</think><answer>[{{"action": "click", "coordinate": [{x}, {y}]}}]</answer>'
+    ref = RefStep.from_dict(json.loads(row["reference"])[0])
+    assert uir1_reward(answer, ref) == 3.0
