@@ -1,0 +1,254 @@
+"""GRPO, policy-agnostic: group-relative advantages, the clipped surrogate, a k3 KL.
+
+The core of ``train_small.py``, written so that any policy that can *sample* completions
+and *score* them again drives it — the tiny torch policy (``agents/tiny_policy.py``) and a
+Hugging Face VLM alike. A policy implements :class:`Policy`:
+
+* ``sample(obs_batch, n) -> (completions, (logp, mask))``: ``n`` completions per
+  observation, grouped (the ``n`` of ``obs_batch[0]`` first), and the log-probabilities of
+  their tokens (``logp``: ``[B·n, L]``; ``mask``: ``[B·n, L]``, 1 for real tokens), detached;
+* ``logprobs(obs_batch, completions) -> (logp, mask)`` with gradients (``n`` is
+  ``len(completions) // len(obs_batch)``).
+
+A "token" is whatever the policy decides in one go: a text token for a VLM, one decision
+(action type, click cell, word pointer, …) for the tiny policy. A :class:`Completion`
+carries the plan (``steps``: actions or :class:`~guigym.actions.PlanStep` s) that rewards
+read, plus the policy's private data (token ids, decision codes) that ``logprobs`` reads.
+
+The objective (DeepSeekMath's GRPO, per token, averaged per sequence then over the batch)::
+
+    A_i   = (r_i − mean(r_group)) / (std(r_group) + ε)                     group_advantages
+    ρ_it  = exp(log π_θ(o_it) − log π_old(o_it))
+    L     = −mean_i mean_t [ min(ρ_it A_i, clip(ρ_it, 1−ε_c, 1+ε_c) A_i) − β · KL_it ]
+    KL_it = exp(log π_ref − log π_θ) − (log π_ref − log π_θ) − 1             (k3, ≥ 0)
+
+Everything here is pure: no env, no rewards (those come from ``guigym.rewards``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
+
+import torch
+
+__all__ = [
+    "Completion",
+    "Policy",
+    "group_advantages",
+    "grpo_loss",
+    "grpo_stats",
+    "masked_mean_per_seq",
+    "grpo_update",
+    "UpdateStats",
+]
+
+
+@dataclass
+class Completion:
+    """One sampled completion: the plan the rewards read and the policy's private data.
+
+    ``steps``: the predicted trajectory (``T`` actions or plan steps; only the first is
+    executed by the plan-act loop). ``data``: whatever ``Policy.logprobs`` needs to score this
+    completion again (decision codes, token ids). ``text``: the raw text, for text policies.
+    """
+
+    steps: list[Any]
+    data: Any = None
+    text: Optional[str] = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What GRPO needs from a policy (see the module docstring)."""
+
+    def sample(self, obs_batch: Sequence[Any], n: int) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]: ...
+
+    def logprobs(self, obs_batch: Sequence[Any], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+    def parameters(self) -> Any: ...
+
+
+def group_advantages(rewards: torch.Tensor | Sequence[Sequence[float]], eps: float = 1e-6) -> torch.Tensor:
+    """``A = (r − mean(r)) / (std(r) + eps)`` within each group (row) of ``rewards`` ``[B, G]``.
+
+    ``std`` is the population standard deviation (``ddof = 0``), so a group of equal
+    rewards — nothing to learn from — gets zero advantages.
+
+    >>> [[round(a, 4) for a in g] for g in group_advantages([[1.0, 0.0], [2.0, 2.0]]).tolist()]
+    [[1.0, -1.0], [0.0, 0.0]]
+    """
+    r = torch.as_tensor(rewards, dtype=torch.float32)
+    if r.dim() != 2:
+        raise ValueError(f"rewards must be [groups, group_size], got shape {tuple(r.shape)}")
+    mean = r.mean(dim=1, keepdim=True)
+    std = r.std(dim=1, keepdim=True, unbiased=False)
+    return (r - mean) / (std + eps)
+
+
+def masked_mean_per_seq(x: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
+    """Mean over the token dimension of ``x`` ``[N, L]`` where ``mask`` is 1 (a row with no
+    tokens gives 0); ``x`` ``[N]`` is returned as is."""
+    if x.dim() == 1:
+        return x
+    if mask is None:
+        return x.mean(dim=1)
+    m = mask.to(x.dtype)
+    return (x * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
+
+
+def _broadcast_adv(adv: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    adv = adv.reshape(-1).to(like.dtype)
+    if adv.shape[0] != like.shape[0]:
+        raise ValueError(f"one advantage per sequence expected: {adv.shape[0]} advantages for {like.shape[0]} sequences")
+    return adv if like.dim() == 1 else adv[:, None]
+
+
+def grpo_loss(
+    new_logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    adv: torch.Tensor,
+    ref_logp: Optional[torch.Tensor] = None,
+    clip_eps: float = 0.2,
+    beta: float = 0.0,
+    mask: Optional[torch.Tensor] = None,
+) -> torch.Tensor:
+    """The GRPO loss (to minimise) for ``N`` sequences.
+
+    ``new_logp``/``old_logp``/``ref_logp``: per-token log-probs ``[N, L]`` (or per-sequence
+    ``[N]``) under the current, the sampling and the frozen reference policy; ``adv``:
+    ``[N]`` (one advantage per sequence); ``mask``: ``[N, L]``, 1 for real tokens.
+    Per token: ``ρ = exp(new − old)``, ``s = min(ρA, clip(ρ, 1−ε, 1+ε)A)``; with
+    ``ref_logp`` and ``β > 0`` also ``k3 = exp(ref − new) − (ref − new) − 1``;
+    ``loss = −mean_seq( mean_tok( s − β·k3 ) )``.
+
+    >>> lp = torch.log(torch.tensor([0.5, 0.5]))
+    >>> float(grpo_loss(lp, lp, torch.tensor([1.0, 3.0])))   # ρ = 1: −(1 + 3)/2
+    -2.0
+    """
+    if new_logp.shape != old_logp.shape:
+        raise ValueError(f"new_logp {tuple(new_logp.shape)} and old_logp {tuple(old_logp.shape)} differ")
+    a = _broadcast_adv(adv, new_logp)
+    ratio = torch.exp(new_logp - old_logp.detach())
+    surr = torch.minimum(ratio * a, torch.clamp(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * a)
+    per_tok = surr
+    if ref_logp is not None and beta != 0.0:
+        d = ref_logp.detach() - new_logp
+        per_tok = per_tok - beta * (torch.exp(d) - d - 1.0)
+    return -masked_mean_per_seq(per_tok, mask).mean()
+
+
+def grpo_stats(
+    new_logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    adv: torch.Tensor,
+    ref_logp: Optional[torch.Tensor] = None,
+    clip_eps: float = 0.2,
+    mask: Optional[torch.Tensor] = None,
+) -> dict[str, float]:
+    """Diagnostics (no gradients): fraction of tokens whose ratio was clipped against the
+    advantage, mean ratio, ``k3`` KL to the reference, approximate KL to the sampler."""
+    with torch.no_grad():
+        a = _broadcast_adv(adv, new_logp)
+        ratio = torch.exp(new_logp - old_logp)
+        clipped = ((ratio > 1 + clip_eps) & (a > 0)) | ((ratio < 1 - clip_eps) & (a < 0))
+        m = torch.ones_like(new_logp) if mask is None else mask.to(new_logp.dtype)
+        n = m.sum().clamp(min=1.0)
+        out = {
+            "clip_frac": float((clipped.to(m.dtype) * m).sum() / n),
+            "ratio": float((ratio * m).sum() / n),
+            "approx_kl_old": float((((ratio - 1) - (new_logp - old_logp)) * m).sum() / n),
+        }
+        if ref_logp is not None:
+            d = ref_logp - new_logp
+            out["kl_ref"] = float(((torch.exp(d) - d - 1.0) * m).sum() / n)
+        return out
+
+
+@dataclass
+class UpdateStats:
+    loss: float = 0.0
+    clip_frac: float = 0.0
+    approx_kl_old: float = 0.0
+    kl_ref: float = 0.0
+    grad_norm: float = 0.0
+    n_updates: int = 0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def _take(seq: Sequence[Any], idx: Sequence[int]) -> list[Any]:
+    return [seq[i] for i in idx]
+
+
+def grpo_update(
+    policy: Policy,
+    optimizer: torch.optim.Optimizer,
+    obs_batch: Sequence[Any],
+    completions: Sequence[Completion],
+    old_logp: torch.Tensor,
+    mask: torch.Tensor,
+    adv: torch.Tensor,
+    ref_policy: Optional[Policy] = None,
+    clip_eps: float = 0.2,
+    beta: float = 0.0,
+    epochs: int = 1,
+    groups_per_minibatch: Optional[int] = None,
+    max_grad_norm: float = 1.0,
+    loss_mask: Optional[torch.Tensor] = None,
+    generator: Optional[torch.Generator] = None,
+    extra_loss: Optional[Callable[[Sequence[Any], Sequence[Completion]], torch.Tensor]] = None,
+) -> UpdateStats:
+    """``epochs`` passes of GRPO over ``B`` groups of ``n`` completions (minibatches of whole
+    groups, shuffled with ``generator``); returns averaged stats.
+
+    ``loss_mask`` (``[B·n, L]``) narrows which tokens carry the loss (e.g. stage 2 scores
+    only the first planned step); by default every real token (``mask``). ``extra_loss``
+    (optional) is added to each minibatch's loss (e.g. an entropy bonus).
+    """
+    B = len(obs_batch)
+    N = len(completions)
+    if B == 0 or N % B:
+        raise ValueError(f"{N} completions do not split into {B} equal groups")
+    n = N // B
+    lm = mask if loss_mask is None else loss_mask
+    ref_lp: Optional[torch.Tensor] = None
+    if ref_policy is not None and beta != 0.0:
+        with torch.no_grad():
+            ref_lp, _ = ref_policy.logprobs(obs_batch, completions)
+    gpm = B if not groups_per_minibatch else max(1, min(B, groups_per_minibatch))
+    stats = UpdateStats()
+    params = [p for p in policy.parameters() if p.requires_grad]
+    for _ in range(epochs):
+        order = torch.randperm(B, generator=generator).tolist()
+        for s in range(0, B, gpm):
+            groups = order[s : s + gpm]
+            rows = [g * n + j for g in groups for j in range(n)]
+            obs_mb = _take(obs_batch, groups)
+            comp_mb = _take(completions, rows)
+            new_lp, _ = policy.logprobs(obs_mb, comp_mb)
+            r = torch.as_tensor(rows)
+            kw = dict(clip_eps=clip_eps, mask=lm[r])
+            loss = grpo_loss(new_lp, old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], beta=beta, **kw)
+            if extra_loss is not None:
+                loss = loss + extra_loss(obs_mb, comp_mb)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            gn = torch.nn.utils.clip_grad_norm_(params, max_grad_norm) if max_grad_norm > 0 else torch.tensor(0.0)
+            optimizer.step()
+            st = grpo_stats(new_lp.detach(), old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], **kw)
+            stats.loss += float(loss.detach())
+            stats.clip_frac += st["clip_frac"]
+            stats.approx_kl_old += st["approx_kl_old"]
+            stats.kl_ref += st.get("kl_ref", 0.0)
+            stats.grad_norm += float(gn)
+            stats.n_updates += 1
+    k = max(1, stats.n_updates)
+    stats.loss /= k
+    stats.clip_frac /= k
+    stats.approx_kl_old /= k
+    stats.kl_ref /= k
+    stats.grad_norm /= k
+    return stats

@@ -1,0 +1,60 @@
+"""SB3 wrappers: SB3's own check_env, the action layout, and a short PPO run."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+
+import guigym.wrappers as wrappers
+from guigym.wrappers import DiscreteActions, NumericObservation, instruction_spans, make_sb3_env
+from tests.conftest import IDS, make
+
+
+def test_doctests():
+    assert doctest.testmod(wrappers).failed == 0
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("image_only", [False, True])
+def test_sb3_check_env(env_id, image_only):
+    from stable_baselines3.common.env_checker import check_env
+
+    check_env(make_sb3_env(env_id, image_only=image_only), warn=True)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_reference_expressed_in_discrete_actions(env_id):
+    """Every reference step maps to an index whose action does the same thing."""
+    env = DiscreteActions(make(env_id))
+    for seed in range(15):
+        _, info = env.reset(seed=seed)
+        while info["reference"]:
+            step = info["reference"][0]
+            _, _, term, trunc, info = env.step(env.index_of(step.action))
+            assert info["event"] == step.event, (seed, step)
+            if term or trunc:
+                break
+        assert info["success"], seed
+
+
+def test_spans_and_bad_index():
+    assert instruction_spans('Create "Trip plan" now', 2) == ["Trip plan", "Create"]
+    env = DiscreteActions(make("GuiGym-Login-v0"))
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="outside"):
+        env.action(env.action_space.n)
+    obs = NumericObservation(env).observation(env.unwrapped.observe())
+    assert obs["image"].shape == (128, 72, 3) and obs["image"].dtype == np.uint8
+    assert 0 < obs["instruction"].sum()
+
+
+def test_short_ppo_run():
+    from stable_baselines3 import PPO
+
+    env = make_sb3_env("GuiGym-Login-v0", max_episode_steps=10)
+    model = PPO("MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0, device="cpu")
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(total_timesteps=128)
+    assert any(not np.allclose(a.numpy(), b.detach().numpy()) for a, b in zip(before, model.policy.parameters()))
