@@ -12,7 +12,7 @@ SB3 cannot take a ``Text`` observation nor a nested ``Dict`` action space. So:
 
 >>> import gymnasium as gym, guigym
 >>> env = NumericObservation(DiscreteActions(gym.make("GuiGym-Login-v0")))
->>> env.action_space.n == 9 * 16 + 4 + 1 + len(APP_NAMES) + 16, sorted(env.observation_space.spaces)
+>>> int(env.action_space.n) == 9 * 16 + 4 + 1 + len(APP_NAMES) + 16, sorted(env.observation_space.spaces)
 (True, ['image', 'instruction'])
 """
 
