@@ -4,19 +4,26 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.guigym-installed
+BASE   := $(VENV)/.guigym-base
+STAMP  := $(VENV)/.guigym-all
 
 .PHONY: demo test bench chromium install clean
 
-$(STAMP): pyproject.toml
+# the library alone (mock backend): enough for the demo
+$(BASE): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,browser]"
+	$(BIN)/python -m pip install -q -e .
+	@touch $(BASE)
+
+# everything the tests touch: browser, RL (torch 2.13.0 CPU, SB3), VLM (transformers), datasets
+$(STAMP): $(BASE)
+	$(BIN)/python -m pip install -q -e ".[all]"
 	@touch $(STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(BASE)
 	SDL_AUDIODRIVER=dummy $(BIN)/python -m guigym.demo --env GuiGym-Login-v0 --episodes 200 --gif out/demo.gif
 
 chromium: $(STAMP)
