@@ -1,0 +1,53 @@
+"""Policies that act in guigym environments: the TraceR1 plan-act (MPC) loop, planners and
+executors.
+
+* :mod:`agents.plan_act` — :class:`PlanActAgent`, :func:`run_episode`, :class:`EpisodeRecord`,
+  :func:`summarize`, the :class:`Planner` / :class:`Executor` protocols.
+* :mod:`agents.planners` — :class:`OraclePlanner` (optionally noisy), :class:`RandomPlanner`.
+* :mod:`agents.executors` — :class:`ElementExecutor` (element list, fuzzy label match).
+* :mod:`agents.vlm` — :class:`VLMPlanner`, :class:`VLMExecutor`, :func:`load_vlm` (Hugging Face
+  image-text-to-text checkpoints; needs ``torch`` and ``transformers``, imported lazily).
+* :mod:`agents.tiny_vlm` — :func:`build_tiny_qwen25vl`, a tiny random Qwen2.5-VL for tests.
+* ``python -m agents.evaluate`` — the evaluation CLI.
+
+``import agents`` needs neither torch nor transformers; the VLM names load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.executors import ElementExecutor
+from agents.plan_act import EpisodeRecord, Executor, Plan, PlanActAgent, Planner, run_episode, same_plan_step, summarize
+from agents.planners import OraclePlanner, RandomPlanner, corrupt_step
+
+_LAZY = {
+    "VLMPlanner": "agents.vlm",
+    "VLMExecutor": "agents.vlm",
+    "VLM": "agents.vlm",
+    "load_vlm": "agents.vlm",
+    "build_tiny_qwen25vl": "agents.tiny_vlm",
+}
+
+__all__ = [
+    "Plan",
+    "Planner",
+    "Executor",
+    "PlanActAgent",
+    "EpisodeRecord",
+    "run_episode",
+    "same_plan_step",
+    "summarize",
+    "OraclePlanner",
+    "RandomPlanner",
+    "corrupt_step",
+    "ElementExecutor",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")

@@ -280,14 +280,11 @@ def run_episode(
             rec.plan_steps.append(rec.steps)
             prev, done_in_prev = plan, 0
             queue = list(plan) if agent.open_loop else [plan[0]]
-            first_error = plan.error
-        else:
-            first_error = None
         step = queue.pop(0)
         done_in_prev += 1
         action, err = agent.ground(env, step)
-        if action is None and first_error:
-            err = f"{first_error} ({err})" if step is not NOOP and step.kind is not None else first_error
+        if action is None and step.kind is None and prev.error:  # type: ignore[union-attr]
+            err = prev.error  # type: ignore[union-attr]
         frame = obs["screenshot"] if record_frames else None
         obs, reward, terminated, truncated, info = env.step(action)
         err = err or info.get("action_error")

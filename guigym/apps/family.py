@@ -77,4 +77,5 @@ def sample(rng: np.random.Generator, seq: Sequence[Any], k: int) -> list[Any]:
 
 
 def theme(rng: np.random.Generator) -> dict[str, Any]:
-    return dict(pick(rng, THEMES))
+    """A colour theme, as JSON (colours as lists, so a scenario survives a JSON round trip)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in pick(rng, THEMES).items()}

@@ -34,7 +34,7 @@ from guigym.apps.base import row
 from guigym.apps.family import Family, Goal, pick, sample, theme
 
 APP = "Settings"
-Item = tuple[Any, ...]  # ("t", id, label) | ("c", id, label, options) | ("n", label) | ("i", text)
+Item = tuple[Any, ...]  # ("t", id, label) | ("c", id, label, options) | ("n", label) | ("i", text) | ("d", id, title)
 
 TIMEOUTS = ("15 seconds", "30 seconds", "1 minute", "2 minutes", "5 minutes", "10 minutes", "30 minutes")
 LANGUAGES = ("English (US)", "English (UK)", "Deutsch", "Español", "Français", "Italiano", "Nederlands", "Polski", "Português", "Svenska", "Dansk", "Norsk")
@@ -268,7 +268,7 @@ class _Builder:
                 ]}
             elif it[0] == "i":
                 rows.append(row(f"{sid}.i{len(rows)}", "label", it[1], style="muted"))
-            elif it[0] == "d":  # a deeper screen: (kind, id, title, items, min_rows)
+            elif it[0] == "d":  # the link to a deeper screen (built separately)
                 rows.append(row(f"go:{it[1]}", "link", it[2], to=it[1]))
             if it[0] in ("t", "c"):
                 self.where[it[1]] = {"screen": sid, "item": it, "path": path, "options": opts}

@@ -194,7 +194,11 @@ class MockBackend(Backend):
         elif k == "toggle":
             on = bool(w.value)
             t = T.render(w.label, 22, text)
-            s.blit(t, (x0, cy - t.get_height() // 2))
+            if w.detail:  # a second line, e.g. an alarm's repeat days
+                s.blit(t, (x0, y0 + 4))
+                s.blit(T.render(w.detail, 17, muted), (x0, y0 + 24))
+            else:
+                s.blit(t, (x0, cy - t.get_height() // 2))
             tx = x1 - 44
             pygame.draw.rect(s, _mix(primary, (255, 255, 255), 0.45) if on else _mix(muted, (255, 255, 255), 0.5), (tx, cy - 9, 40, 18), border_radius=9)
             pygame.draw.circle(s, primary if on else (250, 250, 250), (tx + 30 if on else tx + 10, cy), 11)
