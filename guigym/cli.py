@@ -1,4 +1,4 @@
-"""The ``guigym`` command: ``guigym list``, ``guigym demo [...]``, ``guigym export [...]``."""
+"""The ``guigym`` command: ``list``, ``demo``, ``export``, ``play``, ``bench`` (each takes ``--help``)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ def _list() -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(prog="guigym", description="guigym: procedurally generated GUI apps for GUI agents")
-    p.add_argument("command", choices=["list", "demo", "export"],
-                   help="list: the registered envs; demo: run the oracle and save a GIF; export: write reference episodes as a dataset")
+    p.add_argument("command", choices=["list", "demo", "export", "play", "bench"],
+                   help="list: the registered envs; demo: run the oracle and save a GIF; export: write reference "
+                        "episodes as a dataset; play: play an env yourself; bench: measure steps/s")
     args, rest = p.parse_known_args(argv)
     if args.command == "list":
         return _list()
@@ -29,6 +30,14 @@ def main(argv: list[str] | None = None) -> int:
         from guigym.export import main as export
 
         return export(rest)
+    if args.command == "play":
+        from guigym.play import main as play
+
+        return play(rest)
+    if args.command == "bench":
+        from guigym.bench import main as bench
+
+        return bench(rest)
     from guigym.demo import main as demo
 
     return demo(rest)

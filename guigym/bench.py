@@ -1,0 +1,101 @@
+"""Mock-backend speed: steps/s and resets/s per env id, random and oracle policies, with the
+screenshot in the observation and the dense reference in ``info`` on every step.
+
+    python benchmarks/bench_env.py [--steps 4000] [--vector 2]     (or: guigym bench)
+
+Runs on one core (pinned) unless --vector > 1, which also measures an AsyncVectorEnv and
+prints its throughput ratio to the single env measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import gymnasium as gym
+
+import guigym
+from guigym.registration import env_ids
+
+
+def random_policy(env: gym.Env, steps: int, level: str) -> float:
+    env.reset(seed=0, options={"level": level})
+    env.action_space.seed(0)
+    t = time.perf_counter()
+    for _ in range(steps):
+        _, _, term, trunc, info = env.step(env.action_space.sample())
+        assert "reference" in info
+        if term or trunc:
+            env.reset(options={"level": level})
+    return steps / (time.perf_counter() - t)
+
+
+def oracle_policy(env: gym.Env, steps: int, level: str) -> float:
+    n, seed = 0, 0
+    t = time.perf_counter()
+    while n < steps:
+        _, info = env.reset(seed=seed, options={"level": level})
+        seed += 1
+        done = False
+        while not done:
+            _, _, term, trunc, info = env.step(info["reference"][0].action)
+            n += 1
+            done = term or trunc
+    return n / (time.perf_counter() - t)
+
+
+def resets(env: gym.Env, n: int, level: str) -> float:
+    t = time.perf_counter()
+    for s in range(n):
+        env.reset(seed=s, options={"level": level})
+    return n / (time.perf_counter() - t)
+
+
+def vector_random(env_id: str, n_envs: int, steps: int) -> float:
+    venv = gym.vector.AsyncVectorEnv([lambda: gym.make(env_id) for _ in range(n_envs)], shared_memory=False)
+    venv.reset(seed=0)
+    venv.action_space.seed(0)
+    t = time.perf_counter()
+    for _ in range(steps // n_envs):
+        venv.step(venv.action_space.sample())
+    rate = (steps // n_envs) * n_envs / (time.perf_counter() - t)
+    venv.close()
+    return rate
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="guigym bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--steps", type=int, default=4000)
+    p.add_argument("--vector", type=int, default=2, help="also measure an AsyncVectorEnv with this many envs (0: skip)")
+    args = p.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    print(f"guigym {guigym.__version__} mock backend, 360x640, one core; Python {platform.python_version()}, {platform.machine()}")
+    print(f"{'env':24} {'level':7} {'random st/s':>12} {'oracle st/s':>12} {'resets/s':>9}")
+    single = {}
+    for env_id in env_ids():
+        env = gym.make(env_id).unwrapped  # no TimeLimit: measure the env itself
+        for level in env.family.levels:
+            r = random_policy(env, args.steps, level)
+            o = oracle_policy(env, args.steps, level)
+            z = resets(env, max(200, args.steps // 10), level)
+            single[(env_id, level)] = r
+            print(f"{env_id:24} {level:7} {r:12.0f} {o:12.0f} {z:9.0f}")
+        env.close()
+    rates = list(single.values())
+    print(f"min random-policy steps/s over ids x levels: {min(rates):.0f} (target >= 2000 on one core)")
+    if args.vector > 1:
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+        env_id = "GuiGym-Login-v0"
+        v = vector_random(env_id, args.vector, args.steps)
+        print(f"AsyncVectorEnv x{args.vector} {env_id}: {v:.0f} steps/s = {v / single[(env_id, 'easy')]:.2f}x the single env")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

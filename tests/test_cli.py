@@ -1,0 +1,68 @@
+"""The ``guigym`` command and the interactive player (driven with synthetic pygame events)."""
+
+from __future__ import annotations
+
+import pygame
+import pytest
+
+from guigym.actions import Back, Click, OpenApp, Scroll, Type
+from guigym.cli import main as cli
+from guigym.play import action_for_event, play
+
+
+def test_list(capsys):
+    assert cli(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "GuiGym-Login-v0" in out and "easy medium hard" in out
+
+
+def test_demo_runs_and_writes_gif(tmp_path, capsys):
+    gif = tmp_path / "d.gif"
+    assert cli(["demo", "--env", "GuiGym-Settings-v0", "--episodes", "5", "--gif", str(gif)]) == 0
+    assert "success 5/5" in capsys.readouterr().out
+    assert gif.stat().st_size > 1000
+
+
+def test_bench_runs(capsys):
+    assert cli(["bench", "--steps", "60", "--vector", "0"]) == 0
+    assert "GuiGym-Launcher-v0" in capsys.readouterr().out
+
+
+def test_unknown_command():
+    with pytest.raises(SystemExit):
+        cli(["fly"])
+
+
+def ev(kind, **kw):
+    return pygame.event.Event(kind, **kw)
+
+
+def test_event_mapping():
+    pygame.init()
+    assert action_for_event(ev(pygame.MOUSEBUTTONDOWN, button=1, pos=(10, 20)), "")[0] == Click(10, 20)
+    assert action_for_event(ev(pygame.MOUSEWHEEL, x=0, y=-1), "")[0] == Scroll("down")
+    assert action_for_event(ev(pygame.KEYDOWN, key=pygame.K_ESCAPE), "")[0] == Back()
+    assert action_for_event(ev(pygame.TEXTINPUT, text="b"), "a")[1] == "ab"
+    assert action_for_event(ev(pygame.KEYDOWN, key=pygame.K_RETURN), "alice")[:2] == (Type("alice"), "")
+    assert action_for_event(ev(pygame.KEYDOWN, key=pygame.K_RETURN), "/open Notes")[0] == OpenApp("Notes")
+    assert action_for_event(ev(pygame.QUIT), "")[2] == "quit"
+
+
+def test_play_loop_reaches_success(monkeypatch):
+    """Feed the reference as pygame events into the real loop."""
+    import gymnasium as gym
+
+    ref_env = gym.make("GuiGym-Login-v0")
+    _, info = ref_env.reset(seed=0)
+    events = []
+    for step in info["reference"]:
+        a = step.action
+        if isinstance(a, Click):
+            events.append(ev(pygame.MOUSEBUTTONDOWN, button=1, pos=(a.x, a.y)))
+        else:
+            events += [ev(pygame.TEXTINPUT, text=ch) for ch in a.text] + [ev(pygame.KEYDOWN, key=pygame.K_RETURN)]
+    events.append(ev(pygame.QUIT))
+    it = iter(events)
+    monkeypatch.setattr(pygame.event, "poll", lambda: next(it))
+    summary = play("GuiGym-Login-v0", "easy", "mock", seed=0, max_events=len(events))
+    assert summary["successes"] == 1
