@@ -43,7 +43,11 @@ __all__ = [
     "RandomPlanner",
     "corrupt_step",
     "ElementExecutor",
-    *_LAZY,
+    "VLMPlanner",
+    "VLMExecutor",
+    "VLM",
+    "load_vlm",
+    "build_tiny_qwen25vl",
 ]
 
 

@@ -10,10 +10,11 @@ the current screen. Protocol: ``executor(env, step) -> Action | None`` (the same
 >>> import gymnasium as gym, guigym
 >>> from guigym.actions import PlanStep
 >>> env = gym.make("GuiGym-Login-v0"); _ = env.reset(seed=0)
+>>> signin = next(e for e in env.unwrapped.elements() if e["id"] == "signin")
 >>> ex = ElementExecutor()
->>> a = ex(env, PlanStep(action_type="click", instruction="Click the 'Sign in' button"))
->>> box = next(e["box"] for e in env.unwrapped.elements() if e["label"] == "Sign in")
->>> box[0] <= a.x <= box[2] and box[1] <= a.y <= box[3]
+>>> a = ex(env, PlanStep(action_type="click", instruction=f"Click the '{signin['label']}' button"))
+>>> x0, y0, x1, y1 = signin["box"]
+>>> a == Click((x0 + x1) // 2, (y0 + y1) // 2)
 True
 >>> ex(env, PlanStep(action_type="type", instruction="Type 'alice' into the 'Username' field"))
 Type(text='alice')

@@ -28,7 +28,7 @@ Everything here is pure: no env, no rewards (those come from ``guigym.rewards``)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
 import torch
 
@@ -36,6 +36,7 @@ __all__ = [
     "Completion",
     "Policy",
     "group_advantages",
+    "step_advantages",
     "grpo_loss",
     "grpo_stats",
     "masked_mean_per_seq",
@@ -89,6 +90,25 @@ def group_advantages(rewards: torch.Tensor | Sequence[Sequence[float]], eps: flo
     return (r - mean) / (std + eps)
 
 
+def step_advantages(step_rewards: torch.Tensor | Sequence[Sequence[Sequence[float]]], eps: float = 1e-6) -> torch.Tensor:
+    """Per-step advantages ``[B, G, T]`` from per-step rewards ``[B, G, T]`` (DeepSeekMath's
+    GRPO with process supervision): normalise every step reward by the mean and std of all
+    step rewards of its group, ``r̃ = (r − mean) / (std + eps)``, then each step's advantage is
+    the sum of the normalised rewards from that step on, ``A_t = Σ_{k ≥ t} r̃_k``.
+
+    >>> [round(a, 3) for a in step_advantages([[[1.0, 0.0], [0.0, 0.0]]])[0, 0].tolist()]
+    [1.155, -0.577]
+    """
+    r = torch.as_tensor(step_rewards, dtype=torch.float32)
+    if r.dim() != 3:
+        raise ValueError(f"step rewards must be [groups, group_size, steps], got shape {tuple(r.shape)}")
+    flat = r.flatten(1)
+    mean = flat.mean(dim=1)[:, None, None]
+    std = flat.std(dim=1, unbiased=False)[:, None, None]
+    norm = (r - mean) / (std + eps)
+    return norm.flip(-1).cumsum(-1).flip(-1)
+
+
 def masked_mean_per_seq(x: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
     """Mean over the token dimension of ``x`` ``[N, L]`` where ``mask`` is 1 (a row with no
     tokens gives 0); ``x`` ``[N]`` is returned as is."""
@@ -101,6 +121,10 @@ def masked_mean_per_seq(x: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.
 
 
 def _broadcast_adv(adv: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    if adv.dim() == 2 and like.dim() == 2:  # per-token advantages
+        if adv.shape != like.shape:
+            raise ValueError(f"per-token advantages {tuple(adv.shape)} do not match log-probs {tuple(like.shape)}")
+        return adv.to(like.dtype)
     adv = adv.reshape(-1).to(like.dtype)
     if adv.shape[0] != like.shape[0]:
         raise ValueError(f"one advantage per sequence expected: {adv.shape[0]} advantages for {like.shape[0]} sequences")
@@ -120,7 +144,8 @@ def grpo_loss(
 
     ``new_logp``/``old_logp``/``ref_logp``: per-token log-probs ``[N, L]`` (or per-sequence
     ``[N]``) under the current, the sampling and the frozen reference policy; ``adv``:
-    ``[N]`` (one advantage per sequence); ``mask``: ``[N, L]``, 1 for real tokens.
+    ``[N]`` (one advantage per sequence) or ``[N, L]`` (one per token, e.g. from
+    :func:`step_advantages`); ``mask``: ``[N, L]``, 1 for real tokens.
     Per token: ``ρ = exp(new − old)``, ``s = min(ρA, clip(ρ, 1−ε, 1+ε)A)``; with
     ``ref_logp`` and ``β > 0`` also ``k3 = exp(ref − new) − (ref − new) − 1``;
     ``loss = −mean_seq( mean_tok( s − β·k3 ) )``.
@@ -175,6 +200,7 @@ class UpdateStats:
     approx_kl_old: float = 0.0
     kl_ref: float = 0.0
     grad_norm: float = 0.0
+    entropy: float = 0.0
     n_updates: int = 0
     extra: dict[str, float] = field(default_factory=dict)
 
@@ -199,14 +225,15 @@ def grpo_update(
     max_grad_norm: float = 1.0,
     loss_mask: Optional[torch.Tensor] = None,
     generator: Optional[torch.Generator] = None,
-    extra_loss: Optional[Callable[[Sequence[Any], Sequence[Completion]], torch.Tensor]] = None,
+    ent_coef: float = 0.0,
 ) -> UpdateStats:
     """``epochs`` passes of GRPO over ``B`` groups of ``n`` completions (minibatches of whole
     groups, shuffled with ``generator``); returns averaged stats.
 
     ``loss_mask`` (``[B·n, L]``) narrows which tokens carry the loss (e.g. stage 2 scores
-    only the first planned step); by default every real token (``mask``). ``extra_loss``
-    (optional) is added to each minibatch's loss (e.g. an entropy bonus).
+    only the first planned step); by default every real token (``mask``). ``ent_coef > 0``
+    adds ``−ent_coef · mean(entropy)`` for a policy that has
+    ``logprobs_entropy(obs, completions) -> (logp, mask, entropy_per_row)``.
     """
     B = len(obs_batch)
     N = len(completions)
@@ -228,12 +255,17 @@ def grpo_update(
             rows = [g * n + j for g in groups for j in range(n)]
             obs_mb = _take(obs_batch, groups)
             comp_mb = _take(completions, rows)
-            new_lp, _ = policy.logprobs(obs_mb, comp_mb)
+            ent = None
+            if ent_coef > 0 and hasattr(policy, "logprobs_entropy"):
+                new_lp, _, ent = policy.logprobs_entropy(obs_mb, comp_mb)  # type: ignore[attr-defined]
+            else:
+                new_lp, _ = policy.logprobs(obs_mb, comp_mb)
             r = torch.as_tensor(rows)
             kw = dict(clip_eps=clip_eps, mask=lm[r])
             loss = grpo_loss(new_lp, old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], beta=beta, **kw)
-            if extra_loss is not None:
-                loss = loss + extra_loss(obs_mb, comp_mb)
+            if ent is not None:
+                loss = loss - ent_coef * ent.mean()
+                stats.entropy += float(ent.detach().mean())
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             gn = torch.nn.utils.clip_grad_norm_(params, max_grad_norm) if max_grad_norm > 0 else torch.tensor(0.0)
@@ -251,4 +283,5 @@ def grpo_update(
     stats.approx_kl_old /= k
     stats.kl_ref /= k
     stats.grad_norm /= k
+    stats.entropy /= k
     return stats

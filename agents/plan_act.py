@@ -154,7 +154,7 @@ class PlanActAgent:
 def _as_step(s: Any) -> PlanStep:
     if isinstance(s, _ACTIONS):
         return PlanStep(action=s)
-    if hasattr(s, "action") and isinstance(getattr(s, "action"), _ACTIONS):  # a RefStep
+    if hasattr(s, "action") and isinstance(s.action, _ACTIONS):  # a RefStep
         return PlanStep(action=s.action, instruction=getattr(s, "instruction", ""))
     return NOOP
 
@@ -213,7 +213,10 @@ class EpisodeRecord:
             "success": self.success, "steps": self.steps, "terminated": self.terminated, "truncated": self.truncated,
             "total_reward": self.total_reward, "consistency": self.consistency,
             "consistency_hits": self.consistency_hits, "consistency_total": self.consistency_total,
-            "plans": [{"at": t, "steps": [_step_dict(s) for s in p], "text": p.text, "error": p.error} for p, t in zip(self.plans, self.plan_steps)],
+            "plans": [
+                {"at": t, "steps": [_step_dict(s) for s in p], "text": p.text, "error": p.error}
+                for p, t in zip(self.plans, self.plan_steps)
+            ],
             "actions": [action_to_dict(a) if a is not None else None for a in self.actions],
             "rewards": list(self.rewards),
             "errors": list(self.errors),

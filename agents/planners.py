@@ -19,7 +19,9 @@ from guigym.actions import DIRECTIONS, Action, Back, Click, OpenApp, PlanStep, R
 __all__ = ["OraclePlanner", "RandomPlanner", "corrupt_step", "element_instruction"]
 
 _OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
-_ROLE_NOUN = {"input": "field", "button": "button", "checkbox": "checkbox", "toggle": "switch", "link": "link", "icon": "icon", "radio": "option"}
+_ROLE_NOUN = {
+    "input": "field", "button": "button", "checkbox": "checkbox", "toggle": "switch", "link": "link", "icon": "icon", "radio": "option",
+}
 _WORDS = ("hello", "alice", "settings", "test", "admin", "password", "123456", "ok")
 
 
@@ -60,7 +62,9 @@ def _typo(text: str, rng: np.random.Generator) -> str:
     return text[:i] + c + text[i + 1 :]
 
 
-def corrupt_step(ref: RefStep, elements: Sequence[dict[str, Any]], rng: np.random.Generator, screen: tuple[int, int] = (360, 640)) -> PlanStep:
+def corrupt_step(
+    ref: RefStep, elements: Sequence[dict[str, Any]], rng: np.random.Generator, screen: tuple[int, int] = (360, 640)
+) -> PlanStep:
     """A plausible wrong step in place of ``ref``: a click on another visible element, the
     opposite scroll direction, a typo in typed text, or Back (grounded, with an instruction).
 
@@ -72,20 +76,21 @@ def corrupt_step(ref: RefStep, elements: Sequence[dict[str, Any]], rng: np.rando
     OpenApp   Back (1/2), a click on a visible element (1/2)
     ========  ====================================================================
 
-    Options that are impossible (no other element) fall back to Back.
+    A click on another element when there is none falls back to Back (to a scroll in
+    place of a Back).
     """
     a = ref.action
     others = [e for e in elements if e.get("id") != ref.target]
 
-    def click_other() -> PlanStep:
-        if not others:
-            return PlanStep(Back(), "Go back")
-        e = others[int(rng.integers(len(others)))]
-        return PlanStep(Click(*_centre(e["box"])), element_instruction(e))
-
     def scroll_any() -> PlanStep:
         d = ("down", "up")[int(rng.integers(2))]
         return PlanStep(Scroll(d, screen[0] // 2, screen[1] // 2), f"Scroll {d}")
+
+    def click_other() -> PlanStep:
+        if not others:
+            return scroll_any() if isinstance(a, Back) else PlanStep(Back(), "Go back")
+        e = others[int(rng.integers(len(others)))]
+        return PlanStep(Click(*_centre(e["box"])), element_instruction(e))
 
     u = float(rng.random())
     if isinstance(a, Click):
@@ -175,7 +180,9 @@ class RandomPlanner:
 
     KINDS = ("click", "scroll", "back", "type")
 
-    def __init__(self, horizon: int = 8, weights: Sequence[float] = (0.6, 0.15, 0.1, 0.15), on_elements: bool = False, seed: Optional[int] = None) -> None:
+    def __init__(
+        self, horizon: int = 8, weights: Sequence[float] = (0.6, 0.15, 0.1, 0.15), on_elements: bool = False, seed: Optional[int] = None
+    ) -> None:
         if horizon < 1:
             raise ValueError(f"horizon must be >= 1, got {horizon}")
         w = np.asarray(weights, dtype=float)

@@ -21,10 +21,14 @@ span length           type only: how many words to copy (1..``max_span``); the t
 Every Login widget row is 44 px tall and full width, so some 40-px cell centre lies in each
 row (and each home-screen icon) — see ``tests/test_train_small.py``.
 
-Network: CoordConv CNN → a 16×9 feature map (one vector per click cell) and a pooled
-vector; instruction words → hashed word + character-trigram embeddings → BiGRU; history →
-embeddings of the last ``hist_len`` actions; a GRU cell decodes the plan, with additive
-attention over cells (click) and over words (type).
+Network: a small CNN (with a learned position map) → a 16×9 feature map (one vector per
+click cell) and a pooled vector; instruction words → hashed word + character-trigram
+embeddings → BiGRU. Screen and instruction set the initial state of a GRU cell that first
+reads the last ``hist_len`` executed actions and then decodes the plan — one sequence model
+over actions, so "the step after these actions" is the same computation whether the actions
+were executed (history) or planned (earlier plan steps), and what stage 1 teaches about step
+``t`` of a plan carries over to the first step ``t − 1`` actions later. Clicks and typed
+words are chosen by dot-product attention over the cells and over the words.
 
 The class implements the :class:`agents.grpo.Policy` protocol (``sample`` / ``logprobs``).
 """
@@ -198,6 +202,7 @@ class TinyPolicy(nn.Module):
         n_cells = cfg.grid_rows * cfg.grid_cols
         self.n_cells, self.n_apps = n_cells, len(APP_NAMES)
         self._cache = _InstrCache()
+        self._last: Optional[tuple[Any, Any, Any, TinyObs]] = None
         # vision: 3 × 128 × 72 → C × 16 × 9; a learned bias map after the first layer tells
         # every position where it is (a CoordConv, without concatenating coordinates)
         h, w = cfg.img_hw
@@ -227,13 +232,10 @@ class TinyPolicy(nn.Module):
         self.app_emb = nn.Embedding(self.n_apps, E)
         self.span_emb = nn.Embedding(cfg.max_span, E)
         self.word_to_e = nn.Linear(2 * Wd, E)
-        self.hist_pos = nn.Parameter(torch.randn(cfg.hist_len, E) * 0.1)
         # context and decoder
-        self.ctx = nn.Sequential(nn.Linear(2 * C + 2 * Wd + cfg.hist_len * E, Hd), nn.ReLU(), nn.Linear(Hd, Hd), nn.Tanh())
+        self.ctx = nn.Sequential(nn.Linear(2 * C + 2 * Wd, Hd), nn.ReLU(), nn.Linear(Hd, Hd), nn.Tanh())
         self.gru = nn.GRUCell(E, Hd)
-        self.type_head = nn.Linear(Hd, N_TYPES)
-        self.dir_head = nn.Linear(Hd, len(DIRECTIONS))
-        self.app_head = nn.Linear(Hd, self.n_apps)
+        self.small_head = nn.Linear(Hd, N_TYPES + len(DIRECTIONS) + self.n_apps)  # type | direction | app
         A = self.att_dim = 64
         self.cell_k = nn.Sequential(nn.Linear(C, A), nn.ReLU(), nn.Linear(A, A))
         self.cell_q = nn.Sequential(nn.Linear(Hd, A), nn.ReLU(), nn.Linear(A, A))
@@ -250,13 +252,17 @@ class TinyPolicy(nn.Module):
         if isinstance(obs, TinyObs):
             return obs
         cfg = self.cfg
-        shot = np.asarray(obs["screenshot"])
+        shot = obs["screenshot"]
+        hist_key = None if history is None else tuple(history)
+        last = self._last
+        if last is not None and last[0] is shot and last[1] == hist_key and last[2] == obs["instruction"]:
+            return last[3]  # the plan-act loop and the state recorder see the same observation
+        shot = np.asarray(shot)
         h, w = cfg.img_hw
         if shot.shape[0] == h and shot.shape[1] == w:
             small = shot
-        elif shot.shape[0] % h == 0 and shot.shape[1] % w == 0:  # exact area average (fast path)
-            fy, fx = shot.shape[0] // h, shot.shape[1] // w
-            small = shot.reshape(h, fy, w, fx, 3).mean(axis=(1, 3)).astype(np.uint8)
+        elif shot.shape[0] % h == 0 and shot.shape[1] % w == 0 and shot.shape[0] // h == shot.shape[1] // w:
+            small = np.asarray(Image.fromarray(shot).reduce(shot.shape[0] // h))  # box average, fast
         else:
             small = np.asarray(Image.fromarray(shot).resize((w, h), Image.BOX))
         image = torch.from_numpy(np.ascontiguousarray(small.transpose(2, 0, 1)))
@@ -286,7 +292,9 @@ class TinyPolicy(nn.Module):
                 role = int(e["role"]) if not isinstance(e["role"], str) else KINDS.index(e["role"])
                 box = tuple(int(v) for v in np.asarray(e["box"]).tolist())
                 elements.append((role, box, overlap, [_h(t.lower(), _WORD_BUCKETS) for t in toks] or [0]))
-        return TinyObs(image, instruction, words, wids, tris, feats, hist, elements)
+        out = TinyObs(image, instruction, words, wids, tris, feats, hist, elements)
+        self._last = (obs["screenshot"], hist_key, obs["instruction"], out)
+        return out
 
     def _code_of(self, a: Any, words: list[tuple[str, int, int]], instruction: str) -> tuple[int, int, int]:
         """(type, argument, span) code of an action (the inverse of :meth:`_action_of`)."""
@@ -362,9 +370,17 @@ class TinyPolicy(nn.Module):
             hs = o.hist[-K:]
             for k, c in enumerate(hs):
                 hcodes[b, K - len(hs) + k] = torch.tensor(c)
-        hemb = self._step_embed(hcodes.to(dev), cells, wenc) + self.hist_pos
-        ctx = self.ctx(torch.cat([g, wsum, hemb.flatten(1)], dim=-1))
-        return {"cells": cells, "cell_k": self.cell_k(cells), "wenc": wenc, "word_k": self.word_k(wenc), "wmask": wm, "ctx": ctx}
+        hcodes = hcodes.to(dev)
+        hemb = self._step_embed(hcodes, cells, wenc)  # [B, K, E]
+        # the decoder reads the history first: [start, h_1 … h_k] then continues with the plan,
+        # so "the step after h_1 … h_k" is one computation whether h_i were executed or planned
+        h = self.ctx(torch.cat([g, wsum], dim=-1))
+        x = self.type_emb(torch.full((B,), N_TYPES + 1, dtype=torch.long, device=dev))
+        for k in range(K):
+            valid = (hcodes[:, k, 0] != NONE_TYPE)[:, None]
+            h = torch.where(valid, self.gru(x, h), h)
+            x = torch.where(valid, hemb[:, k], x)
+        return {"cells": cells, "cell_k": self.cell_k(cells), "wenc": wenc, "word_k": self.word_k(wenc), "wmask": wm, "ctx": h, "x0": x}
 
     def _paint_elements(self, obs: Sequence[TinyObs], C: int) -> torch.Tensor:
         cfg, dev = self.cfg, self._device()
@@ -428,6 +444,7 @@ class TinyPolicy(nn.Module):
         greedy: bool = False,
         horizon: Optional[int] = None,
         generator: Optional[torch.Generator] = None,
+        want_entropy: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Decode ``len(rows)`` plans (row ``n`` reads observation ``rows[n]``): sample (or
         argmax) when ``codes`` is None, else score ``codes`` ``[N, T, 3]``.
@@ -446,54 +463,71 @@ class TinyPolicy(nn.Module):
         wmask = enc["wmask"][rows]
         n_words = wmask.sum(1)  # [N]
         neg = torch.finfo(h.dtype).min
-        x = self.type_emb(torch.full((N,), N_TYPES + 1, dtype=torch.long, device=dev))
+        x = enc["x0"][rows]
         out_codes = torch.zeros(N, T, 3, dtype=torch.long, device=dev)
         logps = torch.zeros(N, T, 3, device=dev)
         masks = torch.zeros(N, T, 3, device=dev)
         ent = torch.zeros(N, device=dev)
         ar = torch.arange(N, device=dev)
         span_range = torch.arange(self.cfg.max_span, device=dev)
+        nd, na = len(DIRECTIONS), self.n_apps
+        sample = codes is None and not greedy
+        zeros_l = torch.zeros(N, dtype=torch.long, device=dev)
 
-        def pick(logits: torch.Tensor, given: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            lp = torch.log_softmax(logits, dim=-1)
-            if given is None:
-                choice = lp.argmax(-1) if greedy else torch.multinomial(lp.exp(), 1, generator=generator).squeeze(-1)
-            else:
-                choice = given
-            e = -(lp.exp() * lp.clamp(min=-1e4)).sum(-1)
-            return choice, lp.gather(-1, choice[:, None]).squeeze(-1), e
+        def choose(lp: torch.Tensor, noise: Optional[torch.Tensor], given: Optional[torch.Tensor]) -> torch.Tensor:
+            if given is not None:
+                return given
+            return (lp + noise).argmax(-1) if noise is not None else lp.argmax(-1)
+
+        def gumbel(shape: tuple[int, ...]) -> torch.Tensor:
+            u = torch.rand(shape, generator=generator, device=dev).clamp_(1e-10, 1.0 - 1e-7)
+            return -torch.log(-torch.log(u))
+
+        def entropy(lp: torch.Tensor) -> torch.Tensor:
+            return -(lp.exp() * lp.clamp(min=-1e4)).sum(-1)
 
         for t in range(T):
             h = self.gru(x, h)
             g = None if codes is None else codes[:, t]
-            ty, lp_ty, e_ty = pick(self.type_head(h), None if g is None else g[:, 0])
-            # every argument head, then keep the one of the chosen type
-            cell_logits = torch.bmm(self.cell_q(h).view(B, G, -1), cell_kT).view(N, -1)
-            cell, lp_cell, e_cell = pick(cell_logits, None if g is None else g[:, 1].clamp(0, self.n_cells - 1))
-            d, lp_d, e_d = pick(self.dir_head(h), None if g is None else g[:, 1].clamp(0, len(DIRECTIONS) - 1))
-            app, lp_app, e_app = pick(self.app_head(h), None if g is None else g[:, 1].clamp(0, self.n_apps - 1))
-            word_logits = torch.bmm(self.word_q(h).view(B, G, -1), word_kT).view(N, -1).masked_fill(~wmask, neg)
-            w, lp_w, e_w = pick(word_logits, None if g is None else g[:, 1].clamp(0, wenc.shape[1] - 1))
-            wv = wenc[ar, w]
-            span_logits = self.span_head(torch.cat([h, wv], -1))
+            small = self.small_head(h)
+            lp_type = torch.log_softmax(small[:, :N_TYPES], -1)
+            lp_dir = torch.log_softmax(small[:, N_TYPES : N_TYPES + nd], -1)
+            lp_app = torch.log_softmax(small[:, N_TYPES + nd :], -1)
+            lp_cell = torch.log_softmax(torch.bmm(self.cell_q(h).view(B, G, -1), cell_kT).view(N, -1), -1)
+            lp_word = torch.log_softmax(torch.bmm(self.word_q(h).view(B, G, -1), word_kT).view(N, -1).masked_fill(~wmask, neg), -1)
+            noise = gumbel((N, N_TYPES + nd + na + self.n_cells + lp_word.shape[1])) if sample else None
+            cut = np.cumsum([0, N_TYPES, nd, na, self.n_cells, lp_word.shape[1]]).tolist()
+            seg = (lambda k: noise[:, cut[k] : cut[k + 1]]) if noise is not None else (lambda k: None)
+            ty = choose(lp_type, seg(0), None if g is None else g[:, 0])
+            d = choose(lp_dir, seg(1), None if g is None else g[:, 1].clamp(0, nd - 1))
+            app = choose(lp_app, seg(2), None if g is None else g[:, 1].clamp(0, na - 1))
+            cell = choose(lp_cell, seg(3), None if g is None else g[:, 1].clamp(0, self.n_cells - 1))
+            w = choose(lp_word, seg(4), None if g is None else g[:, 1].clamp(0, wenc.shape[1] - 1))
+            span_logits = self.span_head(torch.cat([h, wenc[ar, w]], -1))
             span_ok = (w[:, None] + span_range[None, :]) < n_words[:, None].clamp(min=1)
             span_ok[:, 0] = True
-            span_logits = span_logits.masked_fill(~span_ok, neg)
-            sp, lp_sp, e_sp = pick(span_logits, None if g is None else g[:, 2].clamp(0, self.cfg.max_span - 1))
-            arg = torch.where(ty == CLICK, cell, torch.where(ty == SCROLL, d, torch.where(ty == OPEN_APP, app, torch.where(ty == TYPE, w, torch.zeros_like(w)))))
-            lp_arg = torch.where(ty == CLICK, lp_cell, torch.where(ty == SCROLL, lp_d, torch.where(ty == OPEN_APP, lp_app, torch.where(ty == TYPE, lp_w, torch.zeros_like(lp_w)))))
-            e_arg = torch.where(ty == CLICK, e_cell, torch.where(ty == SCROLL, e_d, torch.where(ty == OPEN_APP, e_app, torch.where(ty == TYPE, e_w, torch.zeros_like(e_w)))))
+            lp_span = torch.log_softmax(span_logits.masked_fill(~span_ok, neg), -1)
+            sp = choose(lp_span, gumbel(tuple(lp_span.shape)) if sample else None, None if g is None else g[:, 2].clamp(0, self.cfg.max_span - 1))
+            # the argument of the chosen type (click, scroll, back, open_app, type order)
+            args_all = torch.stack([cell, d, zeros_l, app, w], 1)
+            lp_all = torch.stack([
+                lp_cell.gather(1, cell[:, None])[:, 0], lp_dir.gather(1, d[:, None])[:, 0], torch.zeros_like(lp_type[:, 0]),
+                lp_app.gather(1, app[:, None])[:, 0], lp_word.gather(1, w[:, None])[:, 0],
+            ], 1)
+            arg = args_all.gather(1, ty[:, None])[:, 0]
             is_type = ty == TYPE
-            spn = torch.where(is_type, sp, torch.zeros_like(sp))
+            spn = torch.where(is_type, sp, zeros_l)
             step = torch.stack([ty, arg, spn], -1)
             out_codes[:, t] = step
-            logps[:, t, 0] = lp_ty
-            logps[:, t, 1] = lp_arg
-            logps[:, t, 2] = torch.where(is_type, lp_sp, torch.zeros_like(lp_sp))
+            logps[:, t, 0] = lp_type.gather(1, ty[:, None])[:, 0]
+            logps[:, t, 1] = lp_all.gather(1, ty[:, None])[:, 0]
+            logps[:, t, 2] = torch.where(is_type, lp_span.gather(1, sp[:, None])[:, 0], torch.zeros_like(logps[:, t, 2]))
             masks[:, t, 0] = 1.0
             masks[:, t, 1] = (ty != BACK).float()
             masks[:, t, 2] = is_type.float()
-            ent = ent + e_ty + e_arg
+            if want_entropy:
+                e_all = torch.stack([entropy(lp_cell), entropy(lp_dir), torch.zeros_like(ent), entropy(lp_app), entropy(lp_word)], 1)
+                ent = ent + entropy(lp_type) + e_all.gather(1, ty[:, None])[:, 0]
             x = self._step_embed(step, None, wenc)  # type: ignore[arg-type]
         return out_codes, logps.flatten(1), masks.flatten(1), ent / T
 
@@ -521,11 +555,17 @@ class TinyPolicy(nn.Module):
         return self._completions(obs, rows, codes), (logp, mask)
 
     def logprobs(self, obs_batch: Sequence[Any], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor]:
-        lp, mask, _ = self.logprobs_entropy(obs_batch, completions)
+        """Log-probs ``[B·n, 3T]`` (with gradients) and mask of ``completions``, grouped ``n``
+        per observation."""
+        lp, mask, _ = self._score(obs_batch, completions, want_entropy=False)
         return lp, mask
 
     def logprobs_entropy(self, obs_batch: Sequence[Any], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """:meth:`logprobs` plus the mean per-step entropy of each row (for a bonus)."""
+        """:meth:`logprobs` plus each row's mean per-step entropy (type + the chosen type's
+        argument), for an entropy bonus — one forward pass for both."""
+        return self._score(obs_batch, completions, want_entropy=True)
+
+    def _score(self, obs_batch: Sequence[Any], completions: Sequence[Completion], want_entropy: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         obs = [self.prepare(o) for o in obs_batch]
         B, N = len(obs), len(completions)
         if B == 0 or N % B:
@@ -533,7 +573,7 @@ class TinyPolicy(nn.Module):
         enc = self._encode(obs)
         rows = torch.arange(B, device=self._device()).repeat_interleave(N // B)
         codes = torch.stack([c.data for c in completions]).to(self._device())
-        _, lp, mask, ent = self._decode(enc, rows, codes)
+        _, lp, mask, ent = self._decode(enc, rows, codes, want_entropy=want_entropy)
         return lp, mask, ent
 
     def plan(self, obs: Any, greedy: bool = True, history: Optional[Sequence[Any]] = None) -> list[Any]:

@@ -1,0 +1,208 @@
+"""Evaluate a planner in the plan-act loop: success rate, mean steps, plan consistency.
+
+    python -m agents.evaluate --env GuiGym-Login-v0 --planner oracle --horizon 8 --episodes 100
+    python -m agents.evaluate --env all --planner oracle --noise 0.3 --open-loop
+    python -m agents.evaluate --env GuiGym-Login-v0 --planner vlm --model path/to/Qwen2.5-VL-3B-Instruct
+    python -m agents.evaluate --env GuiGym-Login-v0 --planner vlm --tiny-model --episodes 2 --max-steps 5
+    python -m agents.evaluate --env GuiGym-Settings-v0 --planner oracle --save-gif out/eval.gif
+
+One line per env id × level (``--level`` picks one), over seeds ``--seed`` …
+``--seed + --episodes − 1``; ``--backend browser`` runs on headless Chromium.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import gymnasium as gym  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import guigym  # noqa: E402,F401  (registers the envs)
+from agents.executors import ElementExecutor  # noqa: E402
+from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
+from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
+from guigym.registration import env_ids  # noqa: E402
+
+PLANNERS = ("oracle", "random", "vlm")
+EXECUTORS = ("element", "vlm", "none")
+
+
+def make_env(env_id: str, backend: str = "mock", max_steps: Optional[int] = None) -> gym.Env:
+    """``gym.make`` with a clear error when the browser backend is not installed."""
+    kw: dict[str, Any] = {"backend": backend}
+    if max_steps:
+        kw["max_episode_steps"] = max_steps
+    env = gym.make(env_id, **kw)
+    if backend == "browser":
+        try:
+            import guigym.backends.browser  # noqa: F401
+        except ImportError as e:
+            env.close()
+            raise SystemExit(f"--backend browser: the browser backend is not available ({e})") from None
+    return env
+
+
+def evaluate(
+    env: gym.Env,
+    agent: PlanActAgent,
+    seeds: Sequence[int],
+    level: Optional[str] = None,
+    progress: bool = False,
+    desc: str = "",
+    record_frames: Callable[[int], bool] = lambda i: False,
+) -> tuple[dict[str, Any], list[EpisodeRecord]]:
+    """Run ``agent`` on ``env`` for every seed (at ``level``); return (summary, records)."""
+    records = []
+    for i, seed in enumerate(tqdm(seeds, desc=desc, leave=False, disable=not progress, file=sys.stderr)):
+        records.append(run_episode(env, agent, seed=seed, level=level, record_frames=record_frames(i)))
+    return summarize(records), records
+
+
+def _gif_path(base: str, env_id: str, level: str, seed: int, many: bool) -> Path:
+    p = Path(base)
+    if not many:
+        return p
+    return p.with_name(f"{p.stem}-{env_id}-{level}-seed{seed}{p.suffix or '.gif'}")
+
+
+def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:
+    if args.planner == "oracle":
+        planner: Any = OraclePlanner(horizon=args.horizon, noise=args.noise, grounded=not args.ungrounded)
+    elif args.planner == "random":
+        planner = RandomPlanner(horizon=args.horizon)
+    else:
+        from agents.vlm import VLMPlanner
+
+        planner = VLMPlanner(vlm, horizon=args.horizon, history_len=args.history, fmt=args.format)
+    if args.executor == "element":
+        executor: Any = ElementExecutor()
+    elif args.executor == "vlm":
+        from agents.vlm import VLMExecutor
+
+        executor = VLMExecutor(vlm, fmt=args.format)
+    else:
+        executor = None
+    return PlanActAgent(planner, executor, open_loop=args.open_loop)
+
+
+def _load_vlm(args: argparse.Namespace) -> Any:
+    if args.planner != "vlm" and args.executor != "vlm":
+        return None
+    import torch
+
+    from agents.vlm import load_vlm
+
+    threads = args.threads or (1 if args.tiny_model else None)
+    if threads:
+        torch.set_num_threads(threads)
+    path = args.model
+    if args.tiny_model:
+        from agents.tiny_vlm import build_tiny_qwen25vl
+
+        path = build_tiny_qwen25vl(Path(tempfile.mkdtemp(prefix="tiny-qwen25vl-")))
+        print(f"built a tiny random Qwen2.5-VL at {path}")
+    if not path:
+        raise SystemExit("--planner vlm / --executor vlm need --model PATH (a local checkpoint) or --tiny-model")
+    kw: dict[str, Any] = {"device": args.device, "max_new_tokens": args.max_new_tokens}
+    if args.max_pixels:
+        kw["max_pixels"] = args.max_pixels
+    return load_vlm(path, **kw)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", default="GuiGym-Login-v0", help="env id, comma-separated ids, or 'all'")
+    p.add_argument("--level", default=None, help="easy | medium | hard (default: every level)")
+    p.add_argument("--planner", choices=PLANNERS, default="oracle")
+    p.add_argument("--noise", type=float, default=0.0, help="oracle: chance ε of corrupting each planned step")
+    p.add_argument("--ungrounded", action="store_true", help="oracle: plan action types + instructions, grounded by the executor")
+    p.add_argument("--executor", choices=EXECUTORS, default="element", help="grounds ungrounded steps")
+    p.add_argument("--horizon", type=int, default=8, help="T, planned steps per call")
+    p.add_argument("--open-loop", action="store_true", help="execute whole plans before re-planning")
+    p.add_argument("--episodes", type=int, default=100, help="seeds per env id and level")
+    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--backend", choices=("mock", "browser"), default="mock")
+    p.add_argument("--max-steps", type=int, default=None, help="override the env's time limit")
+    p.add_argument("--model", default=None, help="vlm: local Hugging Face checkpoint directory")
+    p.add_argument("--tiny-model", action="store_true", help="vlm: build and use a tiny random Qwen2.5-VL (smoke test)")
+    p.add_argument("--format", choices=("json", "function", "mobile_use"), default="json", help="vlm answer format")
+    p.add_argument("--history", type=int, default=4, help="vlm: K, past actions in the prompt")
+    p.add_argument("--max-new-tokens", type=int, default=256)
+    p.add_argument("--max-pixels", type=int, default=None, help="vlm: cap on the resized screenshot's pixels")
+    p.add_argument("--device", default="cpu", help="vlm: cpu | cuda | auto")
+    p.add_argument("--threads", type=int, default=None, help="vlm: torch CPU threads (default: torch's; 1 with --tiny-model)")
+    p.add_argument("--save-gif", default=None, metavar="PATH", help="write annotated episodes as GIF(s)")
+    p.add_argument("--gif-episodes", type=int, default=1, help="episodes per env id and level to save as GIFs")
+    p.add_argument("--json", default=None, metavar="PATH", help="write every episode record as JSON lines")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    if args.horizon < 1 or args.episodes < 1:
+        p.error("--horizon and --episodes must be >= 1")
+
+    ids = env_ids() if args.env == "all" else [s.strip() for s in args.env.split(",") if s.strip()]
+    unknown = [i for i in ids if i not in gym.registry]
+    if unknown:
+        p.error(f"unknown env id(s) {unknown}; registered: {env_ids()}")
+    vlm = _load_vlm(args)
+    agent = build_agent(args, vlm)
+    seeds = list(range(args.seed, args.seed + args.episodes))
+    name = args.planner + (f"(ε={args.noise:g})" if args.planner == "oracle" and args.noise else "")
+    mode = "open-loop" if args.open_loop else "plan-act"
+    print(f"{name} planner, T={args.horizon}, {mode}, executor={args.executor}, {args.backend} backend, seeds {seeds[0]}..{seeds[-1]}")
+
+    out_json = open(args.json, "w") if args.json else None
+    all_records: list[EpisodeRecord] = []
+    t0 = time.perf_counter()
+    try:
+        for env_id in ids:
+            env = make_env(env_id, args.backend, args.max_steps)
+            levels = [args.level] if args.level else list(env.unwrapped.family.levels)
+            for level in levels:
+                n_gif = args.gif_episodes if args.save_gif else 0
+                summary, records = evaluate(
+                    env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level}",
+                    record_frames=lambda i, n=n_gif: i < n,
+                )
+                all_records += records
+                print(
+                    f"{env_id} [{level:6}] success {sum(r.success for r in records)}/{len(records)} = {summary['success_rate']:.1%}, "
+                    f"mean steps {summary['mean_steps']:.1f}, plan consistency {summary['plan_consistency']:.3f}, "
+                    f"no-op steps {summary['noop_rate']:.1%}",
+                    flush=True,
+                )
+                if args.save_gif:
+                    from guigym.viz import save_gif
+
+                    many = len(ids) * len(levels) * min(n_gif, len(records)) > 1
+                    for r in records[:n_gif]:
+                        path = save_gif(r.frames, _gif_path(args.save_gif, env_id, level, r.seed, many))
+                        print(f"  saved {path} ({len(r.frames)} frames, {'success' if r.success else 'failed'})")
+                        r.frames = []
+                if out_json:
+                    for r in records:
+                        out_json.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+            env.close()
+    finally:
+        if out_json:
+            out_json.close()
+    total = summarize(all_records)
+    dt = time.perf_counter() - t0
+    print(
+        f"overall: success {total['success_rate']:.1%}, mean steps {total['mean_steps']:.1f}, "
+        f"plan consistency {total['plan_consistency']:.3f} ({len(all_records)} episodes, "
+        f"{sum(r.steps for r in all_records)} steps in {dt:.1f}s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,404 @@
+"""The plan-act loop, the model-free planners and the element executor (``agents``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import guigym  # noqa: F401
+from agents import (
+    ElementExecutor,
+    EpisodeRecord,
+    OraclePlanner,
+    Plan,
+    PlanActAgent,
+    Planner,
+    RandomPlanner,
+    corrupt_step,
+    run_episode,
+    same_plan_step,
+    summarize,
+)
+from agents.executors import instruction_action, match_element, quoted
+from agents.plan_act import NOOP
+from guigym.actions import Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.apps import FAMILIES
+from guigym.registration import ENVS, env_ids
+from guigym.rewards import Executor as RewardExecutor
+from guigym.rewards import grounded_reward
+
+IDS = env_ids()
+ID_LEVELS = [(e.id, lvl) for e in ENVS if e.id in IDS for lvl in FAMILIES[e.family].levels]
+
+
+@pytest.fixture(scope="module")
+def envs():
+    made = {i: gym.make(i) for i in IDS}
+    yield made
+    for e in made.values():
+        e.close()
+
+
+def _run(env, agent, seeds, level):
+    return summarize([run_episode(env, agent, seed=s, level=level) for s in seeds])
+
+
+# ------------------------------------------------------------------ acceptance: oracle
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_oracle_plan_act_succeeds_on_every_seed(envs, env_id, level):
+    """Acceptance: the oracle in the plan-act loop succeeds on 100 of 100 seeds, with
+    perfectly consistent plans and no no-op step."""
+    env = envs[env_id]
+    agent = PlanActAgent(OraclePlanner(horizon=8))
+    recs = [run_episode(env, agent, seed=s, level=level) for s in range(100)]
+    failed = [r.seed for r in recs if not r.success]
+    assert not failed, f"{env_id} {level}: oracle failed on seeds {failed}"
+    s = summarize(recs)
+    assert s["success_rate"] == 1.0 and s["noop_rate"] == 0.0
+    assert s["plan_consistency"] == 1.0
+    assert all(r.steps == len(r.plans) for r in recs)  # closed loop: one plan per step
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_ungrounded_oracle_through_element_executor(envs, env_id, level):
+    """Plans of action types + instructions only, grounded by the ElementExecutor (fuzzy
+    label match over the element list), succeed like the grounded oracle, in the same
+    number of steps."""
+    env = envs[env_id]
+    grounded = PlanActAgent(OraclePlanner(horizon=4))
+    agent = PlanActAgent(OraclePlanner(horizon=4, grounded=False), ElementExecutor())
+    for seed in range(30):
+        r = run_episode(env, agent, seed=seed, level=level)
+        assert r.success, (env_id, level, seed, [e for e in r.errors if e])
+        assert all(s.action is None or isinstance(s.action, Back) for s in r.executed)
+        assert r.steps == run_episode(env, grounded, seed=seed, level=level).steps
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_open_loop_noise_free_oracle_succeeds(envs, env_id):
+    env = envs[env_id]
+    agent = PlanActAgent(OraclePlanner(horizon=8), open_loop=True)
+    for level in FAMILIES[env.unwrapped.family.name].levels:
+        for seed in range(20):
+            r = run_episode(env, agent, seed=seed, level=level)
+            assert r.success, (env_id, level, seed)
+            assert len(r.plans) == -(-r.steps // 8)  # one plan per 8 executed steps
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_replanning_beats_open_loop_with_noisy_oracle(envs, env_id):
+    """Acceptance: with ε = 0.3 the re-planning loop succeeds clearly more often than
+    open-loop execution of the same noisy plans (README table: benchmarks/bench_replanning.py)."""
+    env = envs[env_id]
+    seeds = range(30)
+    replan, open_ = [], []
+    for level in FAMILIES[env.unwrapped.family.name].levels:
+        replan += [run_episode(env, PlanActAgent(OraclePlanner(8, noise=0.3)), seed=s, level=level) for s in seeds]
+        open_ += [run_episode(env, PlanActAgent(OraclePlanner(8, noise=0.3), open_loop=True), seed=s, level=level) for s in seeds]
+    a, b = summarize(replan), summarize(open_)
+    assert a["success_rate"] >= 0.95, a
+    assert a["success_rate"] - b["success_rate"] >= 0.05, (a, b)
+    assert a["mean_steps"] < b["mean_steps"], (a, b)
+
+
+# ------------------------------------------------------------------ the loop itself
+
+
+class Scripted:
+    """A planner that returns fixed plans in turn (and records what it was given)."""
+
+    def __init__(self, plans, horizon=8):
+        self.plans, self.horizon, self.calls, self.seeds = list(plans), horizon, [], []
+
+    def reset(self, seed=None):
+        self.seeds.append(seed)
+
+    def plan(self, obs, info, history):
+        self.calls.append((obs["instruction"], list(history)))
+        return self.plans[min(len(self.calls) - 1, len(self.plans) - 1)]
+
+
+def test_planner_protocol():
+    assert isinstance(OraclePlanner(), Planner) and isinstance(RandomPlanner(), Planner)
+    assert isinstance(Scripted([[NOOP]]), Planner)
+    assert isinstance(ElementExecutor(), RewardExecutor)
+
+
+def test_only_first_step_is_executed_and_history_is_passed(login_env):
+    _, info = login_env.reset(seed=0)
+    ref = info["reference"]
+    plans = [Plan([PlanStep(ref[0].action, ref[0].instruction), PlanStep(Back(), "Go back")])]
+    planner = Scripted(plans + [Plan([PlanStep(r.action) for r in ref[1:]]), Plan([PlanStep(r.action) for r in ref[2:]])])
+    rec = run_episode(login_env, PlanActAgent(planner), seed=0, max_steps=3)
+    assert rec.actions[0] == ref[0].action  # the first step, not Back
+    assert Back() not in rec.actions
+    assert planner.calls[1][1] == [ref[0].action]  # history of executed actions
+    assert planner.seeds == [0]
+    # plan 2 starts with ref[1] but plan 1's second step was Back: inconsistent;
+    # plan 3 starts with ref[2], plan 2's second step: consistent
+    assert rec.consistency_total == 2 and rec.consistency_hits == 1
+
+
+def test_consistency_counts_new_first_vs_previous_second(login_env):
+    _, info = login_env.reset(seed=0)
+    ref = info["reference"]
+    rec = run_episode(login_env, PlanActAgent(OraclePlanner(horizon=1)), seed=0)
+    assert rec.success and rec.consistency is None  # T = 1: nothing to compare
+    rec = run_episode(login_env, PlanActAgent(OraclePlanner(horizon=2)), seed=0)
+    assert rec.consistency_total == len(ref) - 1 and rec.consistency == 1.0
+
+
+def test_open_loop_executes_whole_plan_then_replans(login_env):
+    _, info = login_env.reset(seed=1)
+    ref = info["reference"]
+    plan = Plan([PlanStep(Back(), "Go back")] + [PlanStep(r.action) for r in ref])
+    planner = Scripted([plan], horizon=3)
+    rec = run_episode(login_env, PlanActAgent(planner, open_loop=True), seed=1, max_steps=6)
+    assert rec.plan_steps == [0, 3] and len(planner.calls) == 2
+    assert rec.actions[:3] == [Back(), ref[0].action, ref[1].action]  # cut to horizon 3
+
+
+def test_noop_steps_never_crash_and_consume_time(login_env):
+    planner = Scripted([Plan([NOOP], text="garbage", error="ActionParseError: nope")], horizon=4)
+    rec = run_episode(login_env, PlanActAgent(planner), seed=0)
+    assert not rec.success and rec.truncated and rec.steps == login_env.spec.max_episode_steps
+    assert rec.actions == [None] * rec.steps
+    assert all(e == "ActionParseError: nope" for e in rec.errors)
+    assert rec.plans[0].text == "garbage" and rec.plan_errors[0] == "ActionParseError: nope"
+    assert summarize([rec])["noop_rate"] == 1.0
+
+
+def test_empty_plan_and_ungrounded_without_executor_are_noops(login_env):
+    rec = run_episode(login_env, PlanActAgent(Scripted([[]])), seed=0, max_steps=2)
+    assert rec.actions == [None, None] and "empty plan" in rec.errors[0]
+    step = PlanStep(action_type="click", instruction="Click the 'Sign in' button")
+    rec = run_episode(login_env, PlanActAgent(Scripted([[step]])), seed=0, max_steps=2)
+    assert rec.actions == [None, None] and "no executor" in rec.errors[0]
+    rec = run_episode(login_env, PlanActAgent(Scripted([[step]]), ElementExecutor()), seed=0, max_steps=1)
+    assert isinstance(rec.actions[0], Click) and rec.errors == [None]
+
+
+def test_executor_failure_is_a_noop(login_env):
+    def broken(env, step):
+        raise RuntimeError("model crashed")
+
+    step = PlanStep(action_type="click", instruction="Click 'nothing like this'")
+    rec = run_episode(login_env, PlanActAgent(Scripted([[step]]), broken), seed=0, max_steps=1)
+    assert rec.actions == [None] and "model crashed" in rec.errors[0]
+    rec = run_episode(login_env, PlanActAgent(Scripted([[step]]), ElementExecutor()), seed=0, max_steps=1)
+    assert rec.actions == [None] and "no visible element matches" in rec.errors[0]
+
+
+def test_invalid_action_error_is_recorded(login_env):
+    rec = run_episode(login_env, PlanActAgent(Scripted([[PlanStep(OpenApp("NoSuchApp"))]])), seed=0, max_steps=1)
+    assert rec.actions == [OpenApp("NoSuchApp")] and "no app called" in rec.errors[0]
+
+
+def test_record_fields_and_json(login_env):
+    rec = run_episode(login_env, PlanActAgent(OraclePlanner(horizon=3, noise=0.5)), seed=4, level="medium", record_frames=True)
+    assert isinstance(rec, EpisodeRecord)
+    assert rec.env_id == "GuiGym-Login-v0" and rec.level == "medium" and rec.seed == 4
+    assert len(rec.actions) == len(rec.rewards) == len(rec.errors) == len(rec.executed) == rec.steps
+    assert all(len(p) <= 3 for p in rec.plans)
+    assert rec.total_reward == sum(rec.rewards) and (rec.total_reward == 1.0) == rec.success
+    assert len(rec.frames) == rec.steps + 1 and rec.frames[0].shape == (640, 360, 3)
+    d = json.loads(json.dumps(rec.to_dict()))
+    assert d["steps"] == rec.steps and len(d["plans"]) == len(rec.plans) and d["success"] == rec.success
+
+
+def test_summarize():
+    a = EpisodeRecord("x", "easy", 0, "", False, 8, success=True, actions=[Back(), None], consistency_hits=1, consistency_total=2)
+    b = EpisodeRecord("x", "easy", 1, "", False, 8, success=False, actions=[Back()] * 4, consistency_hits=3, consistency_total=3)
+    s = summarize([a, b])
+    assert s["success_rate"] == 0.5 and s["mean_steps"] == 3.0 and s["mean_steps_success"] == 2.0
+    assert s["plan_consistency"] == 4 / 5 and s["noop_rate"] == 1 / 6
+    assert np.isnan(summarize([])["success_rate"])
+
+
+def test_same_plan_step():
+    assert same_plan_step(PlanStep(Click(10, 10)), PlanStep(Click(14, 13), "other words"))
+    assert not same_plan_step(PlanStep(Click(10, 10)), PlanStep(Click(40, 10)))
+    u = PlanStep(action_type="click", instruction="Click the 'OK' button")
+    assert same_plan_step(u, PlanStep(action_type="click", instruction="click the  'ok' button"))
+    assert not same_plan_step(NOOP, NOOP) and not same_plan_step(None, u)
+
+
+# ------------------------------------------------------------------ planners
+
+
+def test_noisy_oracle_is_deterministic_per_seed(login_env):
+    agent = PlanActAgent(OraclePlanner(horizon=8, noise=0.3))
+    a = run_episode(login_env, agent, seed=7, level="hard")
+    b = run_episode(login_env, agent, seed=7, level="hard")
+    c = run_episode(login_env, agent, seed=8, level="hard")
+    assert a.actions == b.actions and [list(p) for p in a.plans] == [list(p) for p in b.plans]
+    assert a.actions != c.actions
+
+
+def test_noise_rate_matches_epsilon(login_env):
+    _, info = login_env.reset(seed=0, options={"level": "hard"})
+    obs = login_env.unwrapped.observe()
+    planner = OraclePlanner(horizon=8, noise=0.3, seed=0)
+    ref = info["reference"][:8]
+    wrong = total = 0
+    for _ in range(300):
+        for step, r in zip(planner.plan(obs, info), ref):
+            total += 1
+            wrong += step.action != r.action
+    assert 0.25 < wrong / total < 0.33  # a few corruptions coincide with the reference step
+
+
+def test_oracle_noise_zero_plans_are_the_reference(login_env):
+    obs, info = login_env.reset(seed=3, options={"level": "hard"})
+    plan = OraclePlanner(horizon=4).plan(obs, info, [])
+    assert [s.action for s in plan] == [r.action for r in info["reference"][:4]]
+    assert [s.instruction for s in plan] == [r.instruction for r in info["reference"][:4]]
+    un = OraclePlanner(horizon=4, grounded=False).plan(obs, info, [])
+    assert [s.kind for s in un] == [r.action.type for r in info["reference"][:4]]
+    assert all(s.action is None for s in un if s.kind != "back")
+    assert OraclePlanner().plan(obs, {"reference": []}, []).error
+
+
+def test_corrupt_step_kinds():
+    rng = np.random.default_rng(0)
+    els = [
+        {"id": "a", "role": "button", "label": "OK", "box": (0, 0, 10, 10)},
+        {"id": "b", "role": "input", "label": "Name", "box": (20, 20, 40, 40)},
+    ]
+    for _ in range(200):
+        s = corrupt_step(RefStep(Click(5, 5), "a", (0, 0, 10, 10), "Click OK"), els, rng)
+        assert s.action in (Click(30, 30), Back()) or isinstance(s.action, Scroll)
+        assert s.instruction
+        s = corrupt_step(RefStep(Scroll("down", 1, 2), "body", None, "Scroll down"), els, rng)
+        assert s.action != Scroll("down", 1, 2)
+        s = corrupt_step(RefStep(Type("alice"), "b", None, "Type 'alice'"), els, rng)
+        assert s.action != Type("alice")
+        s = corrupt_step(RefStep(Back(), None, None, "Go back"), els, rng)
+        assert s.action != Back()
+        s = corrupt_step(RefStep(Back(), None, None, "Go back"), [], rng)
+        assert isinstance(s.action, (Click, Scroll))
+        s = corrupt_step(RefStep(OpenApp("Notes"), None, None, "Open Notes"), els, rng)
+        assert s.action != OpenApp("Notes")
+
+
+def test_random_planner(login_env):
+    obs, info = login_env.reset(seed=0)
+    p = RandomPlanner(horizon=5, seed=1)
+    a = p.plan(obs, info, [])
+    p.reset(1)
+    assert p.plan(obs, info, []) == a and len(a) == 5
+    assert all(s.grounded for s in a)
+    rec = run_episode(login_env, PlanActAgent(RandomPlanner(horizon=3, on_elements=True)), seed=0)
+    assert rec.steps > 0
+    with pytest.raises(ValueError):
+        RandomPlanner(weights=(1, 0, 0))
+    with pytest.raises(ValueError):
+        OraclePlanner(noise=1.5)
+
+
+# ------------------------------------------------------------------ executors
+
+
+def test_element_executor_matching():
+    els = [
+        {"id": "user", "role": "input", "label": "Email", "box": (16, 86, 343, 129)},
+        {"id": "signin", "role": "button", "label": "Sign in", "box": (16, 198, 343, 241)},
+        {"id": "sso", "role": "button", "label": "Sign in with Google", "box": (16, 254, 343, 297)},
+        {"id": "icon:Notes", "role": "icon", "label": "Notes", "box": (4, 40, 85, 131)},
+        {"id": "rem", "role": "checkbox", "label": "Remember me", "box": (16, 310, 343, 353)},
+    ]
+    assert match_element("Click the 'Sign in' button", els)["id"] == "signin"
+    assert match_element("Click the 'Sign in with Google' button", els)["id"] == "sso"
+    assert match_element("Click the Notes icon", els)["id"] == "icon:Notes"
+    assert match_element("Tick the 'Remember me' checkbox", els)["id"] == "rem"
+    assert match_element("click email field", els)["id"] == "user"
+    assert match_element("Click 'Quantum flux capacitor'", els) is None
+    assert quoted("Type 'a b' into the \"Email\" field") == ["a b", "Email"]
+
+
+def test_instruction_actions():
+    assert instruction_action("type", "Type 'carol@example.com' into the 'Email' field") == Type("carol@example.com")
+    assert instruction_action("open_app", "Open the Tasky app") == OpenApp("Tasky")
+    assert instruction_action("open_app", "Open 'Clock'") == OpenApp("Clock")
+    assert instruction_action("scroll", "Scroll down to find Privacy") == Scroll("down")
+    assert instruction_action("back", "Go back") == Back()
+    assert instruction_action("scroll", "move along") is None
+    assert instruction_action("click", "Click OK") is None
+
+
+def test_element_executor_serves_grounded_reward(login_env):
+    """The executor protocol is the grounded reward's: a correct instruction scores 1."""
+    _, info = login_env.reset(seed=2)
+    first = info["reference"][0]
+    step = PlanStep(action_type="click", instruction=first.instruction)
+    assert grounded_reward(login_env, step, executor=ElementExecutor()) == 1.0
+    assert grounded_reward(login_env, PlanStep(action_type="click", instruction="Click 'Sign up'"), executor=ElementExecutor()) == 0.0
+
+
+def test_element_executor_jitter_stays_in_box(login_env):
+    login_env.reset(seed=0)
+    ex = ElementExecutor(jitter=True, seed=0)
+    box = next(e["box"] for e in login_env.unwrapped.elements() if e["id"] == "signin")
+    label = next(e["label"] for e in login_env.unwrapped.elements() if e["id"] == "signin")
+    for _ in range(50):
+        a = ex(login_env, PlanStep(action_type="click", instruction=f"Click the '{label}' button"))
+        assert box[0] <= a.x <= box[2] and box[1] <= a.y <= box[3]
+
+
+# ------------------------------------------------------------------ CLI, imports
+
+
+def test_evaluate_cli(tmp_path, capsys):
+    from agents.evaluate import main
+
+    gif = tmp_path / "ep.gif"
+    jl = tmp_path / "records.jsonl"
+    assert main(["--env", "GuiGym-Login-v0", "--level", "hard", "--planner", "oracle", "--horizon", "8", "--episodes", "5",
+                 "--save-gif", str(gif), "--json", str(jl), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "success 5/5 = 100.0%" in out and "plan consistency 1.000" in out and "mean steps" in out
+    assert gif.stat().st_size > 0
+    assert len(jl.read_text().splitlines()) == 5
+    argv = ["--env", "all", "--level", "easy", "--planner", "oracle", "--noise", "0.3", "--open-loop", "--episodes", "3", "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert all(i in out for i in IDS) and "open-loop" in out
+    with pytest.raises(SystemExit):
+        main(["--env", "GuiGym-Nope-v0", "--episodes", "1"])
+
+
+def test_import_agents_does_not_import_torch():
+    code = "import sys, agents, agents.evaluate; assert 'torch' not in sys.modules and 'transformers' not in sys.modules"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+
+
+# ------------------------------------------------------------------ browser backend
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("env_id", IDS)
+def test_plan_act_on_the_browser_backend(env_id):
+    """The loop on headless Chromium: the oracle (grounded, and ungrounded through the
+    ElementExecutor, which then reads the browser's boxes) succeeds on every level.
+    (The full check, 100 seeds per id × level: ``python -m agents.evaluate --env all
+    --planner oracle --episodes 100 --backend browser``.)"""
+    from agents.evaluate import make_env
+
+    env = make_env(env_id, backend="browser")
+    try:
+        for level in FAMILIES[env.unwrapped.family.name].levels:
+            for seed in range(2):
+                r = run_episode(env, PlanActAgent(OraclePlanner(horizon=8)), seed=seed, level=level)
+                assert r.success and r.consistency in (1.0, None), (env_id, level, seed, r.errors)
+            r = run_episode(env, PlanActAgent(OraclePlanner(horizon=8, grounded=False), ElementExecutor()), seed=2, level=level)
+            assert r.success, (env_id, level, r.errors)
+    finally:
+        env.close()
