@@ -786,3 +786,20 @@ def rescale_action(action: Action, from_size: tuple[int, int], to_size: tuple[in
     if isinstance(action, Scroll) and action.x is not None and action.y is not None:
         return Scroll(action.direction, round(action.x * tw / fw), round(action.y * th / fh))
     return action
+
+
+def rescale_refstep(step: RefStep, from_size: tuple[int, int], to_size: tuple[int, int]) -> RefStep:
+    """A :class:`RefStep` with its action point and box mapped from ``from_size`` to
+    ``to_size`` (w, h): the reference in the pixels of a model's resized image, so rewards
+    compare like with like. The box is scaled outward (floor/ceil) so it never shrinks.
+
+    >>> rescale_refstep(RefStep(Click(100, 50), "ok", (80, 40, 120, 60), "Click OK"), (200, 100), (100, 50)).box
+    (40, 20, 60, 30)
+    """
+    import math
+
+    (fw, fh), (tw, th) = from_size, to_size
+    box = step.box
+    if box is not None:
+        box = (math.floor(box[0] * tw / fw), math.floor(box[1] * th / fh), math.ceil(box[2] * tw / fw), math.ceil(box[3] * th / fh))
+    return RefStep(rescale_action(step.action, from_size, to_size), step.target, box, step.instruction, step.event)
