@@ -1,0 +1,154 @@
+"""A Hugging Face VLM as a GRPO policy (the :class:`agents.grpo.Policy` protocol).
+
+``train_small.py --policy vlm --vlm-path DIR`` trains a Qwen2.5-VL checkpoint with the same
+stage-1 / stage-2 GRPO code as the tiny policy: the prompt and output format are those of
+:class:`agents.vlm.VLMPlanner` (screenshot resized to the model's input size, task, last K
+actions, horizon T); a completion is the generated token ids, its plan the parsed text
+(coordinates rescaled to the screenshot); ``logprobs`` re-scores the tokens with gradients.
+Optional LoRA (``peft``) and gradient checkpointing keep a 3B model on one GPU.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from agents.grpo import Completion
+from agents.plan_act import Plan
+from agents.vlm import VLM, load_vlm, parse_plan_output, plan_messages
+
+__all__ = ["VLMPolicy", "VLMPolicyPlanner"]
+
+
+class VLMPolicy:
+    """Samples plans from a VLM and scores their tokens. Observations are env observations
+    with the executed actions under ``"history_actions"``."""
+
+    def __init__(self, vlm: VLM, horizon: int = 8, fmt: str = "json", history_len: int = 4,
+                 max_new_tokens: int = 192, temperature: float = 1.0) -> None:
+        self.vlm, self.horizon, self.fmt, self.history_len = vlm, horizon, fmt, history_len
+        self.max_new_tokens, self.temperature = max_new_tokens, temperature
+        self.tokenizer = vlm.processor.tokenizer
+
+    @classmethod
+    def from_pretrained(
+        cls, path: Union[str, Path], horizon: int = 8, fmt: str = "json", device: str = "auto", dtype: Any = None,
+        lora_rank: int = 0, gradient_checkpointing: bool = False, max_pixels: Optional[int] = None, **kw: Any,
+    ) -> "VLMPolicy":
+        """Load a local checkpoint (:func:`agents.vlm.load_vlm`), optionally with LoRA
+        adapters of rank ``lora_rank`` on the language model's attention projections."""
+        vlm = load_vlm(path, device=device, dtype=dtype, max_pixels=max_pixels)
+        model = vlm.model
+        if gradient_checkpointing:
+            model.gradient_checkpointing_enable()
+            model.config.use_cache = False
+        if lora_rank > 0:
+            from peft import LoraConfig, get_peft_model
+
+            cfg = LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0,
+                             target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+            vlm.model = get_peft_model(model, cfg)
+        vlm.model.train()
+        return cls(vlm, horizon=horizon, fmt=fmt, **kw)
+
+    def parameters(self) -> Any:
+        return self.vlm.model.parameters()
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.vlm.model.state_dict()
+
+    def save(self, path: Union[str, Path], extra: Optional[dict[str, Any]] = None) -> None:
+        """Save in Hugging Face format (a folder), loadable with ``from_pretrained``."""
+        self.vlm.model.save_pretrained(str(path))
+        self.vlm.processor.save_pretrained(str(path))
+
+    # --- prompts ---------------------------------------------------------------------------
+    def _inputs(self, ob: dict[str, Any]) -> tuple[dict[str, torch.Tensor], tuple[int, int], tuple[int, int]]:
+        from PIL import Image
+
+        shot = np.asarray(ob["screenshot"], dtype=np.uint8)
+        screen = (int(shot.shape[1]), int(shot.shape[0]))
+        size = self.vlm.model_size(screen)
+        msgs = plan_messages(ob["instruction"], ob.get("history_actions", []), self.horizon, self.fmt, size, screen,
+                             history_len=self.history_len)
+        text = self.vlm.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+        img = Image.fromarray(shot).convert("RGB").resize(size, Image.BICUBIC)
+        inputs = self.vlm.processor(text=[text], images=[img], return_tensors="pt").to(self.vlm.device)
+        if "pixel_values" in inputs:
+            inputs["pixel_values"] = inputs["pixel_values"].to(self.vlm.model.dtype)
+        return dict(inputs), size, screen
+
+    # --- Policy protocol -------------------------------------------------------------------
+    def sample(self, obs_batch: Sequence[dict[str, Any]], n: int, greedy: bool = False) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]:
+        comps: list[Completion] = []
+        eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos
+        for ob in obs_batch:
+            inputs, size, screen = self._inputs(ob)
+            kw: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "num_return_sequences": n, "pad_token_id": pad, "eos_token_id": eos}
+            kw.update({"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0})
+            with torch.no_grad():
+                out = self.vlm.model.generate(**inputs, **kw)
+            for seq in out[:, inputs["input_ids"].shape[1]:].tolist():
+                ids = seq[: seq.index(eos) + 1] if eos in seq else seq
+                ids = ids or [eos]
+                text = self.tokenizer.decode(ids, skip_special_tokens=True)
+                plan = parse_plan_output(text, self.fmt, self.horizon, size, screen)
+                comps.append(Completion(steps=list(plan), data=ids, text=text))
+        with torch.no_grad():
+            logp, mask = self.logprobs(obs_batch, comps)
+        return comps, (logp, mask)
+
+    def logprobs(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Log-probabilities ``[B·n, L]`` of each completion's tokens (right-padded; ``mask``
+        marks real tokens), one batched forward pass per observation's group."""
+        if not obs_batch or len(completions) % len(obs_batch):
+            raise ValueError(f"{len(completions)} completions do not split into {len(obs_batch)} groups")
+        n = len(completions) // len(obs_batch)
+        width = max(len(c.data) for c in completions)
+        rows_lp, rows_mask = [], []
+        for g, ob in enumerate(obs_batch):
+            inputs, _, _ = self._inputs(ob)
+            prompt = inputs["input_ids"]
+            P = prompt.shape[1]
+            group = completions[g * n:(g + 1) * n]
+            comp = torch.zeros((n, width), dtype=torch.long, device=prompt.device)
+            mask = torch.zeros((n, width), dtype=torch.float32, device=prompt.device)
+            for i, c in enumerate(group):
+                comp[i, : len(c.data)] = torch.as_tensor(c.data)
+                mask[i, : len(c.data)] = 1.0
+            ids = torch.cat([prompt.expand(n, -1), comp], dim=1)
+            attn = torch.cat([inputs["attention_mask"].expand(n, -1), mask.long()], dim=1)
+            extra = {k: v for k, v in inputs.items() if k not in ("input_ids", "attention_mask")}
+            if "pixel_values" in extra:  # one image per row
+                extra["pixel_values"] = extra["pixel_values"].repeat(n, 1)
+                extra["image_grid_thw"] = extra["image_grid_thw"].repeat(n, 1)
+            for k in ("mm_token_type_ids", "token_type_ids"):
+                if k in extra:
+                    extra[k] = torch.cat([extra[k].expand(n, -1), torch.zeros_like(comp)], dim=1)
+            logits = self.vlm.model(input_ids=ids, attention_mask=attn, **extra).logits[:, P - 1:-1].float()
+            lp = torch.log_softmax(logits, dim=-1).gather(-1, comp.unsqueeze(-1)).squeeze(-1)
+            rows_lp.append(lp * mask)
+            rows_mask.append(mask)
+        return torch.cat(rows_lp).cpu(), torch.cat(rows_mask).cpu()
+
+    def planner(self, greedy: bool = True, horizon: Optional[int] = None) -> "VLMPolicyPlanner":
+        return VLMPolicyPlanner(self, greedy=greedy)
+
+
+class VLMPolicyPlanner:
+    """The policy as a plan-act planner (greedy for evaluation)."""
+
+    def __init__(self, policy: VLMPolicy, greedy: bool = True) -> None:
+        self.policy, self.greedy, self.horizon = policy, greedy, policy.horizon
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        if seed is not None:
+            torch.manual_seed(seed)
+
+    def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any] = ()) -> Plan:
+        (c,), _ = self.policy.sample([{**obs, "history_actions": list(history)}], 1, greedy=self.greedy)
+        return Plan(c.steps, text=c.text)
