@@ -1,0 +1,181 @@
+"""Browser backend vs mock backend, measured in one run: steps/s (random and oracle policy),
+warm reset time, browser start time, and the browser's memory (PSS of all its processes),
+plus a leak check (process count and memory after many resets, and nothing left after close).
+
+    python benchmarks/bench_browser.py [--env GuiGym-Login-v0] [--level easy] [--steps 300]
+                                       [--resets 300] [--vector 0]
+
+Targets (issue: browser backend): >= 30 steps/s per env and warm reset <= 50 ms on a 2-core
+machine (aim: 40 steps/s, 30 ms). Numbers depend on load: the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+import gymnasium as gym
+
+import guigym  # noqa: F401  (registers the ids)
+from guigym.backends.browser import process_tree
+
+TARGET_SPS, AIM_SPS = 30.0, 40.0
+TARGET_RESET_MS, AIM_RESET_MS = 50.0, 30.0
+
+
+def make(env_id: str, backend: str, level: str) -> gym.Env:
+    return gym.make(env_id, backend=backend, level=level, disable_env_checker=True)
+
+
+def random_sps(env: gym.Env, steps: int) -> float:
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    t = time.perf_counter()
+    for _ in range(steps):
+        _, _, term, trunc, _ = env.step(env.action_space.sample())
+        if term or trunc:
+            env.reset()
+    return steps / (time.perf_counter() - t)
+
+
+def oracle_sps(env: gym.Env, steps: int) -> float:
+    n, seed, busy = 0, 0, 0.0
+    while n < steps:
+        _, info = env.reset(seed=seed)
+        seed += 1
+        done = False
+        t = time.perf_counter()
+        while not done and info["reference"]:
+            _, _, term, trunc, info = env.step(info["reference"][0].action)
+            n += 1
+            done = term or trunc
+        busy += time.perf_counter() - t
+    return n / busy
+
+
+def reset_ms(env: gym.Env, n: int, first_seed: int = 1000) -> float:
+    env.reset(seed=first_seed - 1)
+    t = time.perf_counter()
+    for s in range(n):
+        env.reset(seed=first_seed + s)
+    return (time.perf_counter() - t) / n * 1e3
+
+
+def anchor_sps(steps: int, width: int = 360, height: int = 640) -> float:
+    """The plain Playwright loop the design notes measured (25-30 steps/s on 2 cores):
+    ``page.mouse.click`` + ``page.evaluate`` + ``page.screenshot()`` on a static page."""
+    from playwright.sync_api import sync_playwright
+
+    from guigym.backends.chromium import launch
+
+    html = "<button style='position:absolute;left:16px;top:100px;width:328px;height:44px'>Sign in</button>" + "".join(
+        f"<p style='position:absolute;left:16px;top:{160 + 40 * i}px'>Row {i}</p>" for i in range(10))
+    with sync_playwright() as pw:
+        browser, _, _ = launch(pw)
+        page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
+        page.set_content(html)
+        for _ in range(5):
+            page.mouse.click(100, 120)
+            page.screenshot()
+        t = time.perf_counter()
+        for i in range(steps):
+            page.mouse.click(100, 120)
+            page.evaluate("i => document.querySelector('p').textContent = 'Row ' + i", i)
+            page.screenshot()
+        sps = steps / (time.perf_counter() - t)
+        browser.close()
+    return sps
+
+
+def chromium_pids() -> list[int]:
+    """Every running descendant of this process that is a Chromium process."""
+    out = []
+    for pid in process_tree(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if b"chrom" in cmd.split(b"\0")[0].lower() or b"headless_shell" in cmd:
+            out.append(pid)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--env", default="GuiGym-Login-v0")
+    ap.add_argument("--level", default="easy")
+    ap.add_argument("--steps", type=int, default=300, help="steps per policy and backend")
+    ap.add_argument("--resets", type=int, default=300, help="resets for the leak check (reset time uses the first 50)")
+    ap.add_argument("--vector", type=int, default=0, help="also run an AsyncVectorEnv of N browser envs (random policy)")
+    args = ap.parse_args(argv)
+
+    print(f"# {args.env} level={args.level}  python {platform.python_version()}  cpus={os.cpu_count()}  load={os.getloadavg()[0]:.2f}")
+    rows: dict[str, dict[str, float]] = {}
+    for backend in ("mock", "browser"):
+        env = make(args.env, backend, args.level)
+        t = time.perf_counter()
+        env.reset(seed=0)
+        first = (time.perf_counter() - t) * 1e3
+        r = {"first_reset_ms": first}
+        r["reset_ms"] = reset_ms(env, 50)
+        r["random_sps"] = random_sps(env, args.steps)
+        r["oracle_sps"] = oracle_sps(env, args.steps)
+        if backend == "browser":
+            b = env.unwrapped.backend
+            r["source"] = b.source  # type: ignore[assignment]
+            r["procs"] = len(b.chromium_pids())
+            r["mem_mib"] = b.memory_kib() / 1024
+            # leak check: many resets, then the same process count and bounded memory
+            for s in range(args.resets):
+                env.reset(seed=10_000 + s)
+            r["procs_after"] = len(b.chromium_pids())
+            r["mem_after_mib"] = b.memory_kib() / 1024
+            r["restarts"] = b.restarts
+            r["frames"] = dict(b.frames)  # type: ignore[assignment]
+        env.close()
+        rows[backend] = r
+    left = chromium_pids()
+    anchor = anchor_sps(min(args.steps, 200))
+
+    m, b = rows["mock"], rows["browser"]
+    print(f"{'':24s}{'mock':>12s}{'browser':>12s}{'mock/browser':>14s}")
+    for key, label in (("random_sps", "random steps/s"), ("oracle_sps", "oracle steps/s")):
+        print(f"{label:24s}{m[key]:12.1f}{b[key]:12.1f}{m[key] / b[key]:13.1f}x")
+    print(f"{'warm reset ms':24s}{m['reset_ms']:12.2f}{b['reset_ms']:12.2f}{b['reset_ms'] / m['reset_ms']:13.1f}x")
+    print(f"{'first reset ms':24s}{m['first_reset_ms']:12.1f}{b['first_reset_ms']:12.1f}   (browser: launch + page)")
+    print(f"browser: {b['source']}; {b['procs']:.0f} processes, {b['mem_mib']:.0f} MiB PSS after warm-up; "
+          f"after {args.resets} more resets: {b['procs_after']:.0f} processes, {b['mem_after_mib']:.0f} MiB PSS "
+          f"(growth {b['mem_after_mib'] - b['mem_mib']:+.0f} MiB), restarts {b['restarts']:.0f}")
+    print(f"screenshots: {b['frames']} (layer: painted on demand; screen: composited frame, 60 Hz clock)")
+    print(f"after close: {len(left)} Chromium processes left")
+    print(f"anchor (plain Playwright click + evaluate + page.screenshot loop): {anchor:.1f} steps/s; "
+          f"browser backend / anchor: random {b['random_sps'] / anchor:.2f}x, oracle {b['oracle_sps'] / anchor:.2f}x")
+
+    if args.vector:
+        venv = gym.vector.AsyncVectorEnv([lambda: make(args.env, "browser", args.level) for _ in range(args.vector)], shared_memory=False)
+        venv.reset(seed=0)
+        venv.action_space.seed(0)
+        t = time.perf_counter()
+        n = max(1, args.steps // args.vector)
+        for _ in range(n):
+            venv.step(venv.action_space.sample())
+        vsps = n * args.vector / (time.perf_counter() - t)
+        venv.close()
+        print(f"AsyncVectorEnv x{args.vector} browser random: {vsps:.1f} steps/s in total ({vsps / b['random_sps']:.2f}x one env)")
+
+    worst = min(b["random_sps"], b["oracle_sps"])
+    ok = worst >= TARGET_SPS and b["reset_ms"] <= TARGET_RESET_MS and not left and b["procs_after"] == b["procs"]
+    print(f"targets: >= {TARGET_SPS:.0f} steps/s (aim {AIM_SPS:.0f}): {worst:.1f}; "
+          f"reset <= {TARGET_RESET_MS:.0f} ms (aim {AIM_RESET_MS:.0f}): {b['reset_ms']:.1f}; "
+          f"no process growth, none left -> {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,899 @@
+"""The browser backend: every app as real HTML/CSS in a headless Chromium (Playwright, sync API).
+
+The app's behaviour stays in Python. ``show`` sends the view (title, rows, their boxes from
+the shared layout, theme) to a small runtime (``sites/runtime.js``) with one call; the runtime
+draws it with real ``<input>``, ``<button>``, links and checkboxes placed absolutely at exactly
+the layout's boxes (rebuilding only the widgets that changed). Input is real: ``perform``
+dispatches mouse presses, wheel events and text insertion through the DevTools protocol
+(what ``page.mouse``/``page.keyboard`` send), the runtime records what the DOM did (a click
+on a widget, a checkbox ``change``, the field's new ``value``, a wheel) and the backend turns
+that into the same :class:`~guigym.events.Event` the mock backend computes. Python applies
+the event and shows the next view, so the DOM never diverges from the state.
+
+Speed: one browser per backend (per env), started lazily (in each vector-env worker) and
+reused across resets; per step one round trip for the input and what it did (the input
+events and a ``drainAfter`` go out together), one for ``show`` (which also records the page's
+paint), one for the screenshot. Screenshots paint the page's single layer on demand
+(``LayerTree.makeSnapshot``/``replaySnapshot``): a composited capture
+(``Page.captureScreenshot``) waits for Chromium's 60 Hz frame clock, about two frames (33 ms)
+per step, which caps an env at 30 steps/s. The two agree up to anti-aliasing of a few edge
+pixels (checked once per browser on a probe screen; any frame the layer path cannot vouch
+for, or ``capture="screen"``, uses composited frames). Every screenshot carries the number of
+the view it shows in a pixel row below the screen (cropped), so a stale one is never
+returned. Caret hidden, animations off; cached until the next ``show``.
+
+Safety: the page is a self-contained document under a strict Content-Security-Policy; every
+request that is not loopback is aborted; the resolver knows no host but localhost; view text
+reaches the DOM only through ``textContent``/``value``; view data travels as a CDP call
+argument, never as source code.
+
+Faults: every DevTools call runs under a watchdog (``timeout_s``): a browser that hangs is
+killed. A dead browser makes ``perform`` raise :class:`BrowserCrashed`; ``show`` (hence
+``env.reset()``) starts a new one. ``close()`` is idempotent and kills what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import base64
+import functools
+import importlib.util
+import inspect
+import io
+import os
+import signal
+import threading
+import time
+import uuid
+import weakref
+import zlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from guigym.actions import Action, Click, Scroll, Type
+from guigym.apps.base import View
+from guigym.backends.base import Backend, event_for, off_screen
+from guigym.backends.chromium import ChromiumNotFound, launch, require_playwright
+from guigym.events import Event
+from guigym.layout import ROW_H, STATUS_H, TITLE_H, Box, Layout, layout, row_box, scroll_delta
+
+__all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "process_tree", "pss_kib"]
+
+Color = tuple[int, int, int]
+_DEFAULT_THEME: dict[str, Any] = {
+    "primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244),
+    "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31),
+}
+#: Extra flags of this backend: exact colours (the frame id row is read back). Not
+#: `--disable-frame-rate-limit`: composited captures return sooner with it, but Chromium's CPU
+#: per step doubles, which is slower on a loaded 2-core machine.
+FAST_ARGS: tuple[str, ...] = ("--force-color-profile=srgb",)
+#: Wheel deltas (CSS px) of one Scroll action, by direction.
+WHEEL = {"down": (0, 120), "up": (0, -120), "right": (120, 0), "left": (-120, 0)}
+CAPTURE_MODES = ("auto", "layer", "screen")
+INPUT_WAIT_MS = 1000  # the longest the runtime waits for an input event to reach the DOM
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+class BrowserCrashed(RuntimeError):
+    """The browser died or stopped answering; ``env.reset()`` starts a new one."""
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def _proc_table() -> dict[int, tuple[int, str]]:
+    """``pid -> (ppid, state)`` of every process (Linux ``/proc``; empty elsewhere)."""
+    out: dict[int, tuple[int, str]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read().decode("utf-8", "replace")
+        except OSError:
+            continue
+        rest = stat[stat.rfind(")") + 2:].split()
+        if len(rest) >= 2:
+            out[int(name)] = (int(rest[1]), rest[0])
+    return out
+
+
+def process_tree(root: int, include_zombies: bool = False) -> list[int]:
+    """``root`` and its descendants that are still running (zombies left out by default)."""
+    table = _proc_table()
+    if root not in table:
+        return []
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        if include_zombies or table[p][1] not in ("Z", "X"):
+            out.append(p)
+        todo.extend(children.get(p, ()))
+    return out
+
+
+def _find_marked(marker: bytes, under: int) -> int | None:
+    """The descendant of ``under`` whose command line holds ``marker`` (the browser process)."""
+    for pid in process_tree(under):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker in f.read():
+                    return pid
+        except OSError:
+            continue
+    return None
+
+
+def pss_kib(pids: list[int]) -> int:
+    """Proportional set size (KiB) of ``pids``, summed (from ``/proc/PID/smaps_rollup``)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            continue
+    return total
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+# ------------------------------------------------------------------------------ images
+
+
+def decode_png(data: bytes, width: int, height: int) -> np.ndarray:
+    """A ``(height, width, 3)`` uint8 array from PNG bytes.
+
+    Chromium's fast PNGs (8-bit RGB/RGBA, every row filtered None or Up) are unfiltered with
+    numpy; anything else goes through Pillow.
+    """
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        depth, ctype, interlace = data[24], data[25], data[28]
+        if (w, h) == (width, height) and depth == 8 and ctype in (2, 6) and interlace == 0:
+            idat, pos = [], 8
+            while pos + 8 <= len(data):
+                n = int.from_bytes(data[pos:pos + 4], "big")
+                kind = data[pos + 4:pos + 8]
+                if kind == b"IDAT":
+                    idat.append(data[pos + 8:pos + 8 + n])
+                elif kind == b"IEND":
+                    break
+                pos += 12 + n
+            bpp = 3 if ctype == 2 else 4
+            raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8)
+            if raw.size == h * (1 + w * bpp):
+                rows = raw.reshape(h, 1 + w * bpp)
+                filters = rows[:, 0]
+                px = rows[:, 1:]
+                if not filters.any():  # None everywhere
+                    out = px
+                elif (filters[1:] == 2).all() and filters[0] in (0, 2):  # Up: add the row above (mod 256)
+                    out = px.copy()
+                    for y in range(1, h):  # row by row beats np.cumsum(axis=0) here
+                        np.add(out[y], out[y - 1], out=out[y])
+                else:
+                    out = None
+                if out is not None:
+                    if bpp == 3:
+                        return out.reshape(h, w, 3)
+                    from PIL import Image  # drops alpha faster than numpy's strided copy
+
+                    return np.asarray(Image.frombuffer("RGBA", (w, h), np.ascontiguousarray(out), "raw", "RGBA", 0, 1).convert("RGB"))
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        arr = np.asarray(im.convert("RGB"), dtype=np.uint8)
+    if arr.shape != (height, width, 3):
+        raise RuntimeError(f"screenshot is {arr.shape[1]}x{arr.shape[0]}, expected {width}x{height}")
+    return arr
+
+
+# ---------------------------------------------------------------------------- the view
+
+
+def _c(v: Any) -> Color:
+    return (int(v[0]), int(v[1]), int(v[2]))
+
+
+def _mix(a: Color, b: Color, t: float) -> Color:
+    return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t), int(a[2] + (b[2] - a[2]) * t))
+
+
+def _css(c: Color) -> str:
+    return f"rgb({c[0]},{c[1]},{c[2]})"
+
+
+def _theme(theme: dict[str, Any]) -> dict[str, str]:
+    th = {**_DEFAULT_THEME, **theme}
+    p, m, s = _c(th["primary"]), _c(th["muted"]), _c(th["surface"])
+    out = {k.replace("_", "-"): _css(_c(th[k])) for k in _DEFAULT_THEME}
+    out.update({
+        "status": _css(_mix(p, (0, 0, 0), 0.25)), "ph": _css(_mix(m, s, 0.4)), "track-on": _css(_mix(p, (255, 255, 255), 0.45)),
+        "track-off": _css(_mix(m, (255, 255, 255), 0.5)), "divider": _css(_mix(s, m, 0.15)),
+    })
+    return out
+
+
+def payload(v: View, lay: Layout) -> dict[str, Any]:
+    """The JSON the runtime draws: bars, theme and the rows with their layout boxes.
+
+    Visible rows carry exactly their layout boxes; a focused field scrolled out of view is
+    included too (at its off-screen row position, clipped) so that typing reaches it.
+    """
+    width, height = lay.width, lay.height
+    placed: list[tuple[Any, Box]] = list(lay.visible)
+    scrollbar = None
+    if v.grid:
+        clip = (0, STATUS_H, width, height - STATUS_H)
+    else:
+        clip = (0, STATUS_H + TITLE_H, width, lay.n_visible * ROW_H)
+        if v.focus is not None and lay.box(v.focus) is None and v.find(v.focus) is not None:
+            first = min(v.scroll, lay.max_scroll)
+            w = v.find(v.focus)
+            placed.append((w, row_box(width, v.index(v.focus) - first)))
+        if lay.max_scroll > 0:
+            body_h = height - STATUS_H - TITLE_H
+            n = lay.max_scroll + lay.n_visible
+            h = max(12, body_h * lay.n_visible // n)
+            y = STATUS_H + TITLE_H + (body_h - h) * min(v.scroll, lay.max_scroll) // max(1, lay.max_scroll)
+            scrollbar = (width - 5, y, 3, h)
+    rows = []
+    for w, box in placed:
+        k = w.kind
+        if k == "label":
+            label, value = (str(w.value) if w.value else w.label), None
+        elif k == "input":
+            label, value = w.label, "" if w.value is None else str(w.value)
+        elif k in ("checkbox", "toggle", "radio"):
+            label, value = w.label, bool(w.value)
+        else:
+            label, value = w.label, None
+        color = _css(_c(w.value)) if k == "icon" and isinstance(w.value, (list, tuple)) and len(w.value) >= 3 else None
+        rows.append({
+            "id": w.id, "kind": k, "interactive": w.interactive, "label": label, "value": value,
+            "placeholder": w.placeholder or "", "secret": bool(w.secret), "style": w.style or "", "detail": w.detail or "",
+            "group": w.group, "focused": w.id == v.focus, "color": color, "box": [int(b) for b in box],
+        })
+    return {
+        "width": width, "height": height, "status_h": STATUS_H, "title_h": TITLE_H, "title": v.title,
+        "grid": bool(v.grid), "page": int(v.page), "pages": int(v.pages), "focus": v.focus,
+        "theme": _theme(v.theme), "clip": list(clip), "rows": rows, "scrollbar": list(scrollbar) if scrollbar else None,
+        "dots_y": height - 28,
+    }
+
+
+# ------------------------------------------------------------------------ the driver
+
+
+class _Driver:
+    """One Playwright driver (a node process) per process and thread, shared by its backends
+    (the sync API allows one per thread)."""
+
+    def __init__(self) -> None:
+        api = require_playwright()
+        self.pw = api.sync_playwright().start()
+        self.users = 0
+        self.launches = 0
+        self.pid = os.getpid()
+
+
+_DRIVERS: dict[tuple[int, int], _Driver] = {}
+_LIVE: "weakref.WeakSet[BrowserBackend]" = weakref.WeakSet()
+
+
+def _acquire() -> _Driver:
+    key = (os.getpid(), threading.get_ident())
+    d = _DRIVERS.get(key)
+    if d is None:
+        d = _DRIVERS[key] = _Driver()
+    d.users += 1
+    return d
+
+
+def _release(d: _Driver, force: bool = False) -> None:
+    d.users -= 1
+    key = (d.pid, threading.get_ident())
+    if (d.users <= 0 or force) and _DRIVERS.get(key) is d and d.pid == os.getpid():
+        del _DRIVERS[key]
+        try:
+            d.pw.stop()
+        except Exception:
+            pass
+
+
+@atexit.register
+def _kill_all_at_exit() -> None:
+    for b in list(_LIVE):
+        if b._owner_pid == os.getpid():
+            _kill(b.chromium_pids())
+
+
+def _watch(ref: "weakref.ref[BrowserBackend]", stop: threading.Event) -> None:
+    """Kill the browser of ``ref`` when a DevTools call outlives its deadline."""
+    while not stop.wait(0.1):
+        b = ref()
+        if b is None:
+            return
+        deadline = b._deadline
+        if deadline is not None and time.monotonic() > deadline:
+            b._timed_out = True
+            _kill(b.chromium_pids())
+        del b
+
+
+# ----------------------------------------------------------------------- the backend
+
+
+class BrowserBackend(Backend):
+    """Real DOM in a headless Chromium; see the module docstring.
+
+    Args (``backend_kwargs`` of the env):
+        executable: a Chromium/Chrome executable (default: ``$GUIGYM_CHROMIUM``, Playwright's
+            own Chromium, then the system ``chromium``; see :mod:`guigym.backends.chromium`).
+        timeout_s: the longest any one browser call may take before the browser is killed.
+        launch_args: extra Chromium flags.
+        capture: how screenshots are taken: ``"layer"`` paints the page's (single) layer on
+            demand (``LayerTree.makeSnapshot`` + ``replaySnapshot``: no wait for the 60 Hz
+            frame clock), ``"screen"`` captures a composited frame (``Page.captureScreenshot``,
+            which waits for the next frames, ~2 per step), ``"auto"`` (default) checks once per
+            browser that both agree and then uses ``"layer"``, falling back to ``"screen"``
+            for any frame the layer path cannot vouch for.
+    """
+
+    name = "browser"
+
+    def __init__(
+        self, width: int, height: int, executable: str | None = None, timeout_s: float = 10.0,
+        launch_args: tuple[str, ...] | list[str] = (), capture: str = "auto",
+    ) -> None:
+        super().__init__(width, height)
+        self.executable = executable
+        self.timeout_s = float(timeout_s)
+        self.launch_args = tuple(launch_args)
+        self.restarts = 0  # browsers started after the first one (crash recovery)
+        self.source: str | None = None  # where the running Chromium came from
+        self._owner_pid = os.getpid()
+        self._driver: _Driver | None = None
+        self._browser: Any = None
+        self._context: Any = None
+        self._page: Any = None
+        self._cdp: Any = None
+        self._runtime_id: str | None = None
+        self._main_pid: int | None = None
+        self._marker = b""
+        self._broken: str | None = None
+        self._deadline: float | None = None
+        self._timed_out = False
+        self._stop: threading.Event | None = None
+        self._view: View | None = None
+        self._lay: Layout | None = None
+        self._boxes: dict[str, Box] = {}
+        self._shot: np.ndarray | None = None
+        self._pipeline = True
+        self._frame_id = 0
+        if capture not in CAPTURE_MODES:
+            raise ValueError(f"capture must be one of {CAPTURE_MODES}, got {capture!r}")
+        self.capture = capture
+        self._layer_ok: bool | None = None if capture == "auto" else capture == "layer"
+        self._layers: list[dict[str, Any]] | None = None
+        self._snapshot_id: str | None = None  # made by show(), replayed by screenshot()
+        self.frames = {"layer": 0, "screen": 0, "fallback": 0}  # how screenshots were taken
+        _LIVE.add(self)
+
+    # --- Backend API -------------------------------------------------------------------
+    def show(self, v: View, lay: Layout) -> None:
+        self._view, self._lay, self._shot = v, lay, None
+        try:
+            self.start()  # no-op while the browser is healthy
+            self._redraw()
+        except BrowserCrashed:  # died now or earlier: the state lives in Python, so redraw it
+            self.start()
+            self._redraw()
+
+    def screenshot(self) -> np.ndarray:
+        if self._view is None:
+            raise RuntimeError("show() a view first")
+        if self._shot is None:
+            try:
+                if not self.started:
+                    self.start()
+                    self._redraw()
+                self._shot = self._capture()
+            except BrowserCrashed:
+                self.start()
+                self._redraw()
+                self._shot = self._capture()
+        return self._shot.copy()
+
+    def perform(self, action: Action) -> tuple[Event | None, str | None]:
+        v, lay = self._view, self._lay
+        if v is None or lay is None:
+            raise RuntimeError("show() a view first")
+        if isinstance(action, Click):
+            if off_screen(action.x, action.y, lay.width, lay.height):
+                return event_for(action, v, lay)  # the mock's error, page untouched
+            press = {"x": action.x, "y": action.y, "button": "left", "clickCount": 1}
+            out = self._input([
+                ("Input.dispatchMouseEvent", {"type": kind, "buttons": buttons, **press})
+                for kind, buttons in (("mousePressed", 1), ("mouseReleased", 0))
+            ], until="mouseup")
+            return self._click_event(out["events"]), None
+        if isinstance(action, Scroll):
+            if action.x is not None and action.y is not None and off_screen(action.x, action.y, lay.width, lay.height):
+                return event_for(action, v, lay)
+            x = action.x if action.x is not None and action.y is not None else (lay.body[0] + lay.body[2]) // 2
+            y = action.y if action.x is not None and action.y is not None else (lay.body[1] + lay.body[3]) // 2
+            dx, dy = WHEEL[action.direction]
+            wheel = {"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}
+            out = self._input([("Input.dispatchMouseEvent", wheel)], until="wheel")
+            return self._wheel_event(out["events"]), None
+        if isinstance(action, Type):
+            if v.focus is None or v.find(v.focus) is None:
+                return event_for(action, v, lay)  # the mock's "needs a focused text field"
+            if v.find(v.focus).kind != "input":  # type: ignore[union-attr]
+                return Event("input", v.focus, action.text), None  # nothing to type into; the app ignores it
+            if action.text:  # the runtime keeps the focused field's content selected: this replaces it
+                out = self._input([("Input.insertText", {"text": action.text})], until="input")
+            else:
+                key = {"key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46, "nativeVirtualKeyCode": 46}
+                out = self._input([("Input.dispatchKeyEvent", {"type": kind, **key}) for kind in ("rawKeyDown", "keyUp")], until="keyup")
+            value = out.get("focus_value")
+            return Event("input", v.focus, action.text if value is None else value), None
+        return event_for(action, v, lay)
+
+    def boxes(self) -> dict[str, Box]:
+        """Boxes measured in the DOM (``getBoundingClientRect``) at the last ``show``."""
+        return dict(self._boxes)
+
+    def close(self) -> None:
+        """Close the browser and kill whatever is left of it. Idempotent."""
+        self._shutdown()
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
+        if self._driver is not None:
+            d, self._driver = self._driver, None
+            if d.pid == os.getpid():
+                _release(d)
+        self._view = self._lay = None
+        self._shot = None
+
+    def __del__(self) -> None:  # best effort: never call Playwright from a finaliser
+        try:
+            if getattr(self, "_owner_pid", None) == os.getpid() and self._main_pid is not None:
+                _kill(self.chromium_pids())
+        except Exception:
+            pass
+
+    # --- introspection (tests, benchmarks) ------------------------------------------------
+    @property
+    def page(self) -> Any:
+        """The Playwright page (started on first use)."""
+        self.start()
+        return self._page
+
+    @property
+    def browser_pid(self) -> int | None:
+        return self._main_pid
+
+    def chromium_pids(self) -> list[int]:
+        """The browser process and all its descendants (renderer, GPU, zygotes, ...)."""
+        return process_tree(self._main_pid) if self._main_pid is not None else []
+
+    def memory_kib(self) -> int:
+        """PSS of all this browser's processes, in KiB."""
+        return pss_kib(self.chromium_pids())
+
+    @property
+    def started(self) -> bool:
+        return self._browser is not None and self._broken is None
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the browser (``show`` does it on first use)."""
+        if self._browser is not None and self._broken is None:
+            return
+        if self._browser is not None or self._broken is not None:
+            self._shutdown()
+            self.restarts += 1
+        if self._owner_pid != os.getpid():  # forked: the parent's browser is not ours
+            self._owner_pid, self._driver, self._stop = os.getpid(), None, None
+        if self._driver is None:
+            self._driver = _acquire()
+        self._marker = f"--guigym-instance={os.getpid()}-{uuid.uuid4().hex}".encode()
+        self._timed_out = False
+        args = (*FAST_ARGS, *self.launch_args, self._marker.decode())
+        try:
+            browser, self.source, _ = launch(self._driver.pw, self.executable, args=args, timeout=self.timeout_s * 3000)
+        except ChromiumNotFound:
+            if not self._driver.launches:
+                raise
+            # it worked before: the Playwright driver itself may have died; start a new one once
+            _release(self._driver, force=True)
+            self._driver = _acquire()
+            browser, self.source, _ = launch(self._driver.pw, self.executable, args=args, timeout=self.timeout_s * 3000)
+        self._driver.launches += 1
+        self._browser = browser
+        self._main_pid = _find_marked(self._marker, os.getpid())
+        self._broken = None
+        if self._stop is None:
+            self._stop = threading.Event()
+            threading.Thread(target=_watch, args=(weakref.ref(self), self._stop), name="guigym-browser-watchdog", daemon=True).start()
+        self._deadline = time.monotonic() + self.timeout_s * 3
+        try:
+            me = weakref.ref(self)  # handlers must not keep the backend alive
+            browser.on("disconnected", lambda _b, br=browser: _weak_call(me, "_on_disconnect", br))
+            ctx = browser.new_context(
+                viewport={"width": self.width, "height": self.height + 1}, device_scale_factor=1, is_mobile=False, has_touch=False,
+                locale="en-US", timezone_id="UTC", color_scheme="light", reduced_motion="reduce", service_workers="block",
+                accept_downloads=False, java_script_enabled=True,
+            )
+            ctx.set_default_timeout(self.timeout_s * 1000)
+            ctx.route("**/*", _guard)
+            page = ctx.new_page()
+            page.on("crash", lambda _p, br=browser: _weak_call(me, "_on_crash", br))
+            page.set_content(runtime_html(), wait_until="load")
+            cdp = ctx.new_cdp_session(page)
+            if self._layer_ok is not False:  # the layer path needs to know the page's layers
+                cdp.on("LayerTree.layerTreeDidChange", lambda e: _weak_call(me, "_on_layers", e))
+                cdp.send("LayerTree.enable")
+            res = cdp.send("Runtime.evaluate", {"expression": "window.guigym", "returnByValue": False})
+            self._runtime_id = res["result"]["objectId"]
+        except Exception as e:
+            self._deadline = None
+            self._shutdown()
+            raise BrowserCrashed(f"could not open the guigym runtime page in Chromium: {_first_line(e)}") from e
+        self._deadline = None
+        self._context, self._page, self._cdp = ctx, page, cdp
+        if self._layer_ok is not False:
+            self._calibrate()
+
+    def _calibrate(self) -> None:
+        """Learn the page's layers (one frame) and, in ``"auto"`` mode, check once per browser
+        that layer snapshots and composited frames agree on a probe screen."""
+        self._send(*_CAPTURE)  # a first frame: the layer tree is reported
+        if self._layers is None:
+            self._send("Runtime.evaluate", {"expression": "0"})  # let queued events arrive
+        saved = self._view, self._lay, self._shot
+        try:
+            probe = _probe_view()
+            self._view, self._lay = probe, layout(probe, self.width, self.height)
+            self._redraw()
+            if self._snapshot_id is None:  # no single content layer
+                self._layer_ok = False
+            elif self._layer_ok is None:
+                layer_shot = self._capture()
+                self._layer_ok = layer_shot is not None and _same_picture(layer_shot, self._screen())
+        finally:
+            self._view, self._lay, self._shot = saved
+            if self._snapshot_id is not None:
+                self._send("LayerTree.releaseSnapshot", {"snapshotId": self._snapshot_id})
+                self._snapshot_id = None
+        self.frames = {"layer": 0, "screen": 0, "fallback": 0}
+
+    def restart(self) -> None:
+        """Kill the browser (if any) and start a new one; the next ``show`` redraws."""
+        self._mark_broken("restart requested")
+        self.start()
+
+    # --- internals -----------------------------------------------------------------------
+    def _alive(self) -> None:
+        if self._broken is not None or self._browser is None:
+            raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
+
+    def _mark_broken(self, why: str) -> None:
+        if self._broken is None:
+            self._broken = why
+
+    def _on_disconnect(self, browser: Any) -> None:
+        if browser is self._browser:  # not an old browser closing late
+            self._mark_broken("the browser disconnected")
+
+    def _on_crash(self, browser: Any) -> None:
+        if browser is self._browser:
+            self._mark_broken("the page's renderer crashed")
+            _kill(self.chromium_pids())
+
+    def _redraw(self) -> None:
+        """Show the current view. On the layer path, the page's paint is recorded in the same
+        round trip (the renderer runs both in order), ready for :meth:`screenshot`."""
+        assert self._view is not None and self._lay is not None
+        self._frame_id = (self._frame_id + 1) & 0xFFFFFF
+        calls = [("Runtime.callFunctionOn", self._runtime("show", payload(self._view, self._lay), self._frame_id))]
+        if self._snapshot_id is not None:  # made for a view whose screenshot nobody asked for
+            calls.insert(0, ("LayerTree.releaseSnapshot", {"snapshotId": self._snapshot_id}))
+            self._snapshot_id = None
+        layer = self._content_layer() if self._layer_ok is not False else None
+        if layer is not None:
+            calls.append(("LayerTree.makeSnapshot", {"layerId": layer}))
+        res = self._send_all(calls)
+        if layer is not None:
+            self._snapshot_id = res[-1].get("snapshotId")
+            res = res[:-1]
+        boxes = self._result("show", res[-1])
+        self._boxes = {k: (int(b[0]), int(b[1]), int(b[2]), int(b[3])) for k, b in boxes.items()}
+
+    def _content_layer(self) -> str | None:
+        """The id of the one layer that draws the page, if the page has exactly one (else the
+        layer path cannot show everything: use composited frames)."""
+        # a focused field's caret is a layer of its own (1-2 px wide); the runtime paints
+        # carets transparent, so it adds nothing to the picture
+        drawing = [x for x in self._layers or () if x.get("drawsContent") and x.get("width", 0) > 2 and x.get("height", 0) > 0]
+        if len(drawing) != 1:
+            return None
+        x = drawing[0]
+        if (x.get("offsetX"), x.get("offsetY"), x.get("width"), x.get("height")) != (0, 0, self.width, self.height + 1) or x.get("transform"):
+            return None
+        return str(x["layerId"])
+
+    def _on_layers(self, event: dict[str, Any]) -> None:
+        if event.get("layers") is not None:
+            self._layers = event["layers"]
+
+    def _send(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """One DevTools command on the page, under the deadline."""
+        cdp = self._cdp
+        if _send_has_timeout():
+            return self._guarded(method, lambda: cdp.send(method, params or {}, timeout=self.timeout_s * 1000))
+        return self._guarded(method, lambda: cdp.send(method, params or {}))
+
+    def _send_all(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        """Several commands sent back to back, then all answers awaited (one round trip
+        instead of ``len(calls)``). Chromium may run commands of different domains out of
+        order: callers make the result independent of that (``drainAfter`` waits for the
+        input it drains; a capture carries the frame id of the view it shows)."""
+        if self._pipeline:
+            try:
+                impl, sync = self._cdp._impl_obj, self._cdp._sync
+                coros = [impl.send(m, p, self.timeout_s * 1000) for m, p in calls]
+            except (AttributeError, TypeError):  # another Playwright version: one by one
+                self._pipeline = False
+            else:
+
+                async def run() -> list[Any]:
+                    return list(await asyncio.gather(*coros))
+
+                return self._guarded("+".join(m for m, _ in calls), lambda: sync(run()))  # type: ignore[no-any-return]
+        return [self._send(m, p) for m, p in calls]
+
+    def _guarded(self, what: str, fn: Any) -> Any:
+        """Run a browser call under the watchdog; any failure marks the browser dead."""
+        if self._cdp is None or self._broken is not None:
+            raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
+        self._deadline = time.monotonic() + self.timeout_s + 1.0
+        try:
+            return fn()
+        except Exception as e:
+            if self._timed_out or "Timeout" in type(e).__name__:
+                why = f"Chromium did not answer {what} within {self.timeout_s:g} s"
+                _kill(self.chromium_pids())
+            else:
+                why = f"Chromium failed during {what}: {_first_line(e)}"
+            self._mark_broken(why)
+            raise BrowserCrashed(f"{why}; call env.reset() to start a new browser") from e
+        finally:
+            self._deadline = None
+
+    def _runtime(self, fn: str, *args: Any, wait: bool = False) -> dict[str, Any]:
+        """Parameters of ``window.guigym[fn](*args)`` (arguments travel as data, never as code)."""
+        return {
+            "objectId": self._runtime_id, "functionDeclaration": _FUNCTIONS[fn],
+            "arguments": [{"value": a} for a in args], "returnByValue": True, "awaitPromise": wait,
+        }
+
+    def _result(self, fn: str, res: dict[str, Any]) -> Any:
+        if "exceptionDetails" in res:
+            det = res["exceptionDetails"]
+            msg = det.get("exception", {}).get("description") or det.get("text", "")
+            raise RuntimeError(f"guigym runtime error in {fn}(): {msg}")
+        return res.get("result", {}).get("value")
+
+    def _call(self, fn: str, *args: Any) -> Any:
+        return self._result(fn, self._send("Runtime.callFunctionOn", self._runtime(fn, *args)))
+
+    def _input(self, calls: list[tuple[str, dict[str, Any]]], until: str) -> dict[str, Any]:
+        """Dispatch input events and collect what the DOM did, in one round trip: the events
+        and a ``drainAfter(until)`` go out together; the runtime answers once the DOM has seen
+        the action's last low-level event (``until``) and the task that handled it is over
+        (so the click, change, focus and input events it caused are recorded)."""
+        self._alive()
+        res = self._send_all([*calls, ("Runtime.callFunctionOn", self._runtime("drainAfter", until, INPUT_WAIT_MS, wait=True))])
+        out: dict[str, Any] = self._result("drainAfter", res[-1])
+        if out.get("timed_out"):  # the DOM never saw it (e.g. no listener fired): take what is there
+            more = self._call("drain")
+            out = {"events": out["events"] + more["events"], "focus_value": more["focus_value"]}
+        return out
+
+    def _capture(self) -> np.ndarray:
+        """The screen showing the last view: the layer snapshot made by ``show`` if there is
+        one and it proves to be that view (frame id), else a composited frame."""
+        sid, self._snapshot_id = self._snapshot_id, None
+        if sid is not None:
+            res = self._send_all([("LayerTree.replaySnapshot", {"snapshotId": sid}), ("LayerTree.releaseSnapshot", {"snapshotId": sid})])
+            url = str(res[0].get("dataURL", ""))
+            shot = self._frame(base64.b64decode(url.partition(",")[2])) if url.startswith("data:image/png;base64,") else None
+            if shot is not None:
+                self.frames["layer"] += 1
+                return shot
+            self.frames["fallback"] += 1
+        return self._screen()
+
+    def _screen(self) -> np.ndarray:
+        """A composited frame (``Page.captureScreenshot``; waits for the frame clock)."""
+        for _ in range(3):  # after show() answered, a capture always shows it: this is paranoia
+            shot = self._frame(base64.b64decode(self._send(*_CAPTURE)["data"]))
+            if shot is not None:
+                self.frames["screen"] += 1
+                return shot
+        raise RuntimeError("Chromium's screenshots do not show the last view (frame id mismatch)")
+
+    def _frame(self, png: bytes) -> np.ndarray | None:
+        """The screen in ``png`` if it shows the last view (the frame id below it matches)."""
+        arr = decode_png(png, self.width, self.height + 1)
+        r, g, b = (int(c) for c in arr[self.height, 0])
+        if (r << 16 | g << 8 | b) != self._frame_id:
+            return None
+        return arr[: self.height]
+
+    def _click_event(self, events: list[dict[str, Any]]) -> Event | None:
+        assert self._lay is not None
+        vis = {w.id: w for w, _ in self._lay.visible}
+        for e in events:
+            if e.get("type") == "toggle" and e.get("id") in vis and vis[e["id"]].kind in ("checkbox", "toggle"):
+                return Event("toggle", e["id"], bool(e.get("on")))
+        for e in events:
+            w = vis.get(e.get("id")) if e.get("type") == "click" else None  # type: ignore[arg-type]
+            if w is not None and w.interactive:
+                if w.kind in ("checkbox", "toggle"):  # clicked without a change event
+                    return Event("toggle", w.id, not bool(w.value))
+                return Event("click", w.id)
+        return None
+
+    def _wheel_event(self, events: list[dict[str, Any]]) -> Event | None:
+        assert self._view is not None and self._lay is not None
+        for e in events:
+            if e.get("type") != "wheel":
+                continue
+            dx, dy = float(e.get("dx") or 0), float(e.get("dy") or 0)
+            if dx == 0 and dy == 0:
+                continue
+            direction = ("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left")
+            delta = scroll_delta(self._view, self._lay, direction)
+            if delta == 0:
+                return None
+            return Event("page", None, delta) if self._view.grid else Event("scroll", "body", delta)
+        return None
+
+    def _shutdown(self) -> None:
+        """Close (or kill) the browser; keep the driver."""
+        browser, self._browser = self._browser, None
+        self._context = self._page = self._cdp = self._runtime_id = None
+        self._layers = self._snapshot_id = None
+        if browser is not None and self._owner_pid == os.getpid():
+            if self._broken is None:
+                self._deadline = time.monotonic() + min(self.timeout_s, 5.0)
+                try:
+                    browser.close()
+                except Exception:
+                    pass
+                finally:
+                    self._deadline = None
+        if self._owner_pid == os.getpid():
+            pids = self.chromium_pids()
+            if pids:
+                _kill(pids)
+                _wait_gone(pids, 3.0)
+        self._main_pid = None
+        self._broken = None
+
+
+@functools.lru_cache(maxsize=None)
+def _send_has_timeout() -> bool:
+    """Whether this Playwright's ``CDPSession.send`` takes a timeout (1.5x)."""
+    try:
+        from playwright.sync_api import CDPSession
+
+        return "timeout" in inspect.signature(CDPSession.send).parameters
+    except Exception:  # pragma: no cover
+        return False
+
+
+_CAPTURE = ("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False})
+_FUNCTIONS = {
+    "show": "function (v, frameId) { return this.show(v, frameId); }",
+    "drain": "function () { return this.drain(); }",
+    "drainAfter": "function (until, ms) { return this.drainAfter(until, ms); }",
+    "measure": "function () { return this.measure(); }",
+}
+
+
+def _probe_view() -> View:
+    """A screen with every kind of widget, to check the capture paths against each other."""
+    from guigym.apps.base import Widget
+
+    rows = [
+        Widget("h", "label", "Probe", style="heading"), Widget("i", "input", "Name", value="Ada"),
+        Widget("p", "input", "Password", placeholder="secret", secret=True), Widget("c", "checkbox", "Remember", value=True),
+        Widget("t", "toggle", "Wi-Fi", value=True), Widget("r", "radio", "Small", value=True, group="g", option="s"),
+        Widget("l", "link", "Display", detail="Dark", to="x"), Widget("b", "button", "Save", style="primary"),
+    ]
+    return View("probe", "probe", "Probe", rows, focus="i")
+
+
+def _same_picture(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two renderings of one view agree up to anti-aliasing: a few edge pixels of
+    text and rounded corners differ a little (two raster paths), no pixel differs a lot (as
+    it would where a glyph, a widget or a colour were missing)."""
+    d = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1)
+    return bool((d > 0).mean() < 0.005 and d.max() <= 64)
+
+
+def _weak_call(ref: "weakref.ref[BrowserBackend]", method: str, *args: Any) -> None:
+    obj = ref()
+    if obj is not None:
+        getattr(obj, method)(*args)
+
+
+def _wait_gone(pids: list[int], timeout: float) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        table = _proc_table()
+        if all(p not in table or table[p][1] in ("Z", "X") for p in pids):
+            return
+        time.sleep(0.01)
+
+
+def runtime_html() -> str:
+    """The runtime page from the ``sites`` package (shipped in the wheel), or from the source
+    checkout's ``sites/`` folder when the package is not importable."""
+    try:
+        import sites
+
+        if callable(getattr(sites, "page_html", None)):
+            return sites.page_html()
+    except ImportError:
+        pass
+    path = Path(__file__).resolve().parents[2] / "sites" / "__init__.py"
+    if not path.is_file():
+        raise FileNotFoundError("guigym's browser runtime (the `sites` package: index.html, runtime.js, runtime.css) is not installed")
+    spec = importlib.util.spec_from_file_location("_guigym_sites", path)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod.page_html()
+
+
+def _first_line(e: BaseException) -> str:
+    s = str(e).strip()
+    return s.splitlines()[0] if s else type(e).__name__
+
+
+def _guard(route: Any) -> None:
+    """Let a request through only if it stays on this machine (loopback) or in the page."""
+    url = route.request.url
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about") or (parts.scheme in ("http", "https", "ws", "wss") and (parts.hostname or "") in LOOPBACK):
+        route.continue_()
+    else:
+        route.abort("blockedbyclient")

@@ -1,0 +1,142 @@
+"""Finding and launching a Chromium for the browser backend.
+
+Order: ``$GUIGYM_CHROMIUM`` if set (an executable path), else Playwright's own Chromium
+(``playwright install chromium``), else the system's ``chromium``. If none works,
+:class:`ChromiumNotFound` says how to install one.
+
+    python -m guigym.backends.chromium     # which Chromium would be used (exit 1: none)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from typing import Any
+
+ENV_VAR = "GUIGYM_CHROMIUM"
+#: Executable names tried on $PATH for a system Chromium.
+SYSTEM_NAMES = ("chromium", "chromium-browser")
+#: Flags for a headless Chromium as root without a display (CI, containers, workers).
+LAUNCH_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+    # network: resolve no host but loopback (pages are also route-blocked and CSP-locked)
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+)
+
+INSTALL_HELP = (
+    "Install one of:\n"
+    "  * Playwright's Chromium:  pip install playwright && playwright install chromium\n"
+    "  * the system's Chromium:  e.g. sudo apt-get install chromium  (found as `chromium` on $PATH)\n"
+    f"or point ${ENV_VAR} at a Chromium/Chrome executable."
+)
+
+
+class ChromiumNotFound(RuntimeError):
+    """No usable Chromium (the message says how to install one)."""
+
+
+def require_playwright() -> Any:
+    """The ``playwright.sync_api`` module, or an ImportError that says how to install it."""
+    try:
+        import playwright.sync_api as api
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise ImportError(
+            "the browser backend needs Playwright: pip install 'guigym[browser]' (or pip install playwright), "
+            "then `playwright install chromium` (or install your system's chromium)"
+        ) from e
+    return api
+
+
+#: Real binaries behind distribution launcher scripts (Debian's /usr/bin/chromium sources
+#: /etc/chromium.d/*, which adds flags and prints shell warnings on some machines).
+_LAUNCHER_TARGETS = ("/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser")
+
+
+def system_chromium() -> str | None:
+    """A Chromium on $PATH (the binary itself when $PATH has a launcher script), or None."""
+    for name in SYSTEM_NAMES:
+        path = shutil.which(name)
+        if path:
+            try:
+                with open(path, "rb") as f:
+                    script = f.read(2) == b"#!"
+            except OSError:
+                script = False
+            if script:
+                for target in _LAUNCHER_TARGETS:
+                    if os.path.isfile(target) and os.access(target, os.X_OK):
+                        return target
+            return path
+    return None
+
+
+def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
+    """``(source, executable_path)`` to try in order; ``None`` as path: Playwright's own build."""
+    if executable:
+        return [("executable argument", executable)]
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return [(f"${ENV_VAR}", env)]
+    out: list[tuple[str, str | None]] = [("Playwright's Chromium", None)]
+    sys_path = system_chromium()
+    if sys_path:
+        out.append(("system chromium", sys_path))
+    return out
+
+
+def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[Any, str, str | None]:
+    """Launch a headless Chromium with Playwright ``pw`` (a started ``sync_playwright()``).
+
+    Returns ``(browser, source, executable_path)``. An explicit ``executable`` or
+    ``$GUIGYM_CHROMIUM`` is used alone (an error if it fails); otherwise Playwright's own
+    build, then the system ``chromium``. Raises :class:`ChromiumNotFound` when none works.
+    """
+    errors: list[str] = []
+    for source, path in candidates(executable):
+        if path is not None and not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            errors.append(f"{source}: {path!r} is not an executable file")
+            continue
+        try:
+            browser = pw.chromium.launch(
+                executable_path=path, headless=True, args=[*LAUNCH_ARGS, *args],
+                handle_sigint=False, handle_sigterm=False, handle_sighup=False, **kwargs,
+            )
+        except Exception as e:  # playwright.Error: missing executable, crash on start, ...
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            errors.append(f"{source}{' ' + repr(path) if path else ''}: {first}")
+            continue
+        return browser, source, path
+    raise ChromiumNotFound("no usable Chromium for guigym's browser backend.\nTried:\n  " + "\n  ".join(errors) + "\n" + INSTALL_HELP)
+
+
+def main() -> int:
+    api = require_playwright()
+    with api.sync_playwright() as pw:
+        try:
+            browser, source, path = launch(pw)
+        except ChromiumNotFound as e:
+            print(e, file=sys.stderr)
+            return 1
+        print(f"{source}: {path or pw.chromium.executable_path} (Chromium {browser.version})")
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
