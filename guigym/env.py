@@ -103,7 +103,7 @@ class GuiEnv(gym.Env):
         self._oracle: Oracle | None = None
         self._view: View | None = None
         self._lay: Layout | None = None
-        self._key = ""
+        self._key = b""
         self._frame: np.ndarray | None = None
         self._history: list[str] = []
         self._initial_len = 1

@@ -12,7 +12,7 @@ Back).
 
 from __future__ import annotations
 
-import json
+import marshal
 from typing import Any
 
 from guigym.actions import Back, Click, OpenApp, RefStep, Scroll, Type
@@ -114,9 +114,10 @@ def ground(scn: dict[str, Any], st: dict[str, Any], v: View, lay: Layout, goal: 
     return click_step(v, lay, w.id)
 
 
-def state_key(st: dict[str, Any]) -> str:
-    """A canonical string of a state (cache key)."""
-    return json.dumps(st, sort_keys=True, separators=(",", ":"))
+def state_key(st: dict[str, Any]) -> bytes:
+    """A cache key of a state. ``marshal`` is ~5x faster than JSON; two equal states whose
+    dicts were filled in a different order get different keys, which only costs a cache miss."""
+    return marshal.dumps(st)
 
 
 class Oracle:
@@ -131,9 +132,9 @@ class Oracle:
     def __init__(self, family: Family, scn: dict[str, Any], width: int, height: int, cache_size: int = 4096):
         self.family, self.scn, self.width, self.height = family, scn, width, height
         self.cache_size = cache_size
-        self._cache: dict[str, list[RefStep] | None] = {}
+        self._cache: dict[bytes, list[RefStep] | None] = {}
 
-    def reference(self, st: dict[str, Any], key: str | None = None) -> list[RefStep] | None:
+    def reference(self, st: dict[str, Any], key: bytes | None = None) -> list[RefStep] | None:
         key = key if key is not None else state_key(st)
         hit = self._cache.get(key, False)
         if hit is not False:

@@ -81,10 +81,10 @@ class View:
 
 def copy_state(st: Any) -> Any:
     """Fast deep copy of plain JSON data (dicts, lists, scalars)."""
-    if isinstance(st, dict):
-        return {k: copy_state(v) for k, v in st.items()}
+    if isinstance(st, dict):  # recurse only into containers: most values are scalars
+        return {k: copy_state(v) if isinstance(v, (dict, list)) else v for k, v in st.items()}
     if isinstance(st, list):
-        return [copy_state(v) for v in st]
+        return [copy_state(v) if isinstance(v, (dict, list)) else v for v in st]
     return st
 
 
