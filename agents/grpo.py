@@ -139,6 +139,7 @@ def grpo_loss(
     clip_eps: float = 0.2,
     beta: float = 0.0,
     mask: Optional[torch.Tensor] = None,
+    norm_tokens: Optional[float] = None,
 ) -> torch.Tensor:
     """The GRPO loss (to minimise) for ``N`` sequences.
 
@@ -148,7 +149,9 @@ def grpo_loss(
     :func:`step_advantages`); ``mask``: ``[N, L]``, 1 for real tokens.
     Per token: ``ρ = exp(new − old)``, ``s = min(ρA, clip(ρ, 1−ε, 1+ε)A)``; with
     ``ref_logp`` and ``β > 0`` also ``k3 = exp(ref − new) − (ref − new) − 1``;
-    ``loss = −mean_seq( mean_tok( s − β·k3 ) )``.
+    ``loss = −mean_seq( mean_tok( s − β·k3 ) )``. With ``norm_tokens`` the token sum of
+    each sequence is divided by that constant instead of by its own token count (Dr. GRPO's
+    fix of the length bias: every token weighs the same whatever the length of its sequence).
 
     >>> lp = torch.log(torch.tensor([0.5, 0.5]))
     >>> float(grpo_loss(lp, lp, torch.tensor([1.0, 3.0])))   # ρ = 1: −(1 + 3)/2
@@ -163,6 +166,9 @@ def grpo_loss(
     if ref_logp is not None and beta != 0.0:
         d = ref_logp.detach() - new_logp
         per_tok = per_tok - beta * (torch.exp(d) - d - 1.0)
+    if norm_tokens is not None and per_tok.dim() == 2:
+        m = torch.ones_like(per_tok) if mask is None else mask.to(per_tok.dtype)
+        return -((per_tok * m).sum(dim=1) / float(norm_tokens)).mean()
     return -masked_mean_per_seq(per_tok, mask).mean()
 
 
@@ -226,6 +232,7 @@ def grpo_update(
     loss_mask: Optional[torch.Tensor] = None,
     generator: Optional[torch.Generator] = None,
     ent_coef: float = 0.0,
+    norm_tokens: Optional[float] = None,
 ) -> UpdateStats:
     """``epochs`` passes of GRPO over ``B`` groups of ``n`` completions (minibatches of whole
     groups, shuffled with ``generator``); returns averaged stats.
@@ -262,7 +269,7 @@ def grpo_update(
                 new_lp, _ = policy.logprobs(obs_mb, comp_mb)
             r = torch.as_tensor(rows)
             kw = dict(clip_eps=clip_eps, mask=lm[r])
-            loss = grpo_loss(new_lp, old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], beta=beta, **kw)
+            loss = grpo_loss(new_lp, old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], beta=beta, norm_tokens=norm_tokens, **kw)
             if ent is not None:
                 loss = loss - ent_coef * ent.mean()
                 stats.entropy += float(ent.detach().mean())

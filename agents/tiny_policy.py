@@ -170,7 +170,8 @@ class _InstrCache:
         v = self.d.get(text)
         if v is None:
             words = split_words(text)
-            v = (words, [_h(w.lower(), _WORD_BUCKETS) for w, _, _ in words], [_trigrams(w) for w, _, _ in words], [_word_shape(w) for w, _, _ in words])
+            plain = [w for w, _, _ in words]
+            v = (words, [_h(w.lower(), _WORD_BUCKETS) for w in plain], [_trigrams(w) for w in plain], [_word_shape(w) for w in plain])
             self.d[text] = v
             if len(self.d) > self.size:
                 self.d.popitem(last=False)
@@ -406,14 +407,17 @@ class TinyPolicy(nn.Module):
         if not rows:
             return out
         lab = self.label_emb(torch.tensor(labels, device=dev), torch.tensor(offs, device=dev))
-        v = self.elem_proj(torch.cat([self.role_emb(torch.tensor(roles, device=dev)) + lab, torch.tensor(overlaps, device=dev)[:, None]], -1))
+        role = self.role_emb(torch.tensor(roles, device=dev))
+        v = self.elem_proj(torch.cat([role + lab, torch.tensor(overlaps, device=dev)[:, None]], -1))
         idx_b = torch.tensor([rows[i] for i, cl in enumerate(cell_lists) for _ in cl], device=dev)
         idx_c = torch.tensor([c for cl in cell_lists for c in cl], device=dev)
         src = v[torch.tensor([i for i, cl in enumerate(cell_lists) for _ in cl], device=dev)]
         out.index_put_((idx_b, idx_c), src, accumulate=True)
         return out
 
-    def _step_embed(self, codes: torch.Tensor, cells: torch.Tensor, wenc: torch.Tensor, rows: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def _step_embed(
+        self, codes: torch.Tensor, cells: Optional[torch.Tensor], wenc: torch.Tensor, rows: Optional[torch.Tensor] = None
+    ) -> torch.Tensor:
         """Embedding of steps ``codes`` ``[..., 3]`` (type, arg, span). ``rows`` maps each
         leading index to its observation (for word lookups), default identity."""
         t, arg, span = codes[..., 0], codes[..., 1], codes[..., 2]
@@ -507,7 +511,8 @@ class TinyPolicy(nn.Module):
             span_ok = (w[:, None] + span_range[None, :]) < n_words[:, None].clamp(min=1)
             span_ok[:, 0] = True
             lp_span = torch.log_softmax(span_logits.masked_fill(~span_ok, neg), -1)
-            sp = choose(lp_span, gumbel(tuple(lp_span.shape)) if sample else None, None if g is None else g[:, 2].clamp(0, self.cfg.max_span - 1))
+            given_sp = None if g is None else g[:, 2].clamp(0, self.cfg.max_span - 1)
+            sp = choose(lp_span, gumbel(tuple(lp_span.shape)) if sample else None, given_sp)
             # the argument of the chosen type (click, scroll, back, open_app, type order)
             args_all = torch.stack([cell, d, zeros_l, app, w], 1)
             lp_all = torch.stack([
@@ -542,7 +547,12 @@ class TinyPolicy(nn.Module):
         return out
 
     def sample(
-        self, obs_batch: Sequence[Any], n: int, greedy: bool = False, horizon: Optional[int] = None, generator: Optional[torch.Generator] = None
+        self,
+        obs_batch: Sequence[Any],
+        n: int,
+        greedy: bool = False,
+        horizon: Optional[int] = None,
+        generator: Optional[torch.Generator] = None,
     ) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]:
         """``n`` plans per observation (grouped), with their per-decision log-probs
         (``[B·n, 3T]``) and mask (1 for the decisions a step has: type; argument unless Back;
@@ -560,12 +570,16 @@ class TinyPolicy(nn.Module):
         lp, mask, _ = self._score(obs_batch, completions, want_entropy=False)
         return lp, mask
 
-    def logprobs_entropy(self, obs_batch: Sequence[Any], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def logprobs_entropy(
+        self, obs_batch: Sequence[Any], completions: Sequence[Completion]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """:meth:`logprobs` plus each row's mean per-step entropy (type + the chosen type's
         argument), for an entropy bonus — one forward pass for both."""
         return self._score(obs_batch, completions, want_entropy=True)
 
-    def _score(self, obs_batch: Sequence[Any], completions: Sequence[Completion], want_entropy: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _score(
+        self, obs_batch: Sequence[Any], completions: Sequence[Completion], want_entropy: bool
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         obs = [self.prepare(o) for o in obs_batch]
         B, N = len(obs), len(completions)
         if B == 0 or N % B:
@@ -621,7 +635,7 @@ class TinyPlanner:
         from guigym.actions import PlanStep
 
         if self.policy.cfg.use_elements and "elements" not in obs:
-            obs = {**obs, "elements": [{**e, "role": KINDS.index(e["role"]) if isinstance(e["role"], str) else e["role"]} for e in info.get("elements", [])]}
+            obs = {**obs, "elements": list(info.get("elements", []))}  # prepare() reads string roles too
         ob = self.policy.prepare(obs, list(history))
         comps, _ = self.policy.sample([ob], 1, greedy=self.greedy, horizon=self.horizon, generator=self.gen)
         return Plan([PlanStep(action=a) for a in comps[0].steps])

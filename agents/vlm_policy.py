@@ -82,7 +82,10 @@ class VLMPolicy:
         return dict(inputs), size, screen
 
     # --- Policy protocol -------------------------------------------------------------------
-    def sample(self, obs_batch: Sequence[dict[str, Any]], n: int, greedy: bool = False) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]:
+    def sample(self, obs_batch: Sequence[dict[str, Any]], n: int, greedy: bool = False,
+               generator: Optional[torch.Generator] = None) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]:
+        if generator is not None:  # transformers samples from the global RNG: seed it from ours
+            torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator)))
         comps: list[Completion] = []
         eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos
@@ -105,11 +108,19 @@ class VLMPolicy:
     def logprobs(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probabilities ``[B·n, L]`` of each completion's tokens (right-padded; ``mask``
         marks real tokens), one batched forward pass per observation's group."""
+        logp, mask, _ = self._score(obs_batch, completions, want_entropy=False)
+        return logp, mask
+
+    def logprobs_entropy(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`logprobs` plus each row's mean token entropy (for an entropy bonus)."""
+        return self._score(obs_batch, completions, want_entropy=True)
+
+    def _score(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion], want_entropy: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         if not obs_batch or len(completions) % len(obs_batch):
             raise ValueError(f"{len(completions)} completions do not split into {len(obs_batch)} groups")
         n = len(completions) // len(obs_batch)
         width = max(len(c.data) for c in completions)
-        rows_lp, rows_mask = [], []
+        rows_lp, rows_mask, rows_ent = [], [], []
         for g, ob in enumerate(obs_batch):
             inputs, _, _ = self._inputs(ob)
             prompt = inputs["input_ids"]
@@ -130,10 +141,32 @@ class VLMPolicy:
                 if k in extra:
                     extra[k] = torch.cat([extra[k].expand(n, -1), torch.zeros_like(comp)], dim=1)
             logits = self.vlm.model(input_ids=ids, attention_mask=attn, **extra).logits[:, P - 1:-1].float()
-            lp = torch.log_softmax(logits, dim=-1).gather(-1, comp.unsqueeze(-1)).squeeze(-1)
+            all_lp = torch.log_softmax(logits, dim=-1)
+            lp = all_lp.gather(-1, comp.unsqueeze(-1)).squeeze(-1)
             rows_lp.append(lp * mask)
             rows_mask.append(mask)
-        return torch.cat(rows_lp).cpu(), torch.cat(rows_mask).cpu()
+            if want_entropy:
+                ent = -(all_lp.exp() * all_lp).sum(-1)
+                rows_ent.append((ent * mask).sum(1) / mask.sum(1).clamp(min=1))
+        ent_out = torch.cat(rows_ent).cpu() if want_entropy else torch.zeros(0)
+        return torch.cat(rows_lp).cpu(), torch.cat(rows_mask).cpu(), ent_out
+
+    def token_steps(self, completions: Sequence[Completion], mask: torch.Tensor) -> torch.Tensor:
+        """Step index of every token, for per-step advantages. Text tokens are not aligned to
+        plan steps here, so every token counts as step 0 (it gets the advantage of the whole
+        plan: ``--advantage step`` reduces to ``--advantage trajectory`` for a VLM)."""
+        return torch.zeros_like(mask, dtype=torch.long)
+
+    def first_step_mask(self, completions: Sequence[Completion], mask: torch.Tensor) -> torch.Tensor:
+        """Tokens that carry the stage-2 loss: all of them (the plan's text is one answer)."""
+        return mask.clone()
+
+    def train(self, mode: bool = True) -> "VLMPolicy":
+        self.vlm.model.train(mode)
+        return self
+
+    def eval(self) -> "VLMPolicy":
+        return self.train(False)
 
     def planner(self, greedy: bool = True, horizon: Optional[int] = None) -> "VLMPolicyPlanner":
         return VLMPolicyPlanner(self, greedy=greedy)

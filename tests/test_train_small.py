@@ -1,0 +1,226 @@
+"""GRPO core (hand-computed numbers), the tiny policy's action vocabulary, and a smoke test
+of ``train_small.py``: a few GRPO updates of each TraceR1 stage in seconds."""
+
+from __future__ import annotations
+
+import doctest
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+import torch  # the training extra (torch, tyro) must be installed: CI runs these tests
+
+import agents.grpo as grpo_mod
+import agents.tiny_policy as tiny_mod
+from agents.grpo import Completion, group_advantages, grpo_loss, grpo_stats, step_advantages
+from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy, cell_centre, split_words
+from guigym.actions import Click, Type
+from guigym.rewards import argument_reward
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import train_small  # noqa: E402
+
+
+# --- group_advantages / grpo_loss on hand-computed numbers ------------------------------
+
+
+def test_group_advantages_by_hand():
+    # mean 2, population std sqrt(2/3)
+    a = group_advantages([[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]], eps=0.0 + 1e-12)
+    s = math.sqrt(2 / 3)
+    assert a[0].tolist() == pytest.approx([-1 / s, 0.0, 1 / s], abs=1e-5)
+    assert a[1].tolist() == [0.0, 0.0, 0.0]  # a flat group teaches nothing
+    with pytest.raises(ValueError):
+        group_advantages([1.0, 2.0])
+
+
+def test_grpo_loss_unclipped_and_clipped_by_hand():
+    old = torch.log(torch.tensor([0.5, 0.5, 0.5, 0.5]))
+    new = torch.log(torch.tensor([0.5, 0.75, 0.75, 0.25]))  # ratios 1, 1.5, 1.5, 0.5
+    adv = torch.tensor([2.0, 1.0, -1.0, -1.0])
+    # per sequence min(ρA, clip(ρ, 0.8, 1.2)A): 2, min(1.5, 1.2)=1.2, min(-1.5, -1.2)=-1.5, min(-0.5, -0.8)=-0.8
+    expected = -(2.0 + 1.2 - 1.5 - 0.8) / 4
+    assert float(grpo_loss(new, old, adv, clip_eps=0.2)) == pytest.approx(expected)
+    st = grpo_stats(new, old, adv, clip_eps=0.2)
+    assert st["clip_frac"] == pytest.approx(0.25 + 0.25)  # seq 2 (ρ>1.2, A>0) and seq 4 (ρ<0.8, A<0)
+
+
+def test_grpo_loss_gradient_is_minus_advantage_times_ratio():
+    old = torch.log(torch.tensor([0.5, 0.5]))
+    new = torch.log(torch.tensor([0.55, 0.5])).requires_grad_(True)
+    adv = torch.tensor([1.0, -2.0])
+    grpo_loss(new, old, adv).backward()
+    # d/dnew of −mean(ρA) = −ρA/N inside the clip range
+    assert new.grad.tolist() == pytest.approx([-1.1 * 1.0 / 2, -1.0 * -2.0 / 2], rel=1e-5)
+
+
+def test_grpo_loss_k3_kl_and_token_mask_by_hand():
+    # two tokens per sequence; the second token of sequence 0 is padding
+    old = torch.log(torch.tensor([[0.25, 0.9], [0.25, 0.25]]))
+    new = old.clone()
+    ref = torch.log(torch.tensor([[0.5, 0.1], [0.25, 0.25]]))
+    mask = torch.tensor([[1.0, 0.0], [1.0, 1.0]])
+    adv = torch.tensor([0.0, 0.0])
+    # k3 at the real token of seq 0: d = ln 2 -> 2 − ln 2 − 1; seq 1: d = 0 -> 0
+    k3 = 2 - math.log(2) - 1
+    loss = grpo_loss(new, old, adv, ref_logp=ref, beta=0.1, mask=mask)
+    assert float(loss) == pytest.approx(0.1 * k3 / 2)
+    assert float(grpo_loss(new, old, adv, ref_logp=ref, beta=0.0, mask=mask)) == 0.0
+    # per-sequence mean then batch mean: A=1 on seq 0 (1 token), A=3 on seq 1 (2 tokens)
+    assert float(grpo_loss(new, old, torch.tensor([1.0, 3.0]), mask=mask)) == pytest.approx(-(1.0 + 3.0) / 2)
+
+
+def test_step_advantages_by_hand():
+    # one group of two plans, two steps: rewards [[1, 0], [0, 0]] -> mean 0.25, std sqrt(3)/4
+    a = step_advantages([[[1.0, 0.0], [0.0, 0.0]]], eps=1e-12)[0]
+    s = math.sqrt(3) / 4
+    r = [[(1 - 0.25) / s, -0.25 / s], [-0.25 / s, -0.25 / s]]
+    assert a.tolist() == [pytest.approx([r[0][0] + r[0][1], r[0][1]]), pytest.approx([r[1][0] + r[1][1], r[1][1]])]
+    # per-token advantages go straight into the loss: −mean over tokens of A at ratio 1
+    lp = torch.zeros(1, 2)
+    assert float(grpo_loss(lp, lp, torch.tensor([[2.0, -1.0]]))) == pytest.approx(-0.5)
+
+
+def test_grpo_loss_fixed_token_normalisation_by_hand():
+    lp = torch.zeros(2, 3)
+    mask = torch.tensor([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    adv = torch.tensor([1.0, 3.0])
+    assert float(grpo_loss(lp, lp, adv, mask=mask)) == pytest.approx(-(1.0 + 3.0) / 2)  # per-sequence means
+    assert float(grpo_loss(lp, lp, adv, mask=mask, norm_tokens=3)) == pytest.approx(-(2 / 3 + 3 / 3) / 2)  # sums / 3
+
+
+def test_doctests():
+    for mod in (grpo_mod, tiny_mod):
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert res.failed == 0 and res.attempted > 0
+
+
+# --- the tiny policy's vocabulary can express every reference step -----------------------
+
+
+@pytest.mark.parametrize("env_id,level", [("GuiGym-Login-v0", "easy"), ("GuiGym-Login-v0", "medium"), ("GuiGym-Login-v0", "hard"),
+                                          ("GuiGym-Launcher-v0", "easy"), ("GuiGym-Settings-v0", "easy")])
+def test_click_grid_covers_every_widget_and_reference_is_expressible(env_id, level):
+    cfg = TinyConfig()
+    pol = TinyPolicy(cfg)
+    centres = [cell_centre(c, cfg) for c in range(cfg.grid_rows * cfg.grid_cols)]
+    env = gym.make(env_id, level=level)
+    for seed in range(12):
+        obs, info = env.reset(seed=seed)
+        for e in info["elements"]:
+            x0, y0, x1, y1 = e["box"]
+            assert any(x0 <= x <= x1 and y0 <= y <= y1 for x, y in centres), (seed, e)
+        ob = pol.prepare(obs, [])
+        for ref in info["reference"]:
+            code = pol._code_of(ref.action, ob.words, ob.instruction)
+            assert argument_reward(pol._action_of(*code, ob), ref) == 1.0, (seed, ref)
+    env.close()
+
+
+def test_split_words_copies_login_credentials_verbatim():
+    for text, want in [("Use the account rupert.lopez (password: lemon13) to sign in.", ["rupert.lopez", "lemon13"]),
+                       ("Sign in as oscar95@example.com with password sunset22.", ["oscar95@example.com", "sunset22"])]:
+        words = [w for w, _, _ in split_words(text)]
+        assert all(w in words for w in want)
+
+
+def test_sample_and_logprobs_agree_and_planner_runs():
+    torch.manual_seed(0)
+    pol = TinyPolicy(TinyConfig(horizon=3))
+    env = gym.make("GuiGym-Login-v0")
+    obs, info = env.reset(seed=3)
+    obs_b = [pol.prepare(obs, []), pol.prepare(obs, [Click(180, 160), Type("x")])]
+    comps, (lp, mask) = pol.sample(obs_b, 4)
+    assert len(comps) == 8 and lp.shape == mask.shape == (8, 9) and all(len(c.steps) == 3 for c in comps)
+    lp2, mask2 = pol.logprobs(obs_b, comps)
+    assert torch.allclose(lp, lp2, atol=1e-5) and torch.equal(mask, mask2)
+    assert (lp <= 0).all() and torch.isfinite(lp).all()
+    planner = TinyPlanner(pol, greedy=True)
+    planner.reset(0)
+    plan = planner.plan(obs, info, [])
+    assert len(plan) == 3 and all(s.action is not None for s in plan)
+    env.close()
+
+
+def test_checkpoint_round_trip(tmp_path):
+    pol = TinyPolicy(TinyConfig(horizon=2))
+    pol.save(str(tmp_path / "p.pt"))
+    back = TinyPolicy.load(str(tmp_path / "p.pt"))
+    assert back.cfg == pol.cfg
+    assert all(torch.equal(a, b) for a, b in zip(pol.state_dict().values(), back.state_dict().values()))
+
+
+# --- rewards of the two stages, on oracle plans ------------------------------------------
+
+
+def _oracle_groups(args, n_states=2):
+    env = train_small.make_env(args, lambda o, i, h: None)
+    env.reset(seed=0)
+    env.step(env.unwrapped.reference()[0].action)
+    return env, env.visited
+
+
+def test_stage_rewards_prefer_the_reference():
+    args = train_small.Args(group_size=2, horizon=3)
+    env, visited = _oracle_groups(args)
+    groups = visited[:2]
+    comps = []
+    for v in groups:
+        good = [r.action for r in v.reference[:3]]
+        bad = [Click(5, 630)] * 3
+        comps += [Completion(good), Completion(bad)]
+    r1 = train_small.stage1_rewards(args, groups, comps)
+    assert r1[0] == pytest.approx(1 + 0.9 + 0.81) and r1[2] == pytest.approx(1 + 0.9 + 0.81)
+    assert r1[1] == pytest.approx(-0.9 - 0.81)  # no match, two repeats
+    score_env = gym.make(args.env_id).unwrapped
+    r2 = train_small.stage2_rewards(args, score_env, groups, comps, executor=None)
+    assert r2 == [1.0, 0.0, 1.0, 0.0]
+    env.close()
+
+
+# --- smoke: a few GRPO updates of each stage -----------------------------------------------
+
+
+@pytest.mark.parametrize("stage", ["1", "2"])
+def test_few_grpo_updates_change_parameters(stage, tmp_path):
+    args = train_small.Args(
+        stage=stage, iterations=3, episodes_per_iter=2, rollout_max_steps=3, states_per_iter=4, group_size=4, horizon=3,
+        epochs=1, groups_per_minibatch=4, skip_flat_groups=False, beta=0.05, val_every=0, progress=False,
+        out_dir=str(tmp_path), run_name="smoke", lr=3e-3,
+    )
+    tr = train_small.Trainer(args)
+    before = [p.detach().clone() for p in tr.policy.parameters()]
+    losses = []
+    for it in range(2):
+        row = tr.iteration(it)
+        assert row["stage"] == int(stage) and row["states"] > 0
+        losses.append(row["loss"])
+    assert all(math.isfinite(v) for v in losses)
+    changed = sum(not torch.equal(a, b) for a, b in zip(before, tr.policy.parameters()))
+    assert changed > 0
+    tr.close()
+
+
+def test_run_writes_outputs(tmp_path):
+    args = train_small.Args(
+        stage="both", iterations=2, episodes_per_iter=1, rollout_max_steps=2, states_per_iter=2, group_size=2, horizon=2,
+        epochs=1, val_every=1, val_episodes=1, val_max_steps=2, eval_episodes=2, eval_max_steps=2, progress=False,
+        out_dir=str(tmp_path), run_name="out",
+    )
+    res = train_small.train(args)
+    out = tmp_path / "out"
+    for name in ("args.json", "curves.csv", "policy.pt", "eval.json"):
+        assert (out / name).exists(), name
+    assert 0.0 <= res["policy"]["success_rate"] <= 1.0 and "random" in res
+    assert len((out / "curves.csv").read_text().strip().splitlines()) == 3  # header + 2 iterations
+
+
+def test_cli_help():
+    out = subprocess.run([sys.executable, str(ROOT / "train_small.py"), "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    for flag in ("--stage", "--horizon", "--gamma", "--lambda-rep", "--group-size", "--beta"):
+        assert flag in out.stdout

@@ -1,0 +1,655 @@
+"""Train a GUI planner with GRPO, TraceR1-style, on a CPU in minutes.
+
+    python train_small.py                                   # GuiGym-Login-v0, easy, stage 1 then 2
+    python train_small.py --level medium
+    python train_small.py --env-id GuiGym-Launcher-v0 --stage 1
+    python train_small.py --help
+
+One readable file in the CleanRL spirit. The pieces come from the library: the plan-act
+loop and the random planner (``agents.plan_act``, ``agents.planners``), the rewards
+(``guigym.rewards``: ``trajectory_reward`` for stage 1, ``grounded_rewards`` for stage 2),
+GRPO (``agents.grpo``) and the tiny policy (``agents.tiny_policy``).
+
+Each iteration:
+
+1. **Roll out** the current policy with the plan-act loop (plan ``T`` steps, execute the
+   first, re-plan) for a few episodes. At every visited state the rollout planner samples a
+   **group** of ``G`` plans (one batched forward pass), the loop executes the first step of
+   the first plan, and a wrapper saves the state (``env.unwrapped.get_state()``), what the
+   policy saw and the dense reference from there (``info["reference"]``).
+2. **Score** the groups of (distinct) visited states — stage 1:
+   ``trajectory_reward(plan, reference, γ, λ_align, λ_rep, T)`` against the dense reference
+   from that state; stage 2: ``grounded_reward`` of the plan's first step, executed on the
+   env from the saved state (through an executor when the step is ungrounded).
+3. **GRPO**: group-relative advantages, clipped importance ratio, optional k3 KL to a frozen
+   reference policy (the initial policy; at the switch to stage 2, the stage-1 policy).
+   ``--advantage step`` (default) splits the stage-1 reward into its per-step terms
+   ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` and gives each planned step the group-normalised
+   sum from that step on (DeepSeekMath's process-supervised GRPO); ``--advantage trajectory``
+   gives every token of a plan the one normalised trajectory reward (TraceR1 as written).
+
+Evaluation: success rate of the greedy plan-act loop on held-out seeds (10 000+, never seen in
+training; training uses seeds below 10 000, the curves use 20 000+), beside the random
+planner. Outputs in ``runs/<run_name>/``: ``args.json``, ``curves.csv``, ``curves.png``,
+``policy.pt``, ``eval.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import tyro  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import guigym  # noqa: E402,F401  (registers the envs)
+from agents.grpo import group_advantages, grpo_update, step_advantages  # noqa: E402
+from agents.plan_act import Plan, PlanActAgent, run_episode, summarize  # noqa: E402
+from agents.planners import RandomPlanner  # noqa: E402
+from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
+from guigym.actions import PlanStep  # noqa: E402
+from guigym.rewards import action_similarity, grounded_rewards, repetition, same_action, trajectory_reward  # noqa: E402
+
+TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
+
+
+@dataclass
+class Args:
+    """GRPO (TraceR1 stage 1 / stage 2) for a tiny screenshot-reading planner."""
+
+    # --- environment
+    env_id: str = "GuiGym-Login-v0"
+    """a registered guigym id (``guigym.registration.env_ids()``); always the mock backend"""
+    level: str = "easy"
+    """task level: easy, medium or hard"""
+    # --- run
+    seed: int = 1
+    """seeds torch, numpy, python and the training episodes"""
+    run_name: Optional[str] = None
+    """output folder name under ``out_dir`` (default: ``<env>__<level>__s<stage>__<seed>__<time>``)"""
+    out_dir: str = "runs"
+    """where runs are written"""
+    threads: int = 1
+    """torch CPU threads (1 is fastest on a busy 2-core machine: no spin-waiting)"""
+    progress: bool = True
+    """show a tqdm progress bar"""
+    save_model: bool = True
+    """write ``policy.pt``"""
+    # --- GRPO and the TraceR1 stages
+    stage: Literal["1", "2", "both"] = "both"
+    """1: trajectory reward; 2: grounded reward of the first step; both: stage 1 then stage 2"""
+    stage1_frac: float = 0.6
+    """with ``--stage both``: the fraction of iterations spent in stage 1"""
+    iterations: int = 200
+    """GRPO iterations (rollouts + one update each)"""
+    time_limit_min: float = 0.0
+    """stop training after this many minutes of wall time (0: no limit; stage switch stays at
+    ``stage1_frac`` of the iterations)"""
+    episodes_per_iter: int = 4
+    """plan-act episodes rolled out with the current (sampling) policy per iteration"""
+    rollout_max_steps: int = 8
+    """steps per training episode (a failing episode is cut here)"""
+    states_per_iter: int = 24
+    """at most this many visited states (groups) per update, drawn from the rollouts"""
+    group_size: int = 32
+    """G: plans sampled per state"""
+    horizon: int = 5
+    """T: planned steps per plan (only the first is executed)"""
+    gamma: float = 0.9
+    """γ: discount of the trajectory reward over planned steps"""
+    lambda_align: float = 1.0
+    """λ_align: weight of the action similarity"""
+    lambda_rep: float = 1.0
+    """λ_rep: weight of the repetition penalty (0 turns it off)"""
+    lr: float = 2e-3
+    """Adam learning rate"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to 0 over the iterations (CleanRL's default)"""
+    epochs: int = 2
+    """passes over each batch of groups"""
+    groups_per_minibatch: int = 16
+    """groups per gradient step"""
+    clip_eps: float = 0.2
+    """ε of the clipped importance ratio"""
+    beta: float = 0.0
+    """β of the k3 KL to the frozen reference policy (0: no reference model)"""
+    ent_coef: float = 0.003
+    """entropy bonus (per planned step), keeps exploring while rewards are rare"""
+    loss_norm_tokens: float = 0.0
+    """0: average the loss over each plan's own tokens (GRPO); > 0: divide each plan's token sum
+    by this constant (Dr. GRPO) so that a token weighs the same whatever the horizon T"""
+    max_grad_norm: float = 1.0
+    """gradient clipping"""
+    advantage: Literal["trajectory", "step"] = "step"
+    """trajectory: one group-relative advantage per plan (TraceR1/GRPO); step: DeepSeekMath's
+    process-supervised GRPO — the trajectory reward split into its per-step terms, normalised
+    in the group, each step's tokens get the sum from that step on"""
+    dedupe_states: bool = True
+    """sample distinct states (app state + recent history) for the groups"""
+    skip_flat_groups: bool = True
+    """drop groups whose rewards are all equal (zero advantage, nothing to learn) before the update"""
+    stage2_first_step_only: bool = True
+    """stage 2: the loss covers only the tokens of the first (scored, executed) step"""
+    executor: Literal["element", "none"] = "element"
+    """stage 2: grounds ungrounded plan steps (a VLM's "Click the 'Sign in' button"); the tiny
+    policy always plans grounded steps"""
+    # --- policy
+    policy: Literal["tiny", "tiny-elements", "vlm"] = "tiny"
+    """tiny: screenshot + instruction + history; tiny-elements: also the element list
+    (privileged); vlm: a Hugging Face VLM (``--vlm-path``; see ``agents/``)"""
+    vlm_path: Optional[str] = None
+    """local checkpoint for ``--policy vlm``"""
+    lora_rank: int = 0
+    """``--policy vlm``: LoRA rank on the attention projections (0: train all weights)"""
+    gradient_checkpointing: bool = False
+    """``--policy vlm``: trade compute for activation memory"""
+    max_new_tokens: int = 192
+    """``--policy vlm``: tokens per sampled plan"""
+    device: str = "auto"
+    """``--policy vlm``: cpu, cuda or auto"""
+    # --- baseline
+    algo: Literal["grpo", "ppo"] = "grpo"
+    """grpo: this file's GRPO; ppo: the stable-baselines3 PPO baseline on the SB3-wrapped env
+    (``agents/sb3_baseline.py``), success vs env steps"""
+    ppo_steps: int = 20_000
+    """``--algo ppo``: total env steps"""
+    # --- evaluation
+    eval_episodes: int = 100
+    """held-out episodes for the final evaluation (seeds ``eval_seed`` …)"""
+    eval_seed: int = 10_000
+    """first held-out seed"""
+    val_episodes: int = 16
+    """episodes of each evaluation during training (the curves; seeds from 20 000)"""
+    val_every: int = 10
+    """iterations between evaluations during training (0: none)"""
+    eval_random: bool = True
+    """also evaluate the random planner on the held-out seeds"""
+    eval_max_steps: Optional[int] = None
+    """step limit of the final evaluation's episodes (default: the env's ``max_episode_steps``)"""
+    val_max_steps: int = 15
+    """step limit of the episodes of evaluations during training (keeps them cheap)"""
+
+
+# ------------------------------------------------------------------------ visited states
+
+
+@dataclass
+class Visited:
+    """A state where the plan-act loop planned: what the policy saw, the env snapshot, the
+    dense reference from there."""
+
+    obs: Any
+    state: Optional[dict]
+    reference: list
+    key: str = ""
+    group: Any = None  # (completions, logp, mask): the G plans sampled here during the rollout
+
+
+class StateRecorder(gym.Wrapper):
+    """Saves every decision point of an episode (after ``reset`` and after each step that
+    did not end it): ``transform(obs, info, history)`` (what the policy sees), the env's
+    ``get_state()`` (with ``save_state``) and ``info["reference"]``. ``history`` is the
+    executed actions, as the plan-act loop hands them to a planner."""
+
+    def __init__(self, env: gym.Env, transform: Any, save_state: bool = True) -> None:
+        super().__init__(env)
+        self.transform = transform
+        self.save_state = save_state
+        self.visited: list[Visited] = []
+        self.history: list[Any] = []
+
+    def reset(self, **kw: Any) -> Any:
+        obs, info = self.env.reset(**kw)
+        self.history = []
+        self._record(obs, info)
+        return obs, info
+
+    def step(self, action: Any) -> Any:
+        obs, r, term, trunc, info = self.env.step(action)
+        if action is not None:
+            self.history.append(action)
+        if not (term or trunc):
+            self._record(obs, info)
+        return obs, r, term, trunc, info
+
+    def _record(self, obs: Any, info: dict) -> None:
+        state = self.env.unwrapped.get_state() if self.save_state else None
+        key = json.dumps(state["state"], sort_keys=True, default=str) + repr(self.history[-4:]) if state else ""
+        self.visited.append(Visited(self.transform(obs, info, list(self.history)), state, list(info.get("reference") or []), key))
+
+
+def make_env(args: Args, transform: Any, save_state: bool = True) -> StateRecorder:
+    return StateRecorder(gym.make(args.env_id, level=args.level, backend="mock"), transform, save_state)
+
+
+# ------------------------------------------------------------------------------- policy
+
+
+def make_policy(args: Args) -> Any:
+    """The policy to train. ``tiny``/``tiny-elements``: :class:`agents.tiny_policy.TinyPolicy`.
+    ``vlm``: :class:`agents.vlm_policy.VLMPolicy`, which implements
+    :class:`agents.grpo.Policy` (``sample``/``logprobs`` of completions through transformers,
+    ``parameters``) plus ``planner(greedy, horizon)`` (a plan-act planner),
+    ``token_steps(completions, mask)`` (step index of each token, for ``--advantage step``)
+    and ``first_step_mask(completions, mask)`` (for stage 2)."""
+    if args.policy == "vlm":
+        try:
+            from agents.vlm_policy import VLMPolicy
+        except ImportError as e:
+            raise SystemExit(f"--policy vlm needs torch and transformers (pip install 'guigym[vlm]'): {e}")
+        if not args.vlm_path:
+            raise SystemExit("--policy vlm needs --vlm-path (a local checkpoint)")
+        return VLMPolicy.from_pretrained(args.vlm_path, horizon=args.horizon, lora_rank=args.lora_rank,
+                                         gradient_checkpointing=args.gradient_checkpointing,
+                                         max_new_tokens=args.max_new_tokens, device=args.device)
+    return TinyPolicy(TinyConfig(horizon=args.horizon, use_elements=args.policy == "tiny-elements"))
+
+
+def transform_for(policy: Any) -> Any:
+    """What the recorder keeps of an observation: the tiny policy's compact ``TinyObs``
+    (elements from ``info`` for the privileged variant), else the raw observation."""
+    if isinstance(policy, TinyPolicy):
+        def tf(obs: dict, info: dict, history: list) -> Any:
+            if policy.cfg.use_elements:
+                obs = {**obs, "elements": info.get("elements", [])}
+            return policy.prepare(obs, history)
+        return tf
+    return lambda obs, info, history: {**obs, "history_actions": history}
+
+
+def planner_for(policy: Any, greedy: bool, horizon: int) -> Any:
+    if isinstance(policy, TinyPolicy):
+        return TinyPlanner(policy, greedy=greedy, horizon=horizon)
+    return policy.planner(greedy=greedy, horizon=horizon)  # the VLM path provides its own
+
+
+class GroupPlanner:
+    """The rollout planner of the plan-act loop: at every state it samples a group of ``G``
+    plans from the current policy, attaches them (with their log-probs) to the state the
+    recorder just saved, and returns the first plan — whose first step the loop executes."""
+
+    def __init__(self, policy: Any, recorder: StateRecorder, group_size: int, horizon: int, generator: torch.Generator) -> None:
+        self.policy, self.recorder, self.group_size, self.horizon, self.gen = policy, recorder, group_size, horizon, generator
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        pass  # sampling uses the trainer's generator
+
+    def plan(self, obs: dict, info: dict, history: Any) -> Plan:
+        v = self.recorder.visited[-1]  # the state being planned at (recorded by the wrapper)
+        comps, (logp, mask) = self.policy.sample([v.obs], self.group_size, generator=self.gen)
+        v.group = (comps, logp, mask)
+        return Plan([s if isinstance(s, PlanStep) else PlanStep(action=s) for s in comps[0].steps])
+
+
+def _pad_cat(parts: list[torch.Tensor]) -> torch.Tensor:
+    """Concatenate ``[n_i, L_i]`` tensors along rows, zero-padding to the longest ``L``."""
+    L = max(p.shape[1] for p in parts)
+    return torch.cat([torch.nn.functional.pad(p, (0, L - p.shape[1])) for p in parts])
+
+
+# ------------------------------------------------------------------------------ rewards
+
+
+def _reward_kw(args: Args) -> dict[str, float]:
+    return {"gamma": args.gamma, "lambda_align": args.lambda_align, "lambda_rep": args.lambda_rep}
+
+
+def stage1_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[float]:
+    """TraceR1 stage 1: ``trajectory_reward`` of each plan against its state's reference."""
+    G = args.group_size
+    return [
+        trajectory_reward(c.steps, groups[i // G].reference, **_reward_kw(args), horizon=args.horizon) for i, c in enumerate(comps)
+    ]
+
+
+def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[list[float]]:
+    """The per-step terms ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` of the stage-1 reward, as
+    differences of ``trajectory_reward`` with growing horizon (they sum to it)."""
+    G, T = args.group_size, args.horizon
+    out = []
+    for i, c in enumerate(comps):
+        ref = groups[i // G].reference
+        prefix = [trajectory_reward(c.steps, ref, **_reward_kw(args), horizon=t) for t in range(T + 1)]
+        out.append([prefix[t + 1] - prefix[t] for t in range(T)])
+    return out
+
+
+def stage2_rewards(args: Args, env: gym.Env, groups: list[Visited], comps: list[Any], executor: Any) -> list[float]:
+    """TraceR1 stage 2: ``grounded_rewards`` of each plan's first step, executed from the
+    saved state (identical first steps of a group are executed once)."""
+    G = args.group_size
+    out: list[float] = []
+    for g, v in enumerate(groups):
+        firsts = [comps[g * G + j].steps[0] if comps[g * G + j].steps else None for j in range(G)]
+        keys = [repr(f) for f in firsts]
+        uniq = list(dict.fromkeys(keys))
+        preds = [firsts[keys.index(k)] for k in uniq]
+        scores = dict(zip(uniq, grounded_rewards(env, preds, state=v.state, executor=executor)))
+        out.extend(scores[k] for k in keys)
+    return out
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+
+def _step_of(s: Any) -> Any:
+    return s.action if isinstance(s, PlanStep) and s.action is not None else s
+
+
+def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int] = None, executor: Any = None) -> dict[str, Any]:
+    """Success rate (and steps, repetition) of the plan-act loop with ``planner`` on ``seeds``.
+
+    ``plan_repetition``: mean over plans of the fraction of planned steps (after the first)
+    that repeat an earlier step of the same plan where the state's reference does not
+    (``guigym.rewards.repetition``); ``exec_repetition``: the fraction of executed actions
+    equal to the previous executed action (``same_action``); ``first_step_acc`` /
+    ``later_step_acc``: mean ``action_similarity`` of a plan's first step / of its later steps
+    to the reference from the state it was made in (near-term vs far accuracy).
+    """
+    env = make_env(args, lambda o, i, h: None, save_state=False)
+    agent = PlanActAgent(planner, executor=executor)
+    recs = []
+    reps: list[float] = []
+    first: list[float] = []
+    later: list[float] = []
+    exec_rep = exec_n = 0
+    for s in seeds:
+        env.visited = []
+        rec = run_episode(env, agent, seed=s, max_steps=max_steps)
+        recs.append(rec)
+        for plan, v in zip(rec.plans, env.visited):
+            steps = [_step_of(p) for p in plan]
+            if len(steps) > 1:
+                reps.append(float(np.mean([repetition(steps, v.reference, t) for t in range(1, len(steps))])))
+            if v.reference and steps:
+                first.append(action_similarity(steps[0], v.reference[0]))
+                later.extend(action_similarity(steps[t], v.reference[t]) for t in range(1, min(len(steps), len(v.reference))))
+        acts = rec.actions
+        exec_rep += sum(1 for a, b in zip(acts, acts[1:]) if a is not None and b is not None and same_action(a, b))
+        exec_n += max(0, len(acts) - 1)
+    env.close()
+    out = summarize(recs)
+    out["plan_repetition"] = float(np.mean(reps)) if reps else 0.0
+    out["exec_repetition"] = exec_rep / exec_n if exec_n else 0.0
+    out["first_step_acc"] = float(np.mean(first)) if first else float("nan")
+    out["later_step_acc"] = float(np.mean(later)) if later else float("nan")
+    out["seeds"] = [seeds[0], seeds[-1]] if seeds else []
+    return out
+
+
+# ---------------------------------------------------------------------------------- plots
+
+
+def plot_curves(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
+    """``curves.png``: reward and validation success against wall time; False if
+    matplotlib is missing (the CSV is always written)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    t = [r["time_s"] / 60 for r in rows]
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+    ax[0].plot(t, [r.get("reward_mean", float("nan")) for r in rows], lw=1)
+    ax[0].set(xlabel="wall time (min)", ylabel="mean group reward", title="reward (stage 1: trajectory, 2: grounded)")
+    val = [r for r in rows if r.get("val_success", "") != ""]
+    ax[1].plot([r["time_s"] / 60 for r in val], [r["val_success"] for r in val], marker="o", lw=1.5)
+    ax[1].set(xlabel="wall time (min)", ylabel="success rate", ylim=(-0.02, 1.02), title="validation success (greedy plan-act)")
+    ax[2].plot([r["time_s"] / 60 for r in val], [r["val_plan_repetition"] for r in val], marker="o", label="plan repetition")
+    ent = [(r["time_s"] / 60, float(r["entropy"])) for r in rows if r.get("entropy", "") not in ("", None)]
+    ent = [(x, y) for x, y in ent if y == y]  # no NaN (iterations without an update)
+    ax[2].plot([x for x, _ in ent], [y for _, y in ent], lw=1, label="entropy / step (updated groups)")
+    ax[2].set(xlabel="wall time (min)", title="repetition and entropy")
+    ax[2].legend()
+    switch = next((r["time_s"] / 60 for r in rows if r["stage"] == 2), None)
+    if switch is not None and rows[0]["stage"] == 1:
+        for a in ax:
+            a.axvline(switch, color="grey", ls="--", lw=0.8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+# ---------------------------------------------------------------------------------- train
+
+
+def default_run_name(args: Args) -> str:
+    env = args.env_id.replace("GuiGym-", "").replace("-v0", "")
+    return f"{env}__{args.level}__s{args.stage}__T{args.horizon}__{args.seed}__{int(time.time())}"
+
+
+class Trainer:
+    """The training loop, one :meth:`iteration` at a time (the smoke test drives it)."""
+
+    def __init__(self, args: Args) -> None:
+        self.args = args
+        self.run_name = args.run_name or default_run_name(args)
+        self.out = Path(args.out_dir) / self.run_name
+        random.seed(args.seed)
+        np.random.seed(args.seed)
+        torch.manual_seed(args.seed)
+        torch.set_num_threads(max(1, args.threads))
+        self.rng = np.random.default_rng(args.seed)
+        self.gen = torch.Generator().manual_seed(args.seed)
+        self.t0 = time.time()
+        self.policy = make_policy(args)
+        self.ref_policy = copy.deepcopy(self.policy).eval() if args.beta > 0 else None
+        self.optimizer = torch.optim.Adam([p for p in self.policy.parameters() if p.requires_grad], lr=args.lr)
+        self.env = make_env(args, transform_for(self.policy))
+        self.score_env = gym.make(args.env_id, level=args.level, backend="mock").unwrapped  # stage 2 executes here
+        self.executor = None
+        if args.executor == "element":
+            from agents.executors import ElementExecutor
+
+            self.executor = ElementExecutor()
+        sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen)
+        self.rollout_agent = PlanActAgent(sampler, executor=self.executor)
+        self.stages = {"1": [1], "2": [2], "both": [1, 2]}[args.stage]
+        self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
+        self.stage = self.stages[0]
+        self.env_steps = 0
+        self.val_seeds = list(range(20_000, 20_000 + args.val_episodes))
+
+    def set_stage(self, it: int) -> None:
+        new = self.stages[-1] if it >= self.switch_at else self.stages[0]
+        if new != self.stage:
+            self.stage = new
+            if self.ref_policy is not None:  # stage 2 stays close to the stage-1 policy
+                self.ref_policy = copy.deepcopy(self.policy).eval()
+
+    def rollout(self) -> tuple[list[Visited], float]:
+        """Episodes of the plan-act loop with the sampling policy; the visited states that have
+        a group of plans and a reference (not done)."""
+        a = self.args
+        self.env.visited = []
+        wins = []
+        self.policy.eval()
+        for _ in range(a.episodes_per_iter):
+            rec = run_episode(self.env, self.rollout_agent, seed=int(self.rng.integers(TRAIN_SEEDS)), max_steps=a.rollout_max_steps)
+            wins.append(rec.success)
+            self.env_steps += rec.steps
+        return [v for v in self.env.visited if v.reference and v.group is not None], float(np.mean(wins))
+
+    def iteration(self, it: int) -> dict[str, Any]:
+        """Roll out (sampling a group at every visited state), score the groups, update."""
+        a = self.args
+        self.set_stage(it)
+        if a.anneal_lr:
+            for pg in self.optimizer.param_groups:
+                pg["lr"] = a.lr * (1.0 - it / max(1, a.iterations))
+        visited, rollout_success = self.rollout()
+        if a.dedupe_states:  # one group per distinct state (app state + recent history)
+            visited = list({v.key: v for v in reversed(visited)}.values())
+        pick = sorted(self.rng.choice(len(visited), size=min(a.states_per_iter, len(visited)), replace=False).tolist()) if visited else []
+        groups = [visited[i] for i in pick]
+        row: dict[str, Any] = {"iter": it + 1, "stage": self.stage, "states": len(groups), "rollout_success": rollout_success}
+        if not groups:
+            return row
+        obs = [v.obs for v in groups]
+        comps = [c for v in groups for c in v.group[0]]
+        old_logp, mask = _pad_cat([v.group[1] for v in groups]), _pad_cat([v.group[2] for v in groups])
+        B, G = len(groups), a.group_size
+        if self.stage == 1 and a.advantage == "step":
+            step_r = torch.tensor(stage1_step_rewards(a, groups, comps), dtype=torch.float32).view(B, G, -1)
+            r = step_r.sum(-1)
+            adv = token_advantages(self.policy, step_advantages(step_r).view(B * G, -1), mask, comps)
+        else:
+            if self.stage == 1:
+                rewards = stage1_rewards(a, groups, comps)
+            else:
+                rewards = stage2_rewards(a, self.score_env, groups, comps, self.executor)
+            r = torch.tensor(rewards, dtype=torch.float32).view(B, G)
+            adv = group_advantages(r).flatten()
+        per_step = step_r if (self.stage == 1 and a.advantage == "step") else r[..., None]
+        spread = (per_step.amax(1) - per_step.amin(1)).amax(-1)  # [B]: 0 when every plan scored the same
+        keep = [g for g in range(B) if not a.skip_flat_groups or float(spread[g]) > 1e-6]
+        hits = [action_similarity(_step_of(c.steps[0]), v.reference[0]) if c.steps else 0.0 for v in groups for c in v.group[0]]
+        row.update(reward_mean=float(r.mean()), reward_best=float(r.max(dim=1).values.mean()), flat_groups=1 - len(keep) / len(groups),
+                   first_step_hit=float(np.mean(hits)))
+        if keep:
+            G = a.group_size
+            idx = torch.tensor([g * G + j for g in keep for j in range(G)])
+            loss_mask = first_step_mask(self.policy, mask, comps, a.horizon) if self.stage == 2 and a.stage2_first_step_only else mask
+            self.policy.train()
+            st = grpo_update(
+                self.policy, self.optimizer, [obs[g] for g in keep], [comps[int(i)] for i in idx], old_logp[idx], mask[idx], adv[idx],
+                ref_policy=self.ref_policy, clip_eps=a.clip_eps, beta=a.beta, epochs=a.epochs,
+                groups_per_minibatch=a.groups_per_minibatch, max_grad_norm=a.max_grad_norm,
+                loss_mask=loss_mask[idx], generator=self.gen, ent_coef=a.ent_coef, norm_tokens=a.loss_norm_tokens or None,
+            )
+            self.policy.eval()
+            row.update(loss=st.loss, clip_frac=st.clip_frac, kl_ref=st.kl_ref, entropy=st.entropy, grad_norm=st.grad_norm)
+        return row
+
+    def validate(self) -> dict[str, Any]:
+        a = self.args
+        planner = planner_for(self.policy, greedy=True, horizon=a.horizon)
+        return evaluate(a, planner, self.val_seeds, max_steps=a.val_max_steps, executor=self.executor)
+
+    def run(self) -> dict[str, Any]:
+        """Train, evaluate on held-out seeds, write the run folder; returns ``eval.json``."""
+        a = self.args
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / "args.json").write_text(json.dumps(asdict(a), indent=2))
+        fields = ["iter", "stage", "time_s", "env_steps", "states", "reward_mean", "reward_best", "first_step_hit", "flat_groups",
+                  "rollout_success", "loss", "clip_frac", "kl_ref", "entropy", "grad_norm",
+                  "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
+        rows: list[dict[str, Any]] = []
+        last_val: dict[str, Any] = {}
+        with open(self.out / "curves.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields, restval="")
+            writer.writeheader()
+            bar = tqdm(range(a.iterations), disable=not a.progress, desc=self.run_name[:40], dynamic_ncols=True)
+            for it in bar:
+                if a.time_limit_min and time.time() - self.t0 > 60 * a.time_limit_min:
+                    break
+                row = self.iteration(it)
+                if a.val_every and ((it + 1) % a.val_every == 0 or it + 1 == a.iterations):
+                    last_val = self.validate()
+                    row.update(val_success=last_val["success_rate"], val_steps=last_val["mean_steps"],
+                               val_plan_repetition=last_val["plan_repetition"], val_exec_repetition=last_val["exec_repetition"])
+                row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
+                rows.append(row)
+                writer.writerow(row)
+                f.flush()
+                nan = float("nan")
+                bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}", val=f"{last_val.get('success_rate', nan):.2f}")
+            bar.close()
+        train_time = time.time() - self.t0
+        if a.save_model and hasattr(self.policy, "save"):
+            self.policy.save(str(self.out / "policy.pt"), extra={"args": asdict(a)})
+        # final evaluation on held-out seeds, beside the random planner
+        seeds = list(range(a.eval_seed, a.eval_seed + a.eval_episodes))
+        t1 = time.time()
+        result: dict[str, Any] = {
+            "run_name": self.run_name, "env_id": a.env_id, "level": a.level, "stage": a.stage, "policy_kind": a.policy,
+            "train_time_s": round(train_time, 1), "iterations": len(rows), "env_steps": self.env_steps,
+            "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor),
+        }
+        result["policy_eval_time_s"] = round(time.time() - t1, 1)
+        vals = [(r["iter"], r["time_s"], r["val_success"]) for r in rows if r.get("val_success", "") != ""]
+        result["val_auc"] = float(np.mean([v for _, _, v in vals])) if vals else None  # learning speed: mean val success
+        hit = next(((i, t) for i, t, v in vals if v >= 0.9), None)
+        result["val90_iter"], result["val90_time_s"] = hit if hit else (None, None)
+        if a.eval_random:
+            result["random"] = evaluate(a, RandomPlanner(horizon=a.horizon, seed=a.seed), seeds, max_steps=a.eval_max_steps)
+        result["total_time_s"] = round(time.time() - self.t0, 1)
+        (self.out / "eval.json").write_text(json.dumps(result, indent=2))
+        title = f"{self.run_name}: held-out success {result['policy']['success_rate']:.2f}"
+        plotted = plot_curves(rows, self.out / "curves.png", title) if rows else False
+        self.close()
+        if a.progress:
+            rnd = result.get("random", {}).get("success_rate", float("nan"))
+            print(
+                f"{self.run_name}: held-out success {result['policy']['success_rate']:.3f} on {len(seeds)} seeds "
+                f"(random planner {rnd:.3f}); mean steps {result['policy']['mean_steps']:.1f}; "
+                f"train {train_time:.0f} s, total {result['total_time_s']:.0f} s -> {self.out}"
+                + ("" if plotted else " (no matplotlib: no PNG)")
+            )
+        return result
+
+    def close(self) -> None:
+        self.env.close()
+        self.score_env.close()
+
+
+def train(args: Args) -> dict[str, Any]:
+    """Train, evaluate, write ``runs/<run_name>/``; returns the contents of ``eval.json``."""
+    return Trainer(args).run()
+
+
+def token_advantages(policy: Any, step_adv: torch.Tensor, mask: torch.Tensor, comps: list[Any]) -> torch.Tensor:
+    """Spread per-step advantages ``[N, T]`` over the tokens ``[N, L]`` of each step. A text
+    policy says which step each token belongs to (``token_steps(completions, mask)``); the
+    tiny policy has a fixed number of tokens per step."""
+    if hasattr(policy, "token_steps"):
+        steps = policy.token_steps(comps, mask)  # [N, L] step index of every token
+    else:
+        per = mask.shape[1] // step_adv.shape[1]
+        steps = (torch.arange(mask.shape[1]) // max(1, per)).clamp(max=step_adv.shape[1] - 1).expand_as(mask)
+    return step_adv.gather(1, steps.long())
+
+
+def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: int) -> torch.Tensor:
+    """``mask`` restricted to the tokens of the first planned step (stage 2 scores only it).
+    A text policy says where its first step ends (``first_step_mask(completions, mask)``);
+    the tiny policy has a fixed number of tokens per step."""
+    if hasattr(policy, "first_step_mask"):
+        return policy.first_step_mask(comps, mask)
+    out = mask.clone()
+    out[:, mask.shape[1] // max(1, horizon) :] = 0
+    return out
+
+
+def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n")[0])
+    if args.algo == "ppo":
+        from agents.sb3_baseline import train_ppo
+
+        name = args.run_name or f"{args.env_id}__{args.level}__ppo__{args.seed}__{int(time.time())}"
+        return train_ppo(args.env_id, args.level, total_timesteps=args.ppo_steps, seed=args.seed,
+                         out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
+                         eval_every=max(1, args.ppo_steps // 5), progress=args.progress)
+    return train(args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
