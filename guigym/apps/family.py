@@ -26,6 +26,10 @@ THEMES: tuple[dict[str, Any], ...] = (
 )
 
 
+#: The colours a renderer falls back on for a theme key a scenario lacks (the first theme).
+DEFAULT_THEME: dict[str, Any] = {k: v for k, v in THEMES[0].items() if k != "name"}
+
+
 @dataclass(frozen=True)
 class Goal:
     """The next thing the task needs: set ``widget`` (on ``screen`` of ``app``) to ``value``

@@ -56,6 +56,7 @@ import numpy as np
 
 from guigym.actions import Action, Click, Scroll, Type
 from guigym.apps.base import View
+from guigym.apps.family import DEFAULT_THEME as _DEFAULT_THEME
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.chromium import ChromiumNotFound, launch, require_playwright
 from guigym.events import Event
@@ -64,10 +65,6 @@ from guigym.layout import ROW_H, STATUS_H, TITLE_H, Box, Layout, layout, row_box
 __all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "process_tree", "pss_kib"]
 
 Color = tuple[int, int, int]
-_DEFAULT_THEME: dict[str, Any] = {
-    "primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244),
-    "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31),
-}
 #: Extra flags of this backend: exact colours (the frame id row is read back). Not
 #: `--disable-frame-rate-limit`: composited captures return sooner with it, but Chromium's CPU
 #: per step doubles, which is slower on a loaded 2-core machine.

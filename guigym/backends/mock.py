@@ -16,12 +16,12 @@ import pygame
 
 from guigym.actions import Action
 from guigym.apps.base import View, Widget
+from guigym.apps.family import DEFAULT_THEME as _DEFAULT_THEME
 from guigym.backends.base import Backend, event_for
 from guigym.events import Event
 from guigym.layout import STATUS_H, TITLE_H, Box, Layout
 
 Color = tuple[int, int, int]
-_DEFAULT_THEME: dict[str, Any] = {"primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244), "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31)}
 
 
 class _Text:
