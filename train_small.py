@@ -23,15 +23,21 @@ Each iteration:
    env from the saved state (through an executor when the step is ungrounded).
 3. **GRPO**: group-relative advantages, clipped importance ratio, optional k3 KL to a frozen
    reference policy (the initial policy; at the switch to stage 2, the stage-1 policy).
-   ``--advantage step`` (default) splits the stage-1 reward into its per-step terms
+   ``--advantage trajectory`` (default, TraceR1 as written) gives every token of a plan the
+   one group-normalised trajectory reward; ``--advantage step`` (a departure: DeepSeekMath's
+   process-supervised GRPO) splits the stage-1 reward into its per-step terms
    ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` and gives each planned step the group-normalised
-   sum from that step on (DeepSeekMath's process-supervised GRPO); ``--advantage trajectory``
-   gives every token of a plan the one normalised trajectory reward (TraceR1 as written).
+   sum from that step on.
+
+Determinism: the same seed on the same machine gives the same ``curves.csv`` (one torch
+thread, deterministic algorithms, every random draw from seeded generators; wall times go
+to ``timing.csv``). Across machines the float results of CPU kernels may differ in the last
+bits (different SIMD paths), which can change a sampled action and so the run.
 
 Evaluation: success rate of the greedy plan-act loop on held-out seeds (10 000+, never seen in
 training; training uses seeds below 10 000, the curves use 20 000+), beside the random
-planner. Outputs in ``runs/<run_name>/``: ``args.json``, ``curves.csv``, ``curves.png``,
-``policy.pt``, ``eval.json``.
+planner. Outputs in ``runs/<run_name>/``: ``args.json``, ``curves.csv``, ``timing.csv``,
+``curves.png``, ``policy.pt``, ``eval.json``.
 """
 
 from __future__ import annotations
@@ -62,7 +68,15 @@ from agents.plan_act import Plan, PlanActAgent, run_episode, summarize  # noqa: 
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import PlanStep  # noqa: E402
-from guigym.rewards import action_similarity, grounded_rewards, repetition, same_action, trajectory_reward  # noqa: E402
+from guigym.rewards import (  # noqa: E402
+    action_similarity,
+    grounded_rewards,
+    repetition,
+    step_target,
+    trajectory_reward,
+    trajectory_reward_range,
+    trajectory_step_rewards,
+)
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
 
@@ -115,6 +129,12 @@ class Args:
     """λ_align: weight of the action similarity"""
     lambda_rep: float = 1.0
     """λ_rep: weight of the repetition penalty (0 turns it off)"""
+    similarity: Literal["abstract", "grounded"] = "abstract"
+    """stage-1 ``sim``: abstract (TraceR1: right type on the right element, named by the step's
+    instruction or hit by its point); grounded (a step without coordinates scores 0)"""
+    typed_text: Literal["exact", "f1"] = "exact"
+    """stage-1 ``sim`` of typed text: exact (1 only for the value the app accepts); f1 (token-F1
+    partial credit)"""
     lr: float = 2e-3
     """Adam learning rate"""
     anneal_lr: bool = True
@@ -134,10 +154,10 @@ class Args:
     by this constant (Dr. GRPO) so that a token weighs the same whatever the horizon T"""
     max_grad_norm: float = 1.0
     """gradient clipping"""
-    advantage: Literal["trajectory", "step"] = "step"
-    """trajectory: one group-relative advantage per plan (TraceR1/GRPO); step: DeepSeekMath's
-    process-supervised GRPO — the trajectory reward split into its per-step terms, normalised
-    in the group, each step's tokens get the sum from that step on"""
+    advantage: Literal["trajectory", "step"] = "trajectory"
+    """trajectory: one group-relative advantage per plan (TraceR1/GRPO); step (a departure):
+    DeepSeekMath's process-supervised GRPO — the trajectory reward split into its per-step
+    terms, normalised in the group, each step's tokens get the sum from that step on"""
     dedupe_states: bool = True
     """sample distinct states (app state + recent history) for the groups"""
     skip_flat_groups: bool = True
@@ -197,6 +217,7 @@ class Visited:
     reference: list
     key: str = ""
     group: Any = None  # (completions, logp, mask): the G plans sampled here during the rollout
+    elements: Optional[list] = None  # the visible widgets (id, box, label, role): what "same element" means here
 
 
 class StateRecorder(gym.Wrapper):
@@ -229,7 +250,8 @@ class StateRecorder(gym.Wrapper):
     def _record(self, obs: Any, info: dict) -> None:
         state = self.env.unwrapped.get_state() if self.save_state else None
         key = json.dumps(state["state"], sort_keys=True, default=str) + repr(self.history[-4:]) if state else ""
-        self.visited.append(Visited(self.transform(obs, info, list(self.history)), state, list(info.get("reference") or []), key))
+        elements = [{k: e[k] for k in ("id", "box", "label", "role") if k in e} for e in info.get("elements") or ()]
+        self.visited.append(Visited(self.transform(obs, info, list(self.history)), state, list(info.get("reference") or []), key, None, elements))
 
 
 def make_env(args: Args, transform: Any, save_state: bool = True) -> StateRecorder:
@@ -304,28 +326,32 @@ def _pad_cat(parts: list[torch.Tensor]) -> torch.Tensor:
 # ------------------------------------------------------------------------------ rewards
 
 
-def _reward_kw(args: Args) -> dict[str, float]:
-    return {"gamma": args.gamma, "lambda_align": args.lambda_align, "lambda_rep": args.lambda_rep}
+def _reward_kw(args: Args) -> dict[str, Any]:
+    return {"gamma": args.gamma, "lambda_align": args.lambda_align, "lambda_rep": args.lambda_rep, "horizon": args.horizon,
+            "similarity": args.similarity, "text": args.typed_text}
+
+
+def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[list[float]]:
+    """TraceR1 stage 1, per plan: the terms ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` of
+    ``trajectory_reward`` against the state's reference, with the state's visible elements
+    (zero-padded to ``T``; they sum to the reward). A completion whose text did not parse gets
+    the bottom of the reward's range, as its first term."""
+    G, T = args.group_size, args.horizon
+    bottom = trajectory_reward_range(T, args.gamma, args.lambda_align, args.lambda_rep)[0]
+    out = []
+    for i, c in enumerate(comps):
+        v = groups[i // G]
+        if not getattr(c, "valid", True):
+            out.append([bottom] + [0.0] * (T - 1))
+            continue
+        terms = trajectory_step_rewards(c.steps, v.reference, **_reward_kw(args), elements=v.elements)
+        out.append(terms + [0.0] * (T - len(terms)))
+    return out
 
 
 def stage1_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[float]:
     """TraceR1 stage 1: ``trajectory_reward`` of each plan against its state's reference."""
-    G = args.group_size
-    return [
-        trajectory_reward(c.steps, groups[i // G].reference, **_reward_kw(args), horizon=args.horizon) for i, c in enumerate(comps)
-    ]
-
-
-def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[list[float]]:
-    """The per-step terms ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` of the stage-1 reward, as
-    differences of ``trajectory_reward`` with growing horizon (they sum to it)."""
-    G, T = args.group_size, args.horizon
-    out = []
-    for i, c in enumerate(comps):
-        ref = groups[i // G].reference
-        prefix = [trajectory_reward(c.steps, ref, **_reward_kw(args), horizon=t) for t in range(T + 1)]
-        out.append([prefix[t + 1] - prefix[t] for t in range(T)])
-    return out
+    return [float(sum(r)) for r in stage1_step_rewards(args, groups, comps)]
 
 
 def stage2_rewards(args: Args, env: gym.Env, groups: list[Visited], comps: list[Any], executor: Any) -> list[float]:
@@ -355,8 +381,9 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
 
     ``plan_repetition``: mean over plans of the fraction of planned steps (after the first)
     that repeat an earlier step of the same plan where the state's reference does not
-    (``guigym.rewards.repetition``); ``exec_repetition``: the fraction of executed actions
-    equal to the previous executed action (``same_action``); ``first_step_acc`` /
+    (``guigym.rewards.repetition``, same element); ``exec_repetition``: the fraction of executed
+    actions that act on the same element as the previous executed action (each judged on the
+    screen it was executed on, ``guigym.rewards.step_target``); ``first_step_acc`` /
     ``later_step_acc``: mean ``action_similarity`` of a plan's first step / of its later steps
     to the reference from the state it was made in (near-term vs far accuracy).
     """
@@ -371,15 +398,18 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
         env.visited = []
         rec = run_episode(env, agent, seed=s, max_steps=max_steps)
         recs.append(rec)
+        sim = {"similarity": args.similarity, "text": args.typed_text}
         for plan, v in zip(rec.plans, env.visited):
             steps = [_step_of(p) for p in plan]
             if len(steps) > 1:
-                reps.append(float(np.mean([repetition(steps, v.reference, t) for t in range(1, len(steps))])))
+                reps.append(float(np.mean([repetition(steps, v.reference, t, elements=v.elements) for t in range(1, len(steps))])))
             if v.reference and steps:
-                first.append(action_similarity(steps[0], v.reference[0]))
-                later.extend(action_similarity(steps[t], v.reference[t]) for t in range(1, min(len(steps), len(v.reference))))
+                first.append(action_similarity(steps[0], v.reference[0], elements=v.elements, **sim))
+                later.extend(action_similarity(steps[t], v.reference[t], elements=v.elements, **sim)
+                             for t in range(1, min(len(steps), len(v.reference))))
         acts = rec.actions
-        exec_rep += sum(1 for a, b in zip(acts, acts[1:]) if a is not None and b is not None and same_action(a, b))
+        targets = [step_target(a, v.elements, v.reference) if a is not None else None for a, v in zip(acts, env.visited)]
+        exec_rep += sum(1 for a, b in zip(targets, targets[1:]) if a is not None and a == b)
         exec_n += max(0, len(acts) - 1)
     env.close()
     out = summarize(recs)
@@ -443,10 +473,13 @@ class Trainer:
         self.args = args
         self.run_name = args.run_name or default_run_name(args)
         self.out = Path(args.out_dir) / self.run_name
+        if args.policy == "vlm" and args.advantage == "step":
+            raise SystemExit("--advantage step needs per-step token spans; the VLM policy has none (use --advantage trajectory)")
         random.seed(args.seed)
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
         torch.set_num_threads(max(1, args.threads))
+        torch.use_deterministic_algorithms(True)
         self.rng = np.random.default_rng(args.seed)
         self.gen = torch.Generator().manual_seed(args.seed)
         self.t0 = time.time()
@@ -507,21 +540,22 @@ class Trainer:
         comps = [c for v in groups for c in v.group[0]]
         old_logp, mask = _pad_cat([v.group[1] for v in groups]), _pad_cat([v.group[2] for v in groups])
         B, G = len(groups), a.group_size
-        if self.stage == 1 and a.advantage == "step":
-            step_r = torch.tensor(stage1_step_rewards(a, groups, comps), dtype=torch.float32).view(B, G, -1)
+        if self.stage == 1:
+            step_r = torch.tensor(stage1_step_rewards(a, groups, comps), dtype=torch.float64).view(B, G, -1)
             r = step_r.sum(-1)
-            adv = token_advantages(self.policy, step_advantages(step_r).view(B * G, -1), mask, comps)
         else:
-            if self.stage == 1:
-                rewards = stage1_rewards(a, groups, comps)
-            else:
-                rewards = stage2_rewards(a, self.score_env, groups, comps, self.executor)
-            r = torch.tensor(rewards, dtype=torch.float32).view(B, G)
-            adv = group_advantages(r).flatten()
-        per_step = step_r if (self.stage == 1 and a.advantage == "step") else r[..., None]
+            r = torch.tensor(stage2_rewards(a, self.score_env, groups, comps, self.executor), dtype=torch.float64).view(B, G)
+        if self.stage == 1 and a.advantage == "step":
+            adv = token_advantages(self.policy, step_advantages(step_r.float()).view(B * G, -1), mask, comps)
+            per_step = step_r
+        else:
+            adv = group_advantages(r.float()).flatten()
+            per_step = r[..., None]
         spread = (per_step.amax(1) - per_step.amin(1)).amax(-1)  # [B]: 0 when every plan scored the same
         keep = [g for g in range(B) if not a.skip_flat_groups or float(spread[g]) > 1e-6]
-        hits = [action_similarity(_step_of(c.steps[0]), v.reference[0]) if c.steps else 0.0 for v in groups for c in v.group[0]]
+        sim_kw = {"similarity": a.similarity, "text": a.typed_text}
+        hits = [action_similarity(_step_of(c.steps[0]), v.reference[0], elements=v.elements, **sim_kw) if c.steps else 0.0
+                for v in groups for c in v.group[0]]
         row.update(reward_mean=float(r.mean()), reward_best=float(r.max(dim=1).values.mean()), flat_groups=1 - len(keep) / len(groups),
                    first_step_hit=float(np.mean(hits)))
         if keep:
@@ -549,14 +583,18 @@ class Trainer:
         a = self.args
         self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "args.json").write_text(json.dumps(asdict(a), indent=2))
-        fields = ["iter", "stage", "time_s", "env_steps", "states", "reward_mean", "reward_best", "first_step_hit", "flat_groups",
+        fields = ["iter", "stage", "env_steps", "states", "reward_mean", "reward_best", "first_step_hit", "flat_groups",
                   "rollout_success", "loss", "clip_frac", "kl_ref", "entropy", "grad_norm",
                   "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
         rows: list[dict[str, Any]] = []
         last_val: dict[str, Any] = {}
-        with open(self.out / "curves.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields, restval="")
+        # curves.csv holds only what the seed determines (same seed, same machine: same file);
+        # wall times go to timing.csv
+        with open(self.out / "curves.csv", "w", newline="") as f, open(self.out / "timing.csv", "w", newline="") as ft:
+            writer = csv.DictWriter(f, fieldnames=fields, restval="", extrasaction="ignore")
             writer.writeheader()
+            timing = csv.writer(ft)
+            timing.writerow(["iter", "time_s"])
             bar = tqdm(range(a.iterations), disable=not a.progress, desc=self.run_name[:40], dynamic_ncols=True)
             for it in bar:
                 if a.time_limit_min and time.time() - self.t0 > 60 * a.time_limit_min:
@@ -569,7 +607,9 @@ class Trainer:
                 row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
                 rows.append(row)
                 writer.writerow(row)
+                timing.writerow([row["iter"], row["time_s"]])
                 f.flush()
+                ft.flush()
                 nan = float("nan")
                 bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}", val=f"{last_val.get('success_rate', nan):.2f}")
             bar.close()

@@ -22,109 +22,12 @@ Type(text='alice')
 
 from __future__ import annotations
 
-import re
-from difflib import SequenceMatcher
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
-from guigym.actions import DIRECTIONS, Action, Back, Click, OpenApp, PlanStep, Scroll, Type
+from guigym.actions import Action, Click, PlanStep
+from guigym.grounding import instruction_action, match_element, quoted
 
-__all__ = ["ElementExecutor", "quoted", "match_element", "instruction_action"]
-
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"|‘([^’]*)’|“([^”]*)”")
-# role words in an instruction -> widget kinds they point at
-_ROLE_WORDS: dict[str, tuple[str, ...]] = {
-    "field": ("input",),
-    "box": ("input", "checkbox"),
-    "input": ("input",),
-    "button": ("button",),
-    "checkbox": ("checkbox",),
-    "tick": ("checkbox",),
-    "untick": ("checkbox",),
-    "switch": ("toggle",),
-    "toggle": ("toggle",),
-    "turn": ("toggle",),
-    "icon": ("icon",),
-    "app": ("icon",),
-    "link": ("link",),
-    "open": ("link", "button", "icon"),
-    "select": ("radio",),
-    "option": ("radio",),
-    "choose": ("radio",),
-}
-_FILLER = re.compile(
-    r"\b(click|tap|press|on|the|a|an|open|select|choose|tick|untick|turn|on|off|switch|toggle|checkbox|button|field|"
-    r"link|icon|option|item|into|in|to|go|please)\b",
-    re.IGNORECASE,
-)
-
-
-def quoted(text: str) -> list[str]:
-    """The quoted parts of ``text`` ('…', "…", ‘…’, “…”), in order."""
-    return [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
-
-
-def _norm(s: str) -> str:
-    return " ".join(re.sub(r"[^\w&@.+-]+", " ", s.lower()).split())
-
-
-def _target_phrase(instruction: str) -> str:
-    q = quoted(instruction)
-    if q:
-        return q[-1] if re.match(r"\s*type\b", instruction, re.IGNORECASE) else q[0]
-    return _FILLER.sub(" ", instruction)
-
-
-def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_score: float = 0.6) -> Optional[dict[str, Any]]:
-    """The visible element an instruction refers to: the best fuzzy match (difflib ratio)
-    between the instruction's quoted label (or, without quotes, its words minus verbs and
-    role nouns) and each element's label, plus 0.1 when the instruction names the element's
-    role ("button", "field", "switch", …). ``None`` if no element scores ``min_score``."""
-    if not elements:
-        return None
-    phrase = _norm(_target_phrase(instruction))
-    words = set(_norm(instruction).split())
-    kinds = {k for w in words for k in _ROLE_WORDS.get(w, ())}
-    best, best_score = None, -1.0
-    for e in elements:
-        label = _norm(str(e.get("label") or ""))
-        if not label:
-            continue
-        score = SequenceMatcher(None, phrase, label).ratio()
-        if phrase and (phrase == label):
-            score = 1.0
-        elif phrase and label and (label in phrase or phrase in label):
-            score = max(score, 0.8)
-        if str(e.get("role")) in kinds:
-            score += 0.1
-        if score > best_score:
-            best, best_score = e, score
-    return best if best_score >= min_score else None
-
-
-def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action]:
-    """The action of a step that needs no pointing, read from its instruction: Back; Type
-    (the first quoted text: "Type 'alice' into …"); OpenApp ("Open the Notes app", or the
-    quoted name); Scroll (the direction word). ``None`` for a click or when unreadable."""
-    if kind == "back":
-        return Back()
-    if kind == "type":
-        q = quoted(instruction)
-        if q:
-            return Type(q[0])
-        m = re.match(r"\s*type\s+(.+?)(?:\s+into\b.*)?$", instruction, re.IGNORECASE)
-        return Type(m.group(1)) if m else None
-    if kind == "open_app":
-        q = quoted(instruction)
-        if q:
-            return OpenApp(q[0])
-        m = re.search(r"\bopen\s+(?:the\s+)?(.+?)(?:\s+app)?\s*$", instruction.strip().rstrip("."), re.IGNORECASE)
-        return OpenApp(m.group(1)) if m else None
-    if kind == "scroll":
-        for w in _norm(instruction).split():
-            if w in DIRECTIONS:
-                return Scroll(w)
-        return None
-    return None
+__all__ = ["ElementExecutor", "quoted", "match_element", "instruction_action"]  # the last three live in guigym.grounding
 
 
 class ElementExecutor:

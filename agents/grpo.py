@@ -52,11 +52,13 @@ class Completion:
     ``steps``: the predicted trajectory (``T`` actions or plan steps; only the first is
     executed by the plan-act loop). ``data``: whatever ``Policy.logprobs`` needs to score this
     completion again (decision codes, token ids). ``text``: the raw text, for text policies.
+    ``valid``: whether that text parsed into a plan.
     """
 
     steps: list[Any]
     data: Any = None
     text: Optional[str] = None
+    valid: bool = True  # False: the text did not parse (rewards give it the bottom of their range)
 
     def __len__(self) -> int:
         return len(self.steps)

@@ -100,7 +100,7 @@ class VLMPolicy:
                 ids = ids or [eos]
                 text = self.tokenizer.decode(ids, skip_special_tokens=True)
                 plan = parse_plan_output(text, self.fmt, self.horizon, size, screen)
-                comps.append(Completion(steps=list(plan), data=ids, text=text))
+                comps.append(Completion(steps=list(plan), data=ids, text=text, valid=plan.error is None))
         with torch.no_grad():
             logp, mask = self.logprobs(obs_batch, comps)
         return comps, (logp, mask)
@@ -153,8 +153,10 @@ class VLMPolicy:
 
     def token_steps(self, completions: Sequence[Completion], mask: torch.Tensor) -> torch.Tensor:
         """Step index of every token, for per-step advantages. Text tokens are not aligned to
-        plan steps here, so every token counts as step 0 (it gets the advantage of the whole
-        plan: ``--advantage step`` reduces to ``--advantage trajectory`` for a VLM)."""
+        plan steps here, so every token counts as step 0 and would get ``Σ_t r̃_t`` with ``r̃``
+        normalised over the group's ``G×T`` step terms — not the trajectory advantage (which is
+        normalised over the ``G`` plan totals; the scales differ). ``train_small.py`` therefore
+        refuses ``--advantage step`` for a VLM."""
         return torch.zeros_like(mask, dtype=torch.long)
 
     def first_step_mask(self, completions: Sequence[Completion], mask: torch.Tensor) -> torch.Tensor:

@@ -14,6 +14,9 @@ from guigym.events import Event
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 ACTION_TYPES: tuple[str, ...] = ("click", "scroll", "back", "open_app", "type")
+#: The plan terminator's type: a plan step ``PlanStep(action_type=DONE)`` says "the task is
+#: complete after the steps before me; plan no further". It is not an env action.
+DONE: str = "done"
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,9 @@ class RefStep:
     bounds on the active backend) of the widget ``target``; ``instruction`` is the grounding
     sentence ("Click the 'Sign in' button"); ``event`` is the semantic event the step must
     produce. Non-pointing actions (Back, OpenApp, Type) have ``box=None`` and ``target`` set
-    to the widget they affect, if any (the focused field for Type).
+    to the widget they affect, if any (the focused field for Type). ``label`` is the visible
+    label of ``target`` (the app name for OpenApp), which rewards use to tell whether an
+    ungrounded plan step names the right element.
     """
 
     action: Action
@@ -87,6 +92,7 @@ class RefStep:
     box: tuple[int, int, int, int] | None
     instruction: str
     event: Event | None = None
+    label: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (used for datasets and TRL reward columns)."""
@@ -96,6 +102,7 @@ class RefStep:
             "box": list(self.box) if self.box is not None else None,
             "instruction": self.instruction,
             "event": self.event.to_dict() if self.event is not None else None,
+            "label": self.label,
         }
 
     @classmethod
@@ -108,6 +115,7 @@ class RefStep:
             box=tuple(int(v) for v in box) if box is not None else None,  # type: ignore[arg-type]
             instruction=d.get("instruction", ""),
             event=Event.from_dict(ev) if ev else None,
+            label=d.get("label"),
         )
 
 
@@ -165,8 +173,13 @@ class PlanStep:
 
     @property
     def kind(self) -> str | None:
-        """The action type, whether grounded or not."""
+        """The action type, whether grounded or not (:data:`DONE` for the plan terminator)."""
         return self.action.type if self.action is not None else self.action_type
+
+    @property
+    def done(self) -> bool:
+        """Whether this step ends the plan (``PlanStep(action_type=DONE)``)."""
+        return self.action is None and self.action_type == DONE
 
 
 # --- text formats (parse_action / format_action / parse_trajectory) live below ---
@@ -235,6 +248,8 @@ _MOBILE_NAMES: dict[str, str] = {
     "system_button": "back",
 }
 _MOBILE_OUT: dict[str, str] = {v: k for k, v in _MOBILE_NAMES.items()}
+# Names of the plan terminator (plans only): "terminate" is Qwen2.5-VL's mobile-use name.
+_DONE_NAMES: frozenset[str] = frozenset({"done", "end", "stop", "finish", "finished", "complete", "terminate"})
 _UNSUPPORTED: frozenset[str] = frozenset(
     {"long_press", "wait", "terminate", "key", "answer", "navigate_home", "home", "swipe", "status"}
 )
@@ -414,6 +429,12 @@ def _action_from(d: Mapping[str, Any], kind: str, mobile: bool) -> Action:
 def _step_from(d: Any, names: Mapping[str, str], mobile: bool, plan: bool) -> PlanStep:
     if not isinstance(d, Mapping):
         raise _Invalid(f"expected an action object, got {type(d).__name__} {_short(d)}")
+    raw_name = next((d[k] for k in ("action", "action_type", "type") if k in d), None)
+    if isinstance(raw_name, str) and raw_name.strip().lower() in _DONE_NAMES:
+        if not plan:
+            raise _Invalid(f"{_short(raw_name)} ends a plan (parse_plan reads it); it is not an action")
+        instruction = d.get("instruction", "")
+        return PlanStep(action=None, instruction=instruction if isinstance(instruction, str) else "", action_type=DONE)
     kind = _action_name(d, names)
     instruction = d.get("instruction", "")
     if plan and not isinstance(instruction, str):
@@ -449,6 +470,15 @@ def _call_to_dict(node: ast.expr) -> dict[str, Any]:
         raise _Invalid(f"expected a call like click(x=12, y=30), got {ast.unparse(node)[:60]!r}")
     name = node.func.id
     kind = _JSON_NAMES.get(name.lower())
+    if kind is None and name.lower() in _DONE_NAMES:  # done() / finish(status="success") ends a plan
+        out_done: dict[str, Any] = {"action": name}
+        for kw in node.keywords:
+            if kw.arg in ("status", "instruction"):
+                try:
+                    out_done[kw.arg] = ast.literal_eval(kw.value)
+                except _PARSE_ERRORS:
+                    raise _Invalid(f"{name}() argument {kw.arg} must be a literal") from None
+        return out_done
     if kind is None:
         if name.lower() in _UNSUPPORTED:
             raise _Invalid(f"action {name!r} is not supported; use one of {sorted(_JSON_NAMES)}")
@@ -595,6 +625,8 @@ def _parse_steps(text: Any, fmt: str | None, max_len: int | None, plan: bool, fi
                     steps.append(convert(item, plan))
                 except _Invalid as e:
                     raise _Invalid(f"step {i + 1}: {e}" if len(raw) > 1 else str(e)) from None
+                if steps[-1].done:  # the plan ends here; what follows is not read
+                    break
             return steps
         except (_Invalid, RecursionError, MemoryError) as e:
             detail = str(e) if isinstance(e, _Invalid) else f"input too deeply nested or too large ({type(e).__name__})"
@@ -636,6 +668,13 @@ def parse_plan(text: str, fmt: str | None = None, max_len: int | None = None) ->
     ``{"action": "click", "instruction": "Click 'Sign in'"}`` →
     ``PlanStep(action=None, action_type="click", instruction=...)``; such an ungrounded step
     must have a non-empty instruction. Grounded steps get ``action_type=None``.
+
+    A plan may stop before ``max_len``: a ``done`` step (``{"action": "done"}``, ``done()``,
+    mobile-use ``terminate``; also ``end``/``stop``/``finish``) becomes
+    ``PlanStep(action_type=DONE)`` and ends the plan (later steps are dropped).
+
+    >>> [s.kind for s in parse_plan('[{"action": "back"}, {"action": "done"}, {"action": "back"}]')]
+    ['back', 'done']
     """
     return _parse_steps(text, fmt, max_len, plan=True, first=False)
 
@@ -649,8 +688,10 @@ def _check_fmt(fmt: str) -> None:
 
 
 def _json_dict(a: Action | None, kind: str, instruction: str, mobile: bool) -> dict[str, Any]:
-    if a is None:
-        d: dict[str, Any] = {"action": _MOBILE_OUT[kind] if mobile else kind}
+    if a is None and kind == DONE:
+        d: dict[str, Any] = {"action": "terminate", "status": "success"} if mobile else {"action": DONE}
+    elif a is None:
+        d = {"action": _MOBILE_OUT[kind] if mobile else kind}
     elif isinstance(a, Click):
         d = {"action": "click", "coordinate": [a.x, a.y]}
     elif isinstance(a, Scroll):
@@ -762,6 +803,8 @@ def format_plan(steps: Iterable[PlanStep], fmt: str = "json") -> str:
     for s in items:
         if s.action is not None:
             triples.append((s.action, s.action.type, s.instruction))
+        elif s.done:
+            triples.append((None, DONE, s.instruction))
         elif s.action_type not in ACTION_TYPES:
             raise ValueError(f"ungrounded step needs action_type in {ACTION_TYPES}, got {s.action_type!r}")
         elif not s.instruction:
@@ -802,4 +845,4 @@ def rescale_refstep(step: RefStep, from_size: tuple[int, int], to_size: tuple[in
     box = step.box
     if box is not None:
         box = (math.floor(box[0] * tw / fw), math.floor(box[1] * th / fh), math.ceil(box[2] * tw / fw), math.ceil(box[3] * th / fh))
-    return RefStep(rescale_action(step.action, from_size, to_size), step.target, box, step.instruction, step.event)
+    return RefStep(rescale_action(step.action, from_size, to_size), step.target, box, step.instruction, step.event, step.label)

@@ -54,7 +54,7 @@ def click_step(v: View, lay: Layout, wid: str, value: Any = None) -> RefStep | N
             "radio": f"Select {_q(w.label)}",
             "icon": f"Click the {w.label} icon",
         }.get(w.kind, f"Click {_q(w.label)}")
-    return RefStep(Click(x, y), wid, box, text, ev)
+    return RefStep(Click(x, y), wid, box, text, ev, w.label)
 
 
 def scroll_step(v: View, lay: Layout, down: bool) -> RefStep:
@@ -80,7 +80,7 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
 def ground(scn: dict[str, Any], st: dict[str, Any], v: View, lay: Layout, goal: Goal) -> RefStep | None:
     """The next grounded step towards ``goal`` in state ``st`` (None: it cannot be reached)."""
     if st["fg"] != goal.app:
-        return RefStep(OpenApp(goal.app), None, None, f"Open the {goal.app} app", Event("open_app", value=goal.app))
+        return RefStep(OpenApp(goal.app), None, None, f"Open the {goal.app} app", Event("open_app", value=goal.app), goal.app)
     app, spec = app_of(scn, goal.app)
     ast = st["apps"][goal.app]
     stack = ast["stack"]
@@ -108,7 +108,7 @@ def ground(scn: dict[str, Any], st: dict[str, Any], v: View, lay: Layout, goal: 
         if v.focus != w.id:
             return click_step(v, lay, w.id)
         box = lay.box(w.id)
-        return RefStep(Type(str(goal.value)), w.id, box, f"Type '{goal.value}' into the {_q(w.label)} field", Event("input", w.id, str(goal.value)))
+        return RefStep(Type(str(goal.value)), w.id, box, f"Type '{goal.value}' into the {_q(w.label)} field", Event("input", w.id, str(goal.value)), w.label)
     if goal.op == "set" and w.kind in ("checkbox", "toggle"):
         return click_step(v, lay, w.id, bool(goal.value))
     return click_step(v, lay, w.id)

@@ -218,7 +218,7 @@ BAD = [
     (_tool('{"action": "long_press", "coordinate": [1, 2]}'), "mobile_use", "not supported"),
     (_tool('{"action": "key", "text": "enter"}'), "mobile_use", "not supported"),
     (_tool('{"action": "wait", "time": 2}'), "mobile_use", "not supported"),
-    (_tool('{"action": "terminate", "status": "success"}'), "mobile_use", "not supported"),
+    (_tool('{"action": "terminate", "status": "success"}'), "mobile_use", "ends a plan"),  # parse_plan reads it
     (_tool('{"action": "system_button", "button": "Home"}'), "mobile_use", "'Home' is not supported"),
     (_tool('{"action": "swipe", "coordinate": [1, 2]}'), "mobile_use", "swipe needs"),
     (_tool('{"action": "swipe", "coordinate": [1, 2], "coordinate2": [1, 2]}'), "mobile_use", "zero length"),
@@ -474,3 +474,22 @@ def test_truncated_output_raises_only_parse_errors(a: object, fmt: str, cut: int
         parse_action(text)
     except ActionParseError:
         pass
+
+
+@pytest.mark.parametrize("fmt", ["json", "function", "mobile_use"])
+def test_plans_may_stop_with_done(fmt):
+    """A ``done`` step ends a plan in every format; what follows it is not read; it round-trips."""
+    from guigym.actions import DONE, PlanStep, format_plan, parse_plan
+
+    plan = [PlanStep(action=Click(3, 4)), PlanStep(action_type=DONE)]
+    text = format_plan(plan, fmt)
+    assert parse_plan(text, fmt) == plan
+    assert parse_plan(text) == plan
+    more = {"json": '<answer>[{"action": "back"}, {"action": "finish"}, {"action": "fly"}]</answer>',
+            "function": 'back()\ndone(status="success")\nfly()',
+            "mobile_use": _tool('{"action": "system_button", "button": "Back"}') + _tool('{"action": "terminate", "status": "success"}')
+            + _tool('{"action": "fly"}')}[fmt]
+    steps = parse_plan(more, fmt)
+    assert [s.kind for s in steps] == ["back", DONE] and steps[-1].done
+    with pytest.raises(ActionParseError, match="ends a plan"):
+        parse_trajectory(more, fmt)

@@ -21,6 +21,7 @@ from guigym.rewards import (
     same_ref_step,
     token_f1,
     trajectory_reward,
+    trajectory_reward_range,
 )
 
 # --- fixtures -------------------------------------------------------------------------
@@ -161,17 +162,70 @@ def test_events_match(produced, expected, match):
         (Click(20, 20), USER, 1.0),
         (Click(20, 200), USER, 0.0),
         (Type("alice"), USER, 0.0),
-        (Type("alice smith"), TYPE_ALICE, 2 / 3),
+        (Type("alice smith"), TYPE_ALICE, 0.0),  # typed text: 1 only where the app accepts it (exact)
+        (Type("alice"), TYPE_ALICE, 1.0),
+        (Type("Alice"), TYPE_ALICE, 0.0),
         (Scroll("down"), DOWN, 1.0),
         (Scroll("left"), DOWN, 0.0),
         (OpenApp("mail"), MAIL, 1.0),
         (Back(), BACK, 1.0),
-        (PlanStep(action_type="click", instruction="Click the user field"), USER, 0.0),
+        # abstract (default): an ungrounded step with the right type and target scores
+        (PlanStep(action_type="click", instruction="Click the user field"), USER, 1.0),  # = the reference's instruction
+        (PlanStep(action_type="click", instruction="Click the password field"), USER, 0.0),
+        (PlanStep(action_type="type", instruction="Type 'alice' into the user field"), TYPE_ALICE, 1.0),
+        (PlanStep(action_type="type", instruction="Type 'bob'"), TYPE_ALICE, 0.0),
+        (PlanStep(action_type="scroll", instruction="Scroll down the list"), DOWN, 1.0),
+        (PlanStep(action_type="scroll", instruction="Scroll up"), DOWN, 0.0),
+        (PlanStep(action_type="open_app", instruction="Open the Mail app"), MAIL, 1.0),
+        (PlanStep(action_type="done"), USER, 0.0),
         (None, USER, 0.0),
     ],
 )
 def test_action_similarity(pred, ref, expected):
     assert action_similarity(pred, ref) == pytest.approx(expected)
+
+
+LABELLED = RefStep(Click(125, 115), "signin", (100, 100, 150, 130), "Click the 'Sign in' button", Event("click", "signin"), "Sign in")
+ELEMENTS = [
+    {"id": "user", "label": "Username", "role": "input", "box": (10, 10, 50, 30)},
+    {"id": "forgot", "label": "Forgot password?", "role": "link", "box": (100, 60, 150, 80)},
+    {"id": "signin", "label": "Sign in", "role": "button", "box": (100, 100, 150, 130)},
+]
+
+
+@pytest.mark.parametrize(
+    "instruction, elements, expected",
+    [
+        ("Click the 'Sign in' button", None, 1.0),
+        ("tap sign in", None, 1.0),  # the label, not the reference's wording
+        ("Click the 'Forgot password?' link", None, 0.0),
+        ("Click the 'Sign in' button", ELEMENTS, 1.0),
+        ("press the Sign in button", ELEMENTS, 1.0),
+        ("Click 'Forgot password?'", ELEMENTS, 0.0),  # another visible element wins
+        ("Click the 'Username' field", ELEMENTS, 0.0),
+    ],
+)
+def test_abstract_similarity_ungrounded_clicks(instruction, elements, expected):
+    """Hand-computed: an ungrounded step with the right type and target scores 1 under the
+    abstract similarity (TraceR1 stage 1), 0 under the grounded one."""
+    step = PlanStep(action_type="click", instruction=instruction)
+    assert action_similarity(step, LABELLED, elements=elements) == expected
+    assert action_similarity(step, LABELLED, similarity="grounded", elements=elements) == 0.0
+    # a grounded step is judged by its point in both modes
+    assert action_similarity(Click(120, 110), LABELLED, similarity="abstract") == 1.0
+    assert action_similarity(Click(120, 70), LABELLED, similarity="grounded") == 0.0
+
+
+def test_typed_text_rules():
+    """``text="exact"`` (default): 1 only for the exact value; ``"f1"``: token-F1 partial credit."""
+    assert action_similarity(Type("Alice Smith"), TYPE_AS) == 1.0
+    assert action_similarity(Type("alice smith"), TYPE_AS) == 0.0
+    assert action_similarity(Type("Alice"), TYPE_AS, text="f1") == pytest.approx(2 / 3)
+    assert action_similarity(Type("alice smith"), TYPE_AS, text="f1") == 1.0
+    with pytest.raises(ValueError):
+        action_similarity(Type("a"), TYPE_AS, text="fuzzy")
+    with pytest.raises(ValueError):
+        action_similarity(Type("a"), TYPE_AS, similarity="loose")
 
 
 @pytest.mark.parametrize(
@@ -185,11 +239,11 @@ def test_action_similarity(pred, ref, expected):
         (Click(20, 20), Type("x"), 8, False),
         (Scroll("down"), Scroll("down"), 8, True),
         (Scroll("down"), Scroll("down", 5, 5), 8, True),
-        (Scroll("down", 0, 0), Scroll("down", 100, 100), 8, False),
+        (Scroll("down", 0, 0), Scroll("down", 100, 100), 8, True),  # no element list: one container
         (Scroll("down"), Scroll("up"), 8, False),
         (OpenApp("Mail"), OpenApp(" mail"), 8, True),
         (OpenApp("Mail"), OpenApp("Maps"), 8, False),
-        (Type("Alice"), Type("alice"), 8, True),
+        (Type("Alice"), Type("alice"), 8, False),  # different values
         (Type("alice"), Type("bob"), 8, False),
         (Back(), Back(), 8, True),
         (Back(), PlanStep(action_type="back"), 8, True),
@@ -257,11 +311,28 @@ def test_repetition(pred, ref, t, expected):
 
 
 def test_repetition_radius_and_bounds():
-    pred = [Click(20, 20), Click(30, 20)]
+    pred = [Click(200, 300), Click(210, 300)]  # on no known element: the radius decides
     assert repetition(pred, [USER, SIGNIN], 1) == 0.0
     assert repetition(pred, [USER, SIGNIN], 1, radius=10) == 1.0
     with pytest.raises(IndexError):
         repetition(pred, [USER], 2)
+
+
+def test_same_element_clicks_at_different_points_are_repetition():
+    """The paper's hacking mode: clicking one wide field at two grid cells. Hand-computed:
+    (12, 12) and (48, 28) are 41 px apart but both in the user field's box (10, 10, 50, 30)."""
+    pred = [Click(12, 12), Click(48, 28)]
+    assert same_action(pred[0], pred[1]) is False  # no element known: 41 px > 8 px
+    assert same_action(pred[0], pred[1], ref=[USER]) is True  # the reference's box is the user field
+    assert repetition(pred, [USER, SIGNIN], 1) == 1.0
+    assert same_action(pred[0], pred[1], elements=ELEMENTS) is True
+    assert same_action(Click(12, 12), Click(120, 110), elements=ELEMENTS) is False
+    # R = 1 (in box) + 0.9·(0 − 1) = 0.1 for the same-element repeat, 1 + 0.9 for the right plan
+    assert trajectory_reward(pred, [USER, SIGNIN]) == pytest.approx(0.1)
+    assert trajectory_reward([Click(12, 12), Click(120, 110)], [USER, SIGNIN]) == pytest.approx(1.9)
+    # ungrounded steps naming the same element repeat too
+    a, b = PlanStep(action_type="click", instruction="Click 'Sign in'"), PlanStep(action_type="click", instruction="press sign in")
+    assert same_action(a, b, elements=ELEMENTS) is True
 
 
 G = 0.9
@@ -288,7 +359,8 @@ G = 0.9
         ([Back(), Back()], [], {}, -G),
         # shorter than the reference: only predicted steps count
         ([Click(30, 20)], WORKED_REF, {}, 1.0),
-        ([Click(30, 20), Type("alice smith")], WORKED_REF, {}, 1 + G * 2 / 3),
+        ([Click(30, 20), Type("alice smith")], WORKED_REF, {}, 1.0),  # exact text rule
+        ([Click(30, 20), Type("alice smith")], WORKED_REF, {"text": "f1"}, 1 + G * 2 / 3),
         # longer than the reference: sim 0 beyond the end, repeats penalised there
         ([Click(30, 20), Type("alice"), Click(125, 115), Click(125, 115)], WORKED_REF, {}, 1 + G + G**2 - G**3),
         ([Click(30, 20), Type("alice"), Click(125, 115), Back()], WORKED_REF, {}, 1 + G + G**2),
@@ -298,8 +370,15 @@ G = 0.9
         ([Scroll("down"), Scroll("down"), Click(125, 115)], [DOWN, DOWN2, SIGNIN], {}, 1 + G + G**2),
         # type mismatch everywhere
         ([Back(), OpenApp("Mail")], WORKED_REF, {}, 0.0),
-        # plan steps: grounded ones use their action; an ungrounded click scores 0
-        ([PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")], WORKED_REF, {}, 1.0),
+        # plan steps: grounded ones use their action; ungrounded ones their instruction (abstract)
+        ([PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")], WORKED_REF, {}, 1 + G),
+        ([PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")], WORKED_REF, {"similarity": "grounded"}, 1.0),
+        # plans may stop: `done` scores 1 exactly where the reference ends, nothing after it counts
+        ([Click(30, 20), Type("alice"), Click(125, 115), PlanStep(action_type="done")], WORKED_REF, {}, 1 + G + G**2 + G**3),
+        ([Click(30, 20), PlanStep(action_type="done"), Back(), Back()], WORKED_REF, {}, 1.0),
+        ([PlanStep(action_type="done")], [], {}, 1.0),  # terminal state: stopping is right
+        ([Back(), PlanStep(action_type="done")], [], {}, 0.0),
+        ([PlanStep(action_type="done"), Back()], [BACK], {}, 0.0),
     ],
 )
 def test_trajectory_reward(pred, ref, kwargs, expected):
@@ -329,6 +408,7 @@ plan_steps = st.one_of(
     actions,
     st.builds(PlanStep, action=actions),
     st.builds(PlanStep, action_type=st.sampled_from(["click", "type", "back"]), instruction=st.sampled_from(["a", "b"])),
+    st.just(PlanStep(action_type="done")),
 )
 
 
@@ -357,6 +437,16 @@ def test_trajectory_reward_bounds(pred, ref, gamma, la, lr, horizon):
     T = len(pred) if horizon is None else min(len(pred), horizon)
     disc = [gamma**t for t in range(T)]
     assert -lr * sum(disc[1:]) - 1e-9 <= r <= la * sum(disc) + 1e-9
+    low, high = trajectory_reward_range(T, gamma, la, lr)
+    assert low - 1e-6 <= r <= high + 1e-6
+
+
+def test_trajectory_reward_range_hand_computed():
+    assert trajectory_reward_range(5, 0.9) == pytest.approx((-3.0951, 4.0951))
+    assert trajectory_reward_range(3, 1.0, 2.0, 0.5) == pytest.approx((-1.0, 6.0))
+    assert trajectory_reward_range(None, 0.5) == pytest.approx((-1.0, 2.0))
+    with pytest.raises(ValueError):
+        trajectory_reward_range(None, 1.0)
 
 
 @given(preds, refs, gammas, gammas)
@@ -382,6 +472,7 @@ def test_later_mistakes_cost_less(ref, gamma, k):
 
 @given(preds, refs, gammas, lambdas)
 def test_lambda_rep_zero_ignores_repeats(pred, ref, gamma, la):
+    pred = [p for p in pred if not (isinstance(p, PlanStep) and p.done)]  # `done` has its own rule (tested above)
     expected = sum(gamma**t * la * (action_similarity(p, ref[t]) if t < len(ref) else 0.0) for t, p in enumerate(pred))
     assert trajectory_reward(pred, ref, gamma=gamma, lambda_align=la, lambda_rep=0) == pytest.approx(expected)
     # doubling every step adds repeats but no penalty

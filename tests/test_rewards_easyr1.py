@@ -42,8 +42,17 @@ def test_trajectory_mode_matches_trajectory_reward():
     plan = ans('[{"action": "click", "coordinate": [20, 20]}, {"action": "type", "text": "alice"}, {"action": "back"}]')
     (out,) = easyr1.compute_score([{"response": plan, "ground_truth": GT}], mode="trajectory", gamma=0.5)
     expected = trajectory_reward([Click(20, 20), Type("alice"), __import__("guigym").actions.Back()], REF, gamma=0.5)
-    assert out["overall"] == pytest.approx(expected) == pytest.approx(1 + 0.5 - 0.0)
+    assert out["trajectory"] == pytest.approx(expected) == pytest.approx(1 + 0.5 - 0.0)
     assert out["format"] == 1.0
+    assert out["overall"] == pytest.approx(1.5 + 1.0)  # trajectory + format
+    # unparsable text: the bottom of the trajectory range (T=3: −(0.5 + 0.25)) and no format point
+    (bad,) = easyr1.compute_score([{"response": "no plan", "ground_truth": GT}], mode="trajectory", gamma=0.5, horizon=3)
+    assert bad == {"overall": pytest.approx(-0.75), "trajectory": pytest.approx(-0.75), "format": 0.0}
+    # a terminal state expects `done` in both modes
+    done = ans('[{"action": "done"}]')
+    (t,) = easyr1.compute_score([{"response": done, "ground_truth": "[]"}], mode="trajectory")
+    (u,) = easyr1.compute_score([{"response": done, "ground_truth": "[]"}])
+    assert t["overall"] == 2.0 and u["overall"] == 3.0
 
 
 def test_module_contract_and_bad_mode():

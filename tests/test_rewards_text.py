@@ -253,16 +253,17 @@ REF_COL = json.dumps([s.to_dict() for s in WORKED_REF])
         (FormatReward(require_think=False), [f"<answer>{CLICK_IN}</answer>"], [1.0]),
         # the worked example as model text: 1 + 0.9 − 0.81
         (TrajectoryReward(), [ans(format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])[len("<answer>"):-len("</answer>")])], [1.09]),
-        (TrajectoryReward(), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [pytest.approx(0.0)]),  # json expected
+        (TrajectoryReward(), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [-9.0]),  # json expected: unparsable → the bottom, −λ_rep·γ/(1−γ) without a horizon
         (TrajectoryReward(fmt="function"), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [1.09]),
         (TrajectoryReward(lambda_rep=0), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])], [1.9]),
         (TrajectoryReward(horizon=1), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])], [1.0]),
         # horizon: steps past it are not even read
         (TrajectoryReward(horizon=1), [ans(CLICK_IN[:-1] + ', {"action": "fly"}]')], [1.0]),
-        (TrajectoryReward(), [ans(CLICK_IN[:-1] + ', {"action": "fly"}]')], [0.0]),
+        (TrajectoryReward(), [ans(CLICK_IN[:-1] + ', {"action": "fly"}]')], [-9.0]),
+        (TrajectoryReward(horizon=5), ["garbage"], [-(0.9 + 0.81 + 0.729 + 0.6561)]),  # bottom of the T=5 range
         (TrajectoryReward(invalid_reward=-1.0), ["garbage"], [-1.0]),
         # plans with ungrounded steps
-        (TrajectoryReward(), [format_plan([PlanStep(Click(20, 20)), PlanStep(action_type="type", instruction="Type alice"), PlanStep(Click(125, 115))])], [1 + 0.81]),
+        (TrajectoryReward(), [format_plan([PlanStep(Click(20, 20)), PlanStep(action_type="type", instruction="Type alice"), PlanStep(Click(125, 115))])], [1 + 0.9 + 0.81]),  # abstract: "Type alice" names the text
         (TrajectoryReward(), [format_trajectory([Back(), Back()])], [-0.9]),
     ],
 )
@@ -278,9 +279,10 @@ def test_adapters_read_every_reference_form_and_column():
         UIR1Reward(column="solution")([GOOD], reference=[REF_COL])
     with pytest.raises(ValueError):
         UIR1Reward()([GOOD, GOOD], reference=[REF_COL])
-    with pytest.raises(ValueError):
-        UIR1Reward()([GOOD], reference=["[]"])  # no step to compare with
-    assert TrajectoryReward()([GOOD], reference=["[]"]) == [0.0]  # nothing to align with
+    # an empty reference is a terminal state: `done` is the expected step, for every adapter
+    done = ans('[{"action": "done"}]')
+    assert UIR1Reward()([GOOD, done], reference=["[]", "[]"]) == [1.0, 3.0]  # a click there: format only
+    assert TrajectoryReward()([GOOD, done], reference=["[]", "[]"]) == [0.0, 1.0]
     assert FormatReward()([GOOD]) == [1.0]  # needs no reference
 
 
@@ -309,3 +311,16 @@ def test_trajectory_adapter_matches_function():
     text = format_trajectory(pred)
     for kw in ({}, {"gamma": 0.5}, {"lambda_rep": 0.0}, {"lambda_align": 2.0, "horizon": 3}):
         assert TrajectoryReward(**kw)([text], reference=[REF_COL]) == [pytest.approx(trajectory_reward(pred, WORKED_REF, **kw))]
+
+
+def test_unparsable_never_outranks_a_valid_plan():
+    """GRPO normalises within a group: garbage must score at most the worst valid plan."""
+    for kw in ({"horizon": 5}, {"horizon": 10, "gamma": 1.0}, {"horizon": 3, "lambda_rep": 2.0}, {}):
+        f = TrajectoryReward(**kw)
+        worst = f([format_trajectory([Back()] * kw.get("horizon", 12))], reference=[REF_COL])[0]  # repeats at every step
+        for junk in ("garbage", "", "<answer>[{\"action\": \"fly\"}]</answer>", "<think>", "[" * 50):
+            assert f([junk], reference=[REF_COL])[0] <= worst
+    with pytest.raises(ValueError):
+        TrajectoryReward(gamma=1.0)  # no horizon: the bottom is unbounded
+    with pytest.raises(ValueError):
+        TrajectoryReward(invalid_reward="lowest")

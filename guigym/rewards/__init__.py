@@ -7,7 +7,17 @@ its formula and a doctest.
 
 from guigym.rewards._common import events_match, token_f1
 from guigym.rewards.grounded import Executor, grounded_reward, grounded_rewards
-from guigym.rewards.tracer1 import action_similarity, repetition, same_action, same_ref_step, trajectory_reward
+from guigym.rewards.tracer1 import (
+    action_similarity,
+    refers_to,
+    repetition,
+    same_action,
+    same_ref_step,
+    step_target,
+    trajectory_reward,
+    trajectory_reward_range,
+    trajectory_step_rewards,
+)
 from guigym.rewards.trl import (
     ActionTypeReward,
     ArgumentReward,
@@ -15,6 +25,7 @@ from guigym.rewards.trl import (
     TrajectoryReward,
     UIR1Reward,
     completion_text,
+    load_elements,
     load_reference,
 )
 from guigym.rewards.uir1 import action_type_reward, argument_reward, format_reward, point_in_box, uir1_reward
@@ -30,6 +41,10 @@ __all__ = [
     "same_action",
     "same_ref_step",
     "trajectory_reward",
+    "trajectory_reward_range",
+    "trajectory_step_rewards",
+    "refers_to",
+    "step_target",
     "Executor",
     "grounded_reward",
     "grounded_rewards",
@@ -42,4 +57,5 @@ __all__ = [
     "TrajectoryReward",
     "completion_text",
     "load_reference",
+    "load_elements",
 ]

@@ -8,7 +8,6 @@ True
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 from typing import Any, Optional, Union
@@ -109,11 +108,6 @@ def events_match(produced: Any, expected: Any) -> bool:
     if a.kind in ("scroll", "page"):
         return bool(_sign(a.value) == _sign(b.value))
     return True
-
-
-def deep_copy_state(state: Any) -> Any:
-    """A private copy of an env state, so that restoring it never aliases the caller's dict."""
-    return copy.deepcopy(state)
 
 
 ANSWER_RE = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)

@@ -9,8 +9,12 @@ of ``guigym export`` writes it (JSON of ``RefStep.to_dict()`` dicts).
 
 * ``mode="uir1"``: ``overall = uir1_reward`` (type + argument + format, in [0, 3]) against the
   first reference step, with the parts reported as ``type``, ``argument``, ``format``.
-* ``mode="trajectory"``: ``overall = trajectory_reward`` of the predicted plan (TraceR1 stage
-  1), with ``format`` reported beside it.
+* ``mode="trajectory"``: ``overall = trajectory + format_weight · format`` — the
+  :class:`~guigym.rewards.TrajectoryReward` of the predicted plan (TraceR1 stage 1; text that
+  does not parse scores the bottom of its range) plus the format reward (EasyR1's own reward
+  functions add a format term the same way), both parts reported.
+
+An empty ``ground_truth`` (``[]``: a terminal state) expects a ``done`` step in both modes.
 
 >>> import json
 >>> from guigym.actions import Click, RefStep
@@ -43,13 +47,18 @@ def compute_score(
     lambda_align: float = 1.0,
     lambda_rep: float = 1.0,
     horizon: Optional[int] = None,
+    similarity: str = "abstract",
+    text: str = "exact",
+    format_weight: float = 1.0,
     **_: Any,
 ) -> list[dict[str, float]]:
     """Scores for a batch of ``{"response": str, "ground_truth": reference JSON}`` inputs:
     one dict per input with ``overall`` and its parts. Never raises on model text."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
-    traj = TrajectoryReward(gamma, lambda_align, lambda_rep, horizon, fmt) if mode == "trajectory" else None
+    traj = None
+    if mode == "trajectory":
+        traj = TrajectoryReward(gamma, lambda_align, lambda_rep, horizon, fmt, similarity=similarity, text=text)
     out: list[dict[str, float]] = []
     for item in reward_inputs:
         text = item.get("response", "")
@@ -57,12 +66,16 @@ def compute_score(
         ref = load_reference(item.get("ground_truth", "[]"))
         fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=traj is not None)
         if traj is not None:
-            out.append({"overall": traj([text], reference=[ref])[0], "format": fmt_score})
+            score = traj([text], reference=[ref], elements=[item.get("elements")])[0]
+            out.append({"overall": score + format_weight * fmt_score, "trajectory": score, "format": fmt_score})
             continue
-        pred = _first_predicted(text, fmt)
-        if pred is None or not ref:
-            out.append({"overall": 0.0, "type": 0.0, "argument": 0.0, "format": 0.0 if pred is None else fmt_score})  # as uir1_reward
+        first = ref[0] if ref else None  # None: terminal state, `done` expected
+        pred = _first_predicted(text, fmt, plan=first is None)
+        if pred is None:
+            out.append({"overall": 0.0, "type": 0.0, "argument": 0.0, "format": 0.0})  # as uir1_reward
             continue
-        t, a = action_type_reward(pred, ref[0]), argument_reward(pred, ref[0], strict=strict_args)
+        if first is None:
+            fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=True)
+        t, a = action_type_reward(pred, first), argument_reward(pred, first, strict=strict_args)
         out.append({"overall": t + a + fmt_score, "type": t, "argument": a, "format": fmt_score})
     return out

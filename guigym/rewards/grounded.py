@@ -33,7 +33,8 @@ from __future__ import annotations
 from typing import Any, Optional, Protocol, Sequence, Union, runtime_checkable
 
 from guigym.actions import Action, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
-from guigym.rewards._common import as_event, check_fmt, deep_copy_state, events_match
+from guigym.apps.base import copy_state
+from guigym.rewards._common import as_event, check_fmt, events_match
 from guigym.rewards.uir1 import _first_predicted
 from guigym.rewards.uir1 import argument_reward
 
@@ -54,8 +55,6 @@ class Executor(Protocol):
 
 
 def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Optional[Action]:
-    if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
-        pred = _first_predicted(pred, fmt, plan=True, whole_text=True)
     if isinstance(pred, RefStep):
         return pred.action
     if isinstance(pred, _ACTION_CLASSES):
@@ -91,17 +90,25 @@ def grounded_reward(
     :func:`~guigym.rewards.events_match`. If that reference step has no event, the
     coordinate rule is used instead (:func:`~guigym.rewards.argument_reward` = 1).
 
-    Scores 0 when the reference is empty (task already done), when an ungrounded step has
-    no executor (or the executor returns no action), or when the text does not parse.
-    The env is left in ``s`` afterwards (restored in a ``finally``).
+    A ``done`` step (the plan terminator) is not executed: it scores 1 exactly when the
+    reference from ``s`` is empty (the task is already done; any other step scores 0 there) —
+    the rule of :func:`~guigym.rewards.trajectory_reward` and the UI-R1 rewards. Scores 0 when
+    an ungrounded step has no executor (or the executor returns no action), or when the text
+    does not parse. The env is left in ``s`` afterwards (restored in a ``finally``;
+    the reward hands the env private copies (``copy_state``), so the caller's ``state`` is
+    never aliased, whatever the env's ``set_state`` does).
     """
     check_fmt(fmt)
     u = env.unwrapped
-    target = deep_copy_state(u.get_state() if state is None else state)
+    target = copy_state(u.get_state() if state is None else state)
+    if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
+        pred = _first_predicted(pred, fmt, plan=True, whole_text=True)
     try:
         if state is not None:
-            u.set_state(deep_copy_state(target))
+            u.set_state(copy_state(target))
         ref = list(u.reference())
+        if isinstance(pred, PlanStep) and pred.done:
+            return 0.0 if ref else 1.0
         if not ref:
             return 0.0
         action = _resolve(env, pred, executor, fmt)
@@ -114,7 +121,7 @@ def grounded_reward(
             return 1.0 if argument_reward(action, ref[0]) == 1.0 else 0.0
         return 1.0 if events_match(as_event(info.get("event")), expected) else 0.0
     finally:
-        u.set_state(deep_copy_state(target))
+        u.set_state(copy_state(target))
 
 
 def grounded_rewards(
@@ -128,5 +135,5 @@ def grounded_rewards(
     (default: the current state), the GRPO group of TraceR1 stage 2. The env is left in ``s``.
     """
     u = env.unwrapped
-    s = deep_copy_state(u.get_state() if state is None else state)
+    s = u.get_state() if state is None else state
     return [grounded_reward(env, p, state=s, executor=executor, fmt=fmt) for p in preds]

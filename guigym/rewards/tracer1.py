@@ -1,9 +1,8 @@
 """TraceR1 stage 1: trajectory-level reward of a predicted plan against a reference.
 
-``R(τ̂, τ*) = Σ_{t=1..T} γ^(t-1) · (λ_align · sim(â_t, a*_t) − λ_rep · rep_t)``
+``R(τ̂, τ*) = Σ_{t=1..T} γ^(t-1) · (λ_align · sim(â_t, a*_t) − λ_rep · rep(â_{1:t}))``
 
-with ``T = min(len(τ̂), horizon)``, ``sim`` = :func:`action_similarity` (0 past the end of
-the reference) and ``rep_t`` = :func:`repetition`. The worked example (also a test):
+with ``T = min(len(τ̂), horizon)``. The worked example (also a test):
 
 >>> from guigym.actions import Click, RefStep, Type
 >>> ref = [RefStep(Click(30, 20), "user", (10, 10, 50, 30), "Click the user field"),
@@ -12,73 +11,261 @@ the reference) and ``rep_t`` = :func:`repetition`. The worked example (also a te
 >>> pred = [Click(20, 20), Type("alice"), Click(20, 20)]
 >>> round(trajectory_reward(pred, ref, gamma=0.9), 10)   # 1 + 0.9·1 + 0.81·(0 − 1)
 1.09
+
+Choices, each documented where it is made (``README.md`` lists them against the paper):
+
+* ``sim`` (:func:`action_similarity`) is **abstract** by default, as TraceR1's stage 1 is: the
+  right action type on the right *element* — named by an ungrounded step's grounding
+  instruction, or hit by a grounded step's point. Whether a click *lands* is stage 2's job
+  (:mod:`guigym.rewards.grounded`). ``similarity="grounded"`` is the stricter rule of earlier
+  guigym versions (a step without coordinates scores 0).
+* Typed text scores 1 only when the app would accept it (exact: guigym's apps compare typed
+  values exactly); ``text="f1"`` gives token-F1 partial credit instead.
+* ``rep_t = 1`` when step ``t`` acts on the same element as an earlier step of the plan
+  (:func:`same_action`) — except where the reference itself repeats that step at those
+  positions (scrolling twice).
+* A plan may stop: a ``done`` step (``PlanStep(action_type=DONE)``) ends it; it scores
+  ``sim = 1`` exactly where the reference ends (the reference is read as ending with an implicit
+  ``done``), 0 elsewhere, and nothing after it is scored. So at a terminal state (empty
+  reference) the right plan is ``[done]``.
+* Text that does not parse has no plan: adapters score it :func:`trajectory_reward_range`'s
+  lower bound (``TrajectoryReward``), so garbage never outranks a valid plan.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence
 
-from guigym.actions import Click, OpenApp, RefStep, Scroll, Type
-from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind
-from guigym.rewards.uir1 import argument_reward
+from guigym.actions import DONE, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.grounding import instruction_action, match_element, normalize_label
+from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind, token_f1
+from guigym.rewards.uir1 import point_in_box
 
-__all__ = ["action_similarity", "same_action", "same_ref_step", "repetition", "trajectory_reward"]
+__all__ = [
+    "SIMILARITIES",
+    "TEXT_RULES",
+    "action_similarity",
+    "refers_to",
+    "step_target",
+    "same_action",
+    "same_ref_step",
+    "repetition",
+    "trajectory_step_rewards",
+    "trajectory_reward",
+    "trajectory_reward_range",
+]
+
+Similarity = Literal["abstract", "grounded"]
+TextRule = Literal["exact", "f1"]
+SIMILARITIES: tuple[str, ...] = ("abstract", "grounded")
+TEXT_RULES: tuple[str, ...] = ("exact", "f1")
+#: An element as rewards read it: a dict with ``id`` and ``box`` (and ``label``/``role`` for
+#: instruction matching), as ``info["elements"]`` gives them.
+Element = dict
+
+_MIN_LABEL_SCORE = 0.8  # without the element list, an instruction must name the target's label closely
 
 
-def action_similarity(pred: Pred, ref: RefStep) -> float:
-    """``sim(â, a*) ∈ [0, 1]``: 0 if the action types differ, else :func:`argument_reward`.
-
-    (Click in the box, same scroll direction, same app name, token F1 of typed text, Back
-    always; an ungrounded plan step has no arguments and scores 0 unless it is a Back.)
-
-    >>> from guigym.actions import Click, RefStep, Scroll
-    >>> ref = RefStep(Scroll("down"), "list", (0, 0, 99, 99), "Scroll down")
-    >>> action_similarity(Scroll("down"), ref), action_similarity(Click(5, 5), ref)
-    (1.0, 0.0)
-    """
-    return argument_reward(pred, ref, strict=True)
+def _check(similarity: str, text: str) -> None:
+    if similarity not in SIMILARITIES:
+        raise ValueError(f"similarity must be one of {SIMILARITIES}, got {similarity!r}")
+    if text not in TEXT_RULES:
+        raise ValueError(f"text must be one of {TEXT_RULES}, got {text!r}")
 
 
-def _points_close(a: tuple[Any, Any], b: tuple[Any, Any], radius: float) -> bool:
-    if None in a or None in b:
-        return True  # a scroll without a point targets "the main container": can't tell apart
-    return math.hypot(a[0] - b[0], a[1] - b[1]) <= radius
+def _text_score(pred: str, ref: str, text: str) -> float:
+    if text == "f1":
+        return token_f1(pred, ref)
+    return 1.0 if pred == ref else 0.0
 
 
-def same_action(a: Pred, b: Pred, radius: float = 8) -> bool:
-    """Whether two predicted steps are the same step (used by :func:`repetition`).
+def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Element]] = None) -> bool:
+    """Whether a grounding ``instruction`` names the target element of ``ref``.
 
-    Same action type, and: Click — points within ``radius`` px (Euclidean); Scroll — same
-    direction (and points within ``radius`` when both give one); OpenApp — same name after
-    lower-casing and stripping; Type — same text after lower-casing and collapsing
-    whitespace; Back — always. Two ungrounded plan steps are the same when their
-    instructions are (lower-cased, whitespace-collapsed); a grounded and an ungrounded step
-    are not (except Back). ``None`` is never the same as anything.
+    With the visible ``elements``: the element the instruction matches best
+    (:func:`guigym.grounding.match_element`, the executor's rule) is ``ref.target``. Without
+    them: the instruction equals ``ref.instruction`` (lower-cased, whitespace-collapsed), or
+    names ``ref.label`` closely (match score ≥ 0.8).
 
-    >>> from guigym.actions import Click
-    >>> same_action(Click(20, 20), Click(25, 26)), same_action(Click(20, 20), Click(29, 20))
+    >>> from guigym.actions import Click, RefStep
+    >>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click the 'Sign in' button", label="Sign in")
+    >>> refers_to("Tap 'Sign in'", ref), refers_to("Click the 'Forgot password?' link", ref)
     (True, False)
     """
-    ka, kb = pred_kind(a), pred_kind(b)
-    if ka is None or ka != kb:
+    if not instruction or ref.target is None:
         return False
-    if ka == "back":
+    if elements:
+        e = match_element(instruction, list(elements))
+        return e is not None and e.get("id") == ref.target
+    if norm_text(instruction) == norm_text(ref.instruction):
         return True
-    xa, xb = pred_action(a), pred_action(b)
-    if xa is None and xb is None:
-        return norm_text(getattr(a, "instruction", "")) == norm_text(getattr(b, "instruction", ""))
-    if xa is None or xb is None:
-        return False
-    if isinstance(xa, Click) and isinstance(xb, Click):
-        return _points_close((xa.x, xa.y), (xb.x, xb.y), radius)
-    if isinstance(xa, Scroll) and isinstance(xb, Scroll):
-        return xa.direction == xb.direction and _points_close((xa.x, xa.y), (xb.x, xb.y), radius)
-    if isinstance(xa, OpenApp) and isinstance(xb, OpenApp):
-        return norm_name(xa.name) == norm_name(xb.name)
-    if isinstance(xa, Type) and isinstance(xb, Type):
-        return norm_text(xa.text) == norm_text(xb.text)
+    if ref.label:
+        return match_element(instruction, [{"id": ref.target, "label": ref.label}], _MIN_LABEL_SCORE) is not None
     return False
+
+
+def action_similarity(
+    pred: Pred,
+    ref: RefStep,
+    similarity: Similarity = "abstract",
+    text: TextRule = "exact",
+    elements: Optional[Sequence[Element]] = None,
+) -> float:
+    """``sim(â, a*) ∈ [0, 1]``: 0 if the action types differ; Back always 1; otherwise
+
+    ==========  =============================================  ==============================
+    ref type    grounded step (has arguments)                  ungrounded step (``abstract``)
+    ==========  =============================================  ==============================
+    Click       1[point in ``ref.box``]                        1[instruction names the target]
+    Scroll      1[same direction]                              1[instruction's direction]
+    OpenApp     1[same name, case-insensitive]                 1[instruction's app name]
+    Type        1[text = ref text] (``text="f1"``: token F1)    the same, on the quoted text
+    ==========  =============================================  ==============================
+
+    "Names the target" is :func:`refers_to` (with ``elements`` when given). With
+    ``similarity="grounded"`` an ungrounded step scores 0 (except Back). A ``done`` step never
+    matches a reference step (see :func:`trajectory_reward` for where it scores).
+
+    >>> from guigym.actions import Click, PlanStep, RefStep, Scroll, Type
+    >>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click the 'Sign in' button", label="Sign in")
+    >>> step = PlanStep(action_type="click", instruction="Click the 'Sign in' button")
+    >>> action_similarity(step, ref), action_similarity(step, ref, similarity="grounded")
+    (1.0, 0.0)
+    >>> typed = RefStep(Type("alice smith"), "user", None, "Type 'alice smith'")
+    >>> action_similarity(Type("Alice"), typed), round(action_similarity(Type("Alice"), typed, text="f1"), 3)
+    (0.0, 0.667)
+    """
+    _check(similarity, text)
+    kind = pred_kind(pred)
+    r = ref.action
+    if kind is None or kind != r.type:
+        return 0.0
+    if kind == "back":
+        return 1.0
+    a = pred_action(pred)
+    if a is None:  # ungrounded: judged by its instruction (abstract), or not at all (grounded)
+        if similarity == "grounded":
+            return 0.0
+        instruction = getattr(pred, "instruction", "") or ""
+        if kind == "click":
+            return 1.0 if refers_to(instruction, ref, elements) else 0.0
+        a = instruction_action(kind, instruction)
+        if a is None:
+            return 0.0
+    if isinstance(r, Click) and isinstance(a, Click):
+        if ref.box is None:
+            return 1.0 if (a.x, a.y) == (r.x, r.y) else 0.0
+        return 1.0 if point_in_box(a.x, a.y, ref.box) else 0.0
+    if isinstance(r, Scroll) and isinstance(a, Scroll):
+        return 1.0 if a.direction == r.direction else 0.0
+    if isinstance(r, OpenApp) and isinstance(a, OpenApp):
+        return 1.0 if norm_name(a.name) == norm_name(r.name) else 0.0
+    if isinstance(r, Type) and isinstance(a, Type):
+        return _text_score(a.text, r.text, text)
+    return 0.0
+
+
+# ---------------------------------------------------------------------------- repetition
+
+
+def _finite_point(a: Any) -> Optional[tuple[float, float]]:
+    x, y = getattr(a, "x", None), getattr(a, "y", None)
+    if x is None or y is None:
+        return None
+    try:
+        fx, fy = float(x), float(y)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return (fx, fy) if math.isfinite(fx) and math.isfinite(fy) else None
+
+
+def _element_at(p: tuple[float, float], elements: Optional[Sequence[Element]], ref: Sequence[RefStep]) -> Optional[str]:
+    """The smallest visible element containing ``p``; failing that, the smallest box of a
+    (non-scroll) reference step containing it; ``None`` if neither does."""
+    for boxes in (
+        [(e.get("id"), e.get("box")) for e in (elements or ()) if isinstance(e, dict)],
+        [(r.target, r.box) for r in ref if r.box is not None and r.target is not None and not isinstance(r.action, Scroll)],
+    ):
+        best, area = None, math.inf
+        for wid, box in boxes:
+            if wid is None or box is None or len(box) != 4:
+                continue
+            x0, y0, x1, y1 = box
+            if x0 <= p[0] <= x1 and y0 <= p[1] <= y1 and (x1 - x0) * (y1 - y0) < area:
+                best, area = str(wid), (x1 - x0) * (y1 - y0)
+        if best is not None:
+            return best
+    return None
+
+
+def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: Sequence[RefStep] = ()) -> Any:
+    """What a predicted step acts on, for telling repeats apart (hashable, or ``None``).
+
+    Back: ``("back",)``. Click: ``("click", element id)`` — the element under a grounded point
+    (:func:`_element_at`: visible ``elements`` first, then the reference's boxes), or the
+    element an ungrounded step's instruction names (matched against ``elements``, else against
+    the reference's labels); an unresolved click is ``("click@", x, y)`` (a grounded point) or
+    ``("click?", instruction)``. Scroll: ``("scroll", direction, container)``. OpenApp:
+    ``("open_app", name)``. Type: ``("type", text)``. ``None`` for nothing or ``done``.
+
+    >>> els = [{"id": "user", "box": (0, 100, 359, 143), "label": "Username", "role": "input"}]
+    >>> step_target(Click(20, 120), els) == step_target(Click(300, 130), els) == ("click", "user")
+    True
+    """
+    kind = pred_kind(pred)
+    if kind is None or kind == DONE:
+        return None
+    a = pred_action(pred)
+    instruction = getattr(pred, "instruction", "") or ""
+    if kind == "back":
+        return ("back",)
+    if kind == "click":
+        if a is not None:
+            p = _finite_point(a)
+            if p is None:
+                return ("click@", None, None)
+            e = _element_at(p, elements, ref)
+            return ("click", e) if e is not None else ("click@", p[0], p[1])
+        cands = list(elements) if elements else [{"id": r.target, "label": r.label} for r in ref if r.target and r.label]
+        e = match_element(instruction, cands) if cands else None
+        return ("click", str(e["id"])) if e is not None else ("click?", norm_text(instruction))
+    if a is None:
+        a = instruction_action(kind, instruction)
+        if a is None:
+            return (kind + "?", norm_text(instruction))
+    if isinstance(a, Scroll):
+        p = _finite_point(a)
+        return ("scroll", a.direction, _element_at(p, elements, ()) if p is not None else None)
+    if isinstance(a, OpenApp):
+        return ("open_app", norm_name(a.name))
+    if isinstance(a, Type):
+        return ("type", a.text)
+    return None
+
+
+def same_action(
+    a: Pred, b: Pred, radius: float = 8, elements: Optional[Sequence[Element]] = None, ref: Sequence[RefStep] = ()
+) -> bool:
+    """Whether two predicted steps act on the same thing (used by :func:`repetition` and the
+    plan/exec repetition metrics): equal :func:`step_target` s, where two clicks that hit no
+    known element are the same when their points are within ``radius`` px. ``None`` and
+    ``done`` are never the same as anything.
+
+    >>> els = [{"id": "user", "box": (0, 100, 359, 143)}]
+    >>> same_action(Click(10, 120), Click(340, 140), elements=els)   # one 360-px field
+    True
+    >>> same_action(Click(20, 20), Click(25, 26)), same_action(Click(20, 20), Click(29, 20))   # no element: radius
+    (True, False)
+    """
+    ta, tb = step_target(a, elements, ref), step_target(b, elements, ref)
+    if ta is None or tb is None:
+        return False
+    if ta[0] == tb[0] == "click@":
+        if None in ta[1:] or None in tb[1:]:
+            return False
+        return math.hypot(ta[1] - tb[1], ta[2] - tb[2]) <= radius
+    return bool(ta == tb)
 
 
 def _pointless_args(r: RefStep) -> tuple[Any, ...]:
@@ -118,13 +305,16 @@ def same_ref_step(a: RefStep, b: RefStep) -> bool:
     return a.box == b.box and _pointless_args(a) == _pointless_args(b)
 
 
-def repetition(pred: Sequence[Pred], ref: Sequence[RefStep], t: int, radius: float = 8) -> float:
+def repetition(
+    pred: Sequence[Pred], ref: Sequence[RefStep], t: int, radius: float = 8, elements: Optional[Sequence[Element]] = None
+) -> float:
     """``rep_t ∈ {0, 1}`` for the step ``pred[t]`` (``t`` is a 0-based index).
 
-    ``rep_t = 1`` iff there is ``j < t`` with ``same_action(pred[t], pred[j])`` (clicks
-    within ``radius`` px, see :func:`same_action`) and the repeat is unjustified: ``t`` is
-    beyond the end of ``ref``, or ``ref[t]`` and ``ref[j]`` are not the same step
-    (:func:`same_ref_step`). A repeat the reference also makes (scrolling twice) is free.
+    ``rep_t = 1`` iff there is ``j < t`` with ``same_action(pred[t], pred[j])`` — the same
+    element (:func:`same_action`; ``elements`` are the visible widgets where the plan was
+    made) — and the repeat is unjustified: ``t`` is beyond the end of ``ref``, or ``ref[t]``
+    and ``ref[j]`` are not the same step (:func:`same_ref_step`). A repeat the reference also
+    makes at those positions (scrolling twice) is free.
 
     >>> from guigym.actions import RefStep, Scroll
     >>> down = RefStep(Scroll("down"), "list", (0, 0, 99, 99), "Scroll down")
@@ -136,10 +326,56 @@ def repetition(pred: Sequence[Pred], ref: Sequence[RefStep], t: int, radius: flo
         raise IndexError(f"t={t} outside the predicted trajectory of length {len(pred)}")
     cur = pred[t]
     for j in range(t):
-        if same_action(cur, pred[j], radius):
+        if same_action(cur, pred[j], radius, elements, ref):
             if t >= len(ref) or not same_ref_step(ref[t], ref[j]):
                 return 1.0
     return 0.0
+
+
+def _is_done(step: Any) -> bool:
+    return isinstance(step, PlanStep) and step.done
+
+
+def trajectory_step_rewards(
+    pred: Sequence[Pred],
+    ref: Sequence[RefStep],
+    gamma: float = 0.9,
+    lambda_align: float = 1.0,
+    lambda_rep: float = 1.0,
+    horizon: Optional[int] = None,
+    radius: float = 8,
+    similarity: Similarity = "abstract",
+    text: TextRule = "exact",
+    elements: Optional[Sequence[Element]] = None,
+) -> list[float]:
+    """The per-step terms ``r̃_t = γ^(t-1) · (λ_align · sim_t − λ_rep · rep_t)`` of
+    :func:`trajectory_reward` (they sum to it), one per scored step: ``min(len(pred),
+    horizon)`` of them, fewer when a ``done`` step ends the plan (it is the last one scored).
+
+    >>> from guigym.actions import Back, PlanStep, RefStep
+    >>> back = RefStep(Back(), None, None, "Go back")
+    >>> trajectory_step_rewards([Back(), PlanStep(action_type="done"), Back()], [back], gamma=0.5)
+    [1.0, 0.5]
+    """
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+    if horizon is not None and horizon < 0:
+        raise ValueError(f"horizon must be >= 0, got {horizon}")
+    _check(similarity, text)
+    steps = list(pred) if horizon is None else list(pred)[:horizon]
+    end = next((i + 1 for i, s in enumerate(steps) if _is_done(s)), len(steps))
+    steps = steps[:end]
+    out: list[float] = []
+    discount = 1.0
+    for t, step in enumerate(steps):
+        if _is_done(step):
+            out.append(discount * lambda_align * (1.0 if t == len(ref) else 0.0))
+            break
+        sim = action_similarity(step, ref[t], similarity, text, elements) if t < len(ref) else 0.0
+        rep = repetition(steps, ref, t, radius, elements) if lambda_rep != 0 else 0.0
+        out.append(discount * (lambda_align * sim - lambda_rep * rep))
+        discount *= gamma
+    return out
 
 
 def trajectory_reward(
@@ -150,33 +386,57 @@ def trajectory_reward(
     lambda_rep: float = 1.0,
     horizon: Optional[int] = None,
     radius: float = 8,
+    similarity: Similarity = "abstract",
+    text: TextRule = "exact",
+    elements: Optional[Sequence[Element]] = None,
 ) -> float:
     """``R = Σ_{t=1..T} γ^(t-1) · (λ_align · sim(pred_t, ref_t) − λ_rep · rep_t)``.
 
-    ``T = len(pred)``, capped at ``horizon`` when given; ``sim`` is
-    :func:`action_similarity` and 0 for ``t`` beyond the end of ``ref``; ``rep_t`` is
-    :func:`repetition` (clicks within ``radius`` px are the same). An empty prediction
-    scores 0. With ``λ ≥ 0``:
-    ``−λ_rep · Σ_{t=2..T} γ^(t-1) ≤ R ≤ λ_align · Σ_{t=1..T} γ^(t-1)``.
+    ``T = len(pred)``, capped at ``horizon`` when given, and ending at the first ``done``
+    step; ``sim`` is :func:`action_similarity` (``similarity``, ``text``, ``elements``) and 0
+    for ``t`` beyond the end of ``ref``, except that a ``done`` step scores 1 exactly at
+    ``t = len(ref)``; ``rep_t`` is :func:`repetition` (same element; clicks on no known
+    element within ``radius`` px). An empty prediction scores 0. The range is
+    :func:`trajectory_reward_range`.
 
-    >>> from guigym.actions import Back, RefStep
+    >>> from guigym.actions import Back, PlanStep, RefStep
     >>> back = RefStep(Back(), None, None, "Go back")
     >>> trajectory_reward([Back(), Back()], [back], gamma=0.5)   # 1 + 0.5·(0 − 1)
     0.5
     >>> trajectory_reward([Back(), Back()], [back], gamma=0.5, lambda_rep=0)
     1.0
+    >>> trajectory_reward([Back(), PlanStep(action_type="done")], [back], gamma=0.5)   # stops where the reference ends
+    1.5
+    >>> trajectory_reward([PlanStep(action_type="done")], [])   # terminal state: the right plan is to stop
+    1.0
     """
+    return float(sum(trajectory_step_rewards(pred, ref, gamma, lambda_align, lambda_rep, horizon, radius, similarity, text, elements)))
+
+
+def trajectory_reward_range(
+    horizon: Optional[int], gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0
+) -> tuple[float, float]:
+    """``(low, high)`` of :func:`trajectory_reward` over plans of at most ``horizon`` steps
+    (``λ ≥ 0``): ``low = −λ_rep · Σ_{t=2..T} γ^(t-1)`` (every step after the first repeats),
+    ``high = λ_align · Σ_{t=1..T} γ^(t-1)``. The sums are taken in the reward's own order, so
+    the worst plan scores ``low`` bit for bit. Without a horizon they run to infinity (finite
+    only for ``γ < 1``; ``γ = 1`` raises ``ValueError``).
+
+    >>> [round(v, 6) for v in trajectory_reward_range(5, gamma=0.9)]
+    [-3.0951, 4.0951]
+    """
+    if lambda_align < 0 or lambda_rep < 0:
+        raise ValueError("the range is derived for lambda_align, lambda_rep >= 0")
     if not 0.0 <= gamma <= 1.0:
         raise ValueError(f"gamma must be in [0, 1], got {gamma}")
-    if horizon is not None and horizon < 0:
-        raise ValueError(f"horizon must be >= 0, got {horizon}")
-    steps = list(pred)
-    T = len(steps) if horizon is None else min(len(steps), horizon)
-    total = 0.0
-    discount = 1.0
-    for t in range(T):
-        sim = action_similarity(steps[t], ref[t]) if t < len(ref) else 0.0
-        rep = repetition(steps, ref, t, radius) if lambda_rep != 0 else 0.0
-        total += discount * (lambda_align * sim - lambda_rep * rep)
-        discount *= gamma
-    return total
+    if horizon is None:
+        if gamma >= 1.0:
+            raise ValueError("with gamma = 1 the reward is unbounded unless a horizon is given")
+        return -lambda_rep * gamma / (1.0 - gamma), lambda_align / (1.0 - gamma)
+    discounts, d = [], 1.0
+    for _ in range(max(0, horizon)):
+        discounts.append(d)
+        d *= gamma
+    low = float(sum([d * (0.0 - lambda_rep) for d in discounts[1:]], 0.0 * (0.0 - lambda_rep) if discounts else 0.0))
+    high = float(sum([d * (lambda_align - 0.0) for d in discounts]))
+    return low, high

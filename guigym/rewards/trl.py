@@ -9,6 +9,12 @@ Completions may be plain strings or conversational (``[{"role": "assistant", "co
 ...}]``, the content a string or a list of ``{"type": "text", "text": ...}`` parts). TRL is
 not needed to use them.
 
+An empty reference (the sample's state is terminal: the task is done) expects a ``done`` step
+(see :mod:`guigym.rewards.uir1`); the TraceR1 adapter scores it like any other reference.
+An optional ``elements`` column (the visible widgets of the sample's state, as
+``info["elements"]``) lets the trajectory reward judge elements exactly; without it the
+reference's own boxes and labels are used.
+
 >>> import json
 >>> from guigym.actions import Click, RefStep
 >>> ref = [RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'").to_dict()]
@@ -23,11 +29,11 @@ not needed to use them.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 from guigym.actions import RefStep
 from guigym.rewards._common import answer_region, check_fmt, parse_answer
-from guigym.rewards.tracer1 import trajectory_reward
+from guigym.rewards.tracer1 import _check, trajectory_reward, trajectory_reward_range
 from guigym.rewards.uir1 import (
     _first_predicted,
     action_type_reward,
@@ -95,6 +101,20 @@ def load_reference(value: Any) -> list[RefStep]:
         raise ValueError(f"malformed reference {value!r}: {e}") from e
 
 
+def load_elements(value: Any) -> Optional[list[dict]]:
+    """Visible elements from a dataset cell (a JSON string or a list of dicts with ``id`` and
+    ``box``), or ``None`` when the cell is empty or malformed (the reward then falls back to
+    the reference's boxes and labels)."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, (str, bytes)):
+            value = json.loads(value)
+        return [dict(e) for e in value if isinstance(e, dict)] or None
+    except (TypeError, ValueError):
+        return None
+
+
 class _ColumnReward:
     """Shared plumbing: text of each completion + the reference column."""
 
@@ -112,10 +132,8 @@ class _ColumnReward:
             raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(refs)} references")
         return [load_reference(r) for r in refs]
 
-    def _first(self, ref: list[RefStep]) -> RefStep:
-        if not ref:
-            raise ValueError(f"{self.__name__}: empty reference (the task is already done at this sample)")
-        return ref[0]
+    def _first(self, ref: list[RefStep]) -> Optional[RefStep]:
+        return ref[0] if ref else None  # None: a terminal state, where `done` is expected
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k != "__name__")
@@ -198,8 +216,17 @@ class TrajectoryReward(_ColumnReward):
     reference column. The plan is the content of the first ``<answer>…</answer>`` (or the
     whole text when there is none), parsed in ``fmt`` with
     :func:`guigym.actions.parse_plan` (steps may be ungrounded; only the first ``horizon``
-    are read); text that does not parse scores ``invalid_reward`` (default 0, the score of
-    a plan that earns nothing).
+    are read; a ``done`` step ends the plan).
+
+    Text that does not parse scores ``invalid_reward``: by default ``"bottom"``, the lower
+    end of :func:`~guigym.rewards.trajectory_reward_range` (``−λ_rep·Σ_{t=2..T} γ^(t-1)``),
+    so that no garbage outranks a valid plan in a GRPO group (a group-relative advantage
+    would otherwise reward garbage over a bad but valid plan). Without a ``horizon`` the
+    bound is the infinite sum (``γ < 1`` needed). A number overrides it.
+
+    >>> f = TrajectoryReward(horizon=5)
+    >>> [round(r, 6) for r in f(["no plan here"], reference=[[]])]
+    [-3.0951]
     """
 
     name = "trajectory_reward"
@@ -212,15 +239,24 @@ class TrajectoryReward(_ColumnReward):
         horizon: Optional[int] = None,
         fmt: Optional[str] = "json",
         radius: float = 8,
-        invalid_reward: float = 0.0,
+        invalid_reward: Union[float, str] = "bottom",
         column: str = "reference",
+        similarity: str = "abstract",
+        text: str = "exact",
+        elements_column: str = "elements",
     ) -> None:
         super().__init__(column)
         check_fmt(fmt)
+        _check(similarity, text)
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+        if invalid_reward == "bottom":
+            invalid_reward = trajectory_reward_range(horizon, gamma, lambda_align, lambda_rep)[0]
+        elif isinstance(invalid_reward, str):
+            raise ValueError(f"invalid_reward must be a number or 'bottom', got {invalid_reward!r}")
         self.gamma, self.lambda_align, self.lambda_rep = gamma, lambda_align, lambda_rep
-        self.horizon, self.fmt, self.radius, self.invalid_reward = horizon, fmt, radius, invalid_reward
+        self.horizon, self.fmt, self.radius, self.invalid_reward = horizon, fmt, radius, float(invalid_reward)
+        self.similarity, self.text, self.elements_column = similarity, text, elements_column
 
     def plan(self, text: str) -> Optional[list]:
         """The parsed plan of one completion text (``None`` if it does not parse)."""
@@ -229,15 +265,18 @@ class TrajectoryReward(_ColumnReward):
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
         out = []
-        for c, ref in zip(completions, self._refs(completions, kwargs)):
+        elements = kwargs.get(self.elements_column)
+        elements = list(elements) if elements is not None else [None] * len(completions)
+        for c, ref, els in zip(completions, self._refs(completions, kwargs), elements):
             steps = self.plan(completion_text(c))
             if steps is None:
-                out.append(float(self.invalid_reward))
+                out.append(self.invalid_reward)
                 continue
             out.append(
                 trajectory_reward(
                     steps, ref, gamma=self.gamma, lambda_align=self.lambda_align, lambda_rep=self.lambda_rep,
-                    horizon=self.horizon, radius=self.radius,
+                    horizon=self.horizon, radius=self.radius, similarity=self.similarity, text=self.text,
+                    elements=load_elements(els),
                 )
             )
         return out

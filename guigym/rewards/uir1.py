@@ -5,6 +5,12 @@ step (:class:`~guigym.actions.RefStep`). The released UI-R1 code gives the argum
 any correctly typed non-click action without looking at its arguments; ``strict_args=False``
 reproduces that, ``strict_args=True`` (the default) checks the arguments.
 
+**Terminal states.** Where the reference is empty (the task is already done) the expected step
+is ``done`` (``{"action": "done"}``, ``done()``, mobile-use ``terminate``): pass ``ref=None``.
+Then a predicted ``done`` earns the type and argument points and anything else earns neither —
+the same rule as :func:`~guigym.rewards.trajectory_reward` and
+:func:`~guigym.rewards.grounded_reward`.
+
 >>> from guigym.actions import Click, RefStep
 >>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'")
 >>> uir1_reward('<think>the button</think><answer>[{"action": "click", "coordinate": [12, 29]}]</answer>', ref)
@@ -17,7 +23,7 @@ import re
 from functools import lru_cache
 from typing import Any, Optional
 
-from guigym.actions import Click, OpenApp, RefStep, Scroll, Type
+from guigym.actions import DONE, Click, OpenApp, RefStep, Scroll, Type
 from guigym.rewards._common import (
     Pred,
     answer_region,
@@ -56,8 +62,9 @@ def point_in_box(x: float, y: float, box: tuple[int, int, int, int]) -> bool:
     return x0 <= x <= x1 and y0 <= y <= y1
 
 
-def action_type_reward(pred: Pred, ref: RefStep) -> float:
-    """``R_type = 1[type(pred) = type(ref.action)]``.
+def action_type_reward(pred: Pred, ref: Optional[RefStep]) -> float:
+    """``R_type = 1[type(pred) = type(ref.action)]`` (``ref=None``: a terminal state, where
+    the expected type is ``done``).
 
     ``pred`` is an action, a :class:`~guigym.actions.PlanStep` (an ungrounded one is typed by
     its ``action_type``) or ``None`` (scores 0).
@@ -70,10 +77,11 @@ def action_type_reward(pred: Pred, ref: RefStep) -> float:
     1.0
     """
     k = pred_kind(pred)
-    return 1.0 if k is not None and k == ref.action.type else 0.0
+    want = DONE if ref is None else ref.action.type
+    return 1.0 if k is not None and k == want else 0.0
 
 
-def argument_reward(pred: Pred, ref: RefStep, strict: bool = True) -> float:
+def argument_reward(pred: Pred, ref: Optional[RefStep], strict: bool = True) -> float:
     """``R_arg``: 0 unless the types match; then, by type of ``ref.action``:
 
     * Click: ``1[x0 ≤ x ≤ x1 ∧ y0 ≤ y ≤ y1]`` with ``ref.box = (x0, y0, x1, y1)``
@@ -81,7 +89,7 @@ def argument_reward(pred: Pred, ref: RefStep, strict: bool = True) -> float:
     * Scroll: ``1[direction = ref direction]``;
     * OpenApp: ``1[strip(lower(name)) = strip(lower(ref name))]``;
     * Type: token F1 of the lower-cased, whitespace-split texts (∈ [0, 1]);
-    * Back: 1.
+    * Back: 1; ``done`` at a terminal state (``ref=None``): 1.
 
     An ungrounded :class:`~guigym.actions.PlanStep` carries no arguments: it scores 1 for
     Back (nothing to check) and 0 otherwise. ``strict=False`` is the released UI-R1 rule: 1
@@ -98,6 +106,8 @@ def argument_reward(pred: Pred, ref: RefStep, strict: bool = True) -> float:
     """
     if action_type_reward(pred, ref) == 0.0:
         return 0.0
+    if ref is None:
+        return 1.0
     r = ref.action
     kind = r.type
     if kind == "back":
@@ -175,7 +185,7 @@ def _first_predicted(text: Any, fmt: Optional[str], plan: bool = False, whole_te
 
 def uir1_reward(
     text: Any,
-    ref: RefStep,
+    ref: Optional[RefStep],
     strict_args: bool = True,
     fmt: Optional[str] = "json",
     require_think: bool = True,
@@ -184,7 +194,8 @@ def uir1_reward(
 
     The prediction is the first action of the answer (the first ``<answer>…</answer>``
     after the think block; in ``mobile_use`` also bare ``<tool_call>`` blocks), parsed in
-    ``fmt`` with :func:`guigym.actions.parse_trajectory`. ``R_type`` and ``R_arg`` are
+    ``fmt`` with :func:`guigym.actions.parse_trajectory` (``ref=None``, a terminal state:
+    with :func:`~guigym.actions.parse_plan`, which reads ``done``). ``R_type`` and ``R_arg`` are
     :func:`action_type_reward` and :func:`argument_reward` (``strict=strict_args``) of that
     action; ``R_format`` is :func:`format_reward`. No answer, or one that does not parse, scores 0 for everything;
     the function never raises on arbitrary text.
@@ -196,13 +207,15 @@ def uir1_reward(
     (2.0, 3.0)
     >>> uir1_reward("<answer>not json</answer>", ref)
     0.0
+    >>> uir1_reward('<think>t</think><answer>[{"action": "done"}]</answer>', None)
+    3.0
     """
     check_fmt(fmt)
-    pred = _first_predicted(text, fmt)
+    pred = _first_predicted(text, fmt, plan=ref is None)  # a terminal state expects `done`, a plan step
     if pred is None:
         return 0.0
     return (
         action_type_reward(pred, ref)
         + argument_reward(pred, ref, strict=strict_args)
-        + format_reward(text, fmt=fmt, require_think=require_think)
+        + format_reward(text, fmt=fmt, require_think=require_think, plan=ref is None)
     )

@@ -1,0 +1,121 @@
+"""Grounding instructions to widgets: which visible element a sentence such as "Click the
+'Sign in' button" refers to, and the action of a step that needs no pointing ("Type 'alice'",
+"Scroll down", "Open the Notes app").
+
+Shared by the executors of the plan-act loop (``agents.executors``) and by the rewards, which
+judge an ungrounded plan step by the element its instruction names (TraceR1's abstract
+stage-1 similarity, ``guigym.rewards.action_similarity``).
+
+>>> els = [{"id": "user", "label": "Username", "role": "input"}, {"id": "go", "label": "Sign in", "role": "button"}]
+>>> match_element("Click the 'Sign in' button", els)["id"], match_element("tap the username field", els)["id"]
+('go', 'user')
+>>> instruction_action("type", "Type 'alice' into the 'Username' field")
+Type(text='alice')
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from typing import Any, Optional, Sequence
+
+from guigym.actions import DIRECTIONS, Action, Back, OpenApp, Scroll, Type
+
+__all__ = ["quoted", "match_element", "instruction_action", "normalize_label"]
+
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"|‘([^’]*)’|“([^”]*)”")
+# role words in an instruction -> widget kinds they point at
+_ROLE_WORDS: dict[str, tuple[str, ...]] = {
+    "field": ("input",),
+    "box": ("input", "checkbox"),
+    "input": ("input",),
+    "button": ("button",),
+    "checkbox": ("checkbox",),
+    "tick": ("checkbox",),
+    "untick": ("checkbox",),
+    "switch": ("toggle",),
+    "toggle": ("toggle",),
+    "turn": ("toggle",),
+    "icon": ("icon",),
+    "app": ("icon",),
+    "link": ("link",),
+    "open": ("link", "button", "icon"),
+    "select": ("radio",),
+    "option": ("radio",),
+    "choose": ("radio",),
+}
+_FILLER = re.compile(
+    r"\b(click|tap|press|on|the|a|an|open|select|choose|tick|untick|turn|on|off|switch|toggle|checkbox|button|field|"
+    r"link|icon|option|item|into|in|to|go|please)\b",
+    re.IGNORECASE,
+)
+
+
+def quoted(text: str) -> list[str]:
+    """The quoted parts of ``text`` ('…', "…", ‘…’, “…”), in order."""
+    return [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
+
+
+def normalize_label(s: str) -> str:
+    """Lower-cased words (punctuation other than ``&@.+-`` dropped), single-spaced."""
+    return " ".join(re.sub(r"[^\w&@.+-]+", " ", s.lower()).split())
+
+
+def _target_phrase(instruction: str) -> str:
+    q = quoted(instruction)
+    if q:
+        return q[-1] if re.match(r"\s*type\b", instruction, re.IGNORECASE) else q[0]
+    return _FILLER.sub(" ", instruction)
+
+
+def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_score: float = 0.6) -> Optional[dict[str, Any]]:
+    """The visible element an instruction refers to: the best fuzzy match (difflib ratio)
+    between the instruction's quoted label (or, without quotes, its words minus verbs and
+    role nouns) and each element's label, plus 0.1 when the instruction names the element's
+    role ("button", "field", "switch", …). ``None`` if no element scores ``min_score``."""
+    if not elements:
+        return None
+    phrase = normalize_label(_target_phrase(instruction))
+    words = set(normalize_label(instruction).split())
+    kinds = {k for w in words for k in _ROLE_WORDS.get(w, ())}
+    best, best_score = None, -1.0
+    for e in elements:
+        label = normalize_label(str(e.get("label") or ""))
+        if not label:
+            continue
+        score = SequenceMatcher(None, phrase, label).ratio()
+        if phrase and (phrase == label):
+            score = 1.0
+        elif phrase and label and (label in phrase or phrase in label):
+            score = max(score, 0.8)
+        if str(e.get("role")) in kinds:
+            score += 0.1
+        if score > best_score:
+            best, best_score = e, score
+    return best if best_score >= min_score else None
+
+
+def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action]:
+    """The action of a step that needs no pointing, read from its instruction: Back; Type
+    (the first quoted text: "Type 'alice' into …"); OpenApp ("Open the Notes app", or the
+    quoted name); Scroll (the direction word). ``None`` for a click or when unreadable."""
+    if kind == "back":
+        return Back()
+    if kind == "type":
+        q = quoted(instruction)
+        if q:
+            return Type(q[0])
+        m = re.match(r"\s*type\s+(.+?)(?:\s+into\b.*)?$", instruction, re.IGNORECASE)
+        return Type(m.group(1)) if m else None
+    if kind == "open_app":
+        q = quoted(instruction)
+        if q:
+            return OpenApp(q[0])
+        m = re.search(r"\bopen\s+(?:the\s+)?(.+?)(?:\s+app)?\s*$", instruction.strip().rstrip("."), re.IGNORECASE)
+        return OpenApp(m.group(1)) if m else None
+    if kind == "scroll":
+        for w in normalize_label(instruction).split():
+            if w in DIRECTIONS:
+                return Scroll(w)
+        return None
+    return None
