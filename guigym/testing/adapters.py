@@ -1,0 +1,354 @@
+"""Describe a reward to the property checks: :class:`RewardUnderTest`, and ready-made
+adapters for guigym's own rewards.
+
+A reward is tested through one or two small functions:
+
+* ``score_text(text, reference) -> float`` — a raw model completion against the dense
+  reference (a list of :class:`~guigym.actions.RefStep`);
+* ``score_plan(steps, reference) -> float`` — a parsed plan (a list of
+  :class:`~guigym.actions.PlanStep`) against the reference.
+
+Give whichever your reward has (both when it has both); the checks write plans as text in
+``fmt`` for ``score_text``. ``low`` and ``high`` are the range the reward promises.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+from guigym.actions import PlanStep, RefStep
+
+__all__ = [
+    "RewardUnderTest",
+    "trajectory_bounds",
+    "library_rewards",
+    "trajectory_reward_adapter",
+    "trajectory_reward_trl_adapter",
+    "uir1_reward_adapter",
+    "uir1_reward_trl_adapter",
+    "format_reward_adapter",
+    "format_reward_trl_adapter",
+    "action_similarity_adapter",
+    "action_type_reward_adapter",
+    "argument_reward_adapter",
+    "action_type_reward_trl_adapter",
+    "argument_reward_trl_adapter",
+    "easyr1_adapter",
+    "grounded_reward_adapter",
+]
+
+ScoreText = Callable[[str, Sequence[RefStep]], float]
+ScorePlan = Callable[[Sequence[PlanStep], Sequence[RefStep]], float]
+
+
+@dataclass
+class RewardUnderTest:
+    """A reward as the checks see it.
+
+    * ``name``: shown in failure messages.
+    * ``low``, ``high``: the declared range (``check_bounded``; the bottom ``low`` is also
+      what unparsable text should get).
+    * ``score_text(text, reference)`` and/or ``score_plan(steps, reference)``.
+    * ``fmt``: the text format ``score_text`` reads (``"json"``, ``"function"``,
+      ``"mobile_use"``); ``think``: whether valid completions carry ``<think>…</think>``.
+    * ``plans``: ``True`` if the reward reads TraceR1 plans (steps may be ungrounded: an
+      action type plus an instruction); ``False`` for rewards of grounded actions (UI-R1).
+    * ``first_step_only``: the reward looks at the first predicted step only (UI-R1).
+    * ``done``: the reward reads plans that stop with a ``done`` step
+      (``PlanStep(action_type="done")``); the checks then write the reference plan with a
+      final ``done`` and draw plans that may end with one.
+    * ``rescale_invariant``: ``False`` skips :func:`~guigym.testing.check_rescale_invariant`
+      (e.g. a reward that executes on the env, in screen pixels).
+    * ``tol``: how far apart two scores may be and still count as equal.
+
+    >>> from guigym.rewards import trajectory_reward
+    >>> r = RewardUnderTest("mine", low=-8, high=8, score_plan=lambda steps, ref: trajectory_reward(steps, ref, horizon=8))
+    >>> r.channels()
+    ('plan',)
+    """
+
+    name: str
+    low: float = -math.inf
+    high: float = math.inf
+    score_text: Optional[ScoreText] = None
+    score_plan: Optional[ScorePlan] = None
+    fmt: str = "json"
+    think: bool = True
+    plans: bool = True
+    first_step_only: bool = False
+    done: bool = False
+    rescale_invariant: bool = True
+    tol: float = 1e-9
+
+    def __post_init__(self) -> None:
+        if self.score_text is None and self.score_plan is None:
+            raise ValueError(f"{self.name}: give score_text, score_plan or both")
+        if not self.low <= self.high:
+            raise ValueError(f"{self.name}: low={self.low} > high={self.high}")
+
+    def channels(self) -> tuple[str, ...]:
+        """``"plan"`` and/or ``"text"``: how the reward can be called."""
+        return tuple(c for c, f in (("plan", self.score_plan), ("text", self.score_text)) if f is not None)
+
+    def text_of(self, steps: Sequence[Any]) -> str:
+        """``steps`` written as a complete completion in this reward's format."""
+        from guigym.testing.strategies import to_text
+
+        return to_text(steps, self.fmt, think=self.think)
+
+    def score_steps(self, steps: Sequence[PlanStep], reference: Sequence[RefStep]) -> dict[str, float]:
+        """The score of a plan through every channel: ``{"plan": …, "text": …}``."""
+        out: dict[str, float] = {}
+        if self.score_plan is not None:
+            out["plan"] = self.score_plan(list(steps), reference)
+        if self.score_text is not None:
+            out["text"] = self.score_text(self.text_of(steps), reference)
+        return out
+
+    def __repr__(self) -> str:
+        return f"RewardUnderTest({self.name!r}, low={self.low}, high={self.high}, channels={self.channels()}, fmt={self.fmt!r})"
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with only the keywords ``fn`` accepts (signatures change)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn(*args, **kwargs)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return fn(*args, **kwargs)
+    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
+
+
+def _make(cls: type, **kwargs: Any) -> Any:
+    """``cls(**kwargs)`` keeping only the keywords its ``__init__`` accepts."""
+    return _call(cls, **kwargs)
+
+
+def _ref_json(reference: Sequence[RefStep]) -> str:
+    return json.dumps([r.to_dict() for r in reference])
+
+
+def _has_done() -> bool:
+    """Whether this guigym's plans can stop with a ``done`` step."""
+    import guigym.actions
+
+    return hasattr(guigym.actions, "DONE")
+
+
+def trajectory_bounds(horizon: int, gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0) -> tuple[float, float]:
+    """The range of the TraceR1 trajectory reward over plans of at most ``horizon`` steps:
+    ``[−λ_rep·Σ_{t=2..T} γ^(t−1), λ_align·Σ_{t=1..T} γ^(t−1)]`` with ``T = horizon``.
+
+    >>> trajectory_bounds(3, gamma=0.5)
+    (-0.75, 1.75)
+    """
+    try:  # the library's own bounds, summed in the reward's order (bit-exact bottom)
+        from guigym.rewards import trajectory_reward_range
+    except ImportError:
+        low = -lambda_rep * sum(gamma**t for t in range(1, horizon))
+        high = lambda_align * sum(gamma**t for t in range(horizon))
+        return low, high
+    low, high = trajectory_reward_range(horizon, gamma, lambda_align, lambda_rep)
+    return float(low), float(high)
+
+
+# ----------------------------------------------------------------------------- adapters
+
+
+def trajectory_reward_adapter(gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0, horizon: int = 8, **kwargs: Any) -> RewardUnderTest:
+    """:func:`guigym.rewards.trajectory_reward` on parsed plans (capped at ``horizon``)."""
+    from guigym.rewards import trajectory_reward
+
+    def score_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep]) -> float:
+        return _call(trajectory_reward, list(steps), list(reference), gamma=gamma, lambda_align=lambda_align,
+                     lambda_rep=lambda_rep, horizon=horizon, **kwargs)
+
+    low, high = trajectory_bounds(horizon, gamma, lambda_align, lambda_rep)
+    name = "trajectory_reward" + "".join(f"[{k}={v!r}]" for k, v in kwargs.items())
+    return RewardUnderTest(name, low, high, score_plan=score_plan, done=_has_done())
+
+
+def trajectory_reward_trl_adapter(gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0, horizon: int = 8,
+                                  fmt: str = "json", **kwargs: Any) -> RewardUnderTest:
+    """:class:`guigym.rewards.TrajectoryReward` (TRL adapter) on raw completions; the
+    reference goes in as the JSON ``reference`` column, as in a dataset."""
+    from guigym.rewards import TrajectoryReward
+
+    f = _make(TrajectoryReward, gamma=gamma, lambda_align=lambda_align, lambda_rep=lambda_rep, horizon=horizon, fmt=fmt, **kwargs)
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        return f([text], reference=[_ref_json(reference)])[0]
+
+    low, high = trajectory_bounds(horizon, gamma, lambda_align, lambda_rep)
+    name = "TrajectoryReward" + "".join(f"[{k}={v!r}]" for k, v in kwargs.items())
+    return RewardUnderTest(name, low, high, score_text=score_text, fmt=fmt, done=_has_done())
+
+
+def uir1_reward_adapter(fmt: str = "json", strict_args: bool = True, require_think: bool = True) -> RewardUnderTest:
+    """:func:`guigym.rewards.uir1_reward` against the first reference step, in [0, 3]."""
+    from guigym.rewards import uir1_reward
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        return _call(uir1_reward, text, reference[0], strict_args=strict_args, fmt=fmt, require_think=require_think)
+
+    return RewardUnderTest("uir1_reward", 0.0, 3.0, score_text=score_text, fmt=fmt, think=require_think, plans=False, first_step_only=True)
+
+
+def uir1_reward_trl_adapter(fmt: str = "json", strict_args: bool = True, require_think: bool = True) -> RewardUnderTest:
+    """:class:`guigym.rewards.UIR1Reward` (TRL adapter), in [0, 3]."""
+    from guigym.rewards import UIR1Reward
+
+    f = _make(UIR1Reward, fmt=fmt, strict_args=strict_args, require_think=require_think)
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        return f([text], reference=[_ref_json(reference)])[0]
+
+    return RewardUnderTest("UIR1Reward", 0.0, 3.0, score_text=score_text, fmt=fmt, think=require_think, plans=False, first_step_only=True)
+
+
+def format_reward_adapter(fmt: str = "json", require_think: bool = True, plan: bool = True) -> RewardUnderTest:
+    """:func:`guigym.rewards.format_reward`, in [0, 1] (the reference is unused)."""
+    from guigym.rewards import format_reward
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        return _call(format_reward, text, fmt=fmt, require_think=require_think, plan=plan)
+
+    return RewardUnderTest("format_reward", 0.0, 1.0, score_text=score_text, fmt=fmt, think=require_think, plans=plan)
+
+
+def format_reward_trl_adapter(fmt: str = "json", require_think: bool = True, plan: bool = True) -> RewardUnderTest:
+    """:class:`guigym.rewards.FormatReward` (TRL adapter), in [0, 1]."""
+    from guigym.rewards import FormatReward
+
+    f = _make(FormatReward, fmt=fmt, require_think=require_think, plan=plan)
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        return f([text], reference=[_ref_json(reference)])[0]
+
+    return RewardUnderTest("FormatReward", 0.0, 1.0, score_text=score_text, fmt=fmt, think=require_think, plans=plan)
+
+
+def _first_step(fn: Callable[..., float], name: str, **kwargs: Any) -> RewardUnderTest:
+    def score_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep]) -> float:
+        return _call(fn, steps[0] if steps else None, reference[0], **kwargs)
+
+    return RewardUnderTest(name, 0.0, 1.0, score_plan=score_plan, first_step_only=True)
+
+
+def action_similarity_adapter() -> RewardUnderTest:
+    """:func:`guigym.rewards.action_similarity` of the first plan step, in [0, 1]."""
+    from guigym.rewards import action_similarity
+
+    return _first_step(action_similarity, "action_similarity")
+
+
+def action_type_reward_adapter() -> RewardUnderTest:
+    """:func:`guigym.rewards.action_type_reward` of the first plan step, in [0, 1]."""
+    from guigym.rewards import action_type_reward
+
+    return _first_step(action_type_reward, "action_type_reward")
+
+
+def argument_reward_adapter(strict: bool = True) -> RewardUnderTest:
+    """:func:`guigym.rewards.argument_reward` of the first plan step, in [0, 1]."""
+    from guigym.rewards import argument_reward
+
+    return _first_step(argument_reward, "argument_reward", strict=strict)
+
+
+def _trl_first(cls_name: str, name: str, fmt: str, **kwargs: Any) -> RewardUnderTest:
+    import guigym.rewards as rewards
+
+    f = _make(getattr(rewards, cls_name), fmt=fmt, **kwargs)
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        return f([text], reference=[_ref_json(reference)])[0]
+
+    return RewardUnderTest(name, 0.0, 1.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True)
+
+
+def action_type_reward_trl_adapter(fmt: str = "json") -> RewardUnderTest:
+    """:class:`guigym.rewards.ActionTypeReward` (TRL adapter), in [0, 1]."""
+    return _trl_first("ActionTypeReward", "ActionTypeReward", fmt)
+
+
+def argument_reward_trl_adapter(fmt: str = "json", strict_args: bool = True) -> RewardUnderTest:
+    """:class:`guigym.rewards.ArgumentReward` (TRL adapter), in [0, 1]."""
+    return _trl_first("ArgumentReward", "ArgumentReward", fmt, strict_args=strict_args)
+
+
+def easyr1_adapter(mode: str = "uir1", fmt: str = "json", horizon: int = 8, gamma: float = 0.9, lambda_align: float = 1.0,
+                   lambda_rep: float = 1.0, **kwargs: Any) -> RewardUnderTest:
+    """``overall`` of the EasyR1 module's ``compute_score`` (``guigym/rewards/easyr1.py``)
+    in ``mode`` ``"uir1"`` ([0, 3]) or ``"trajectory"`` (:func:`trajectory_bounds`)."""
+    from guigym.rewards.easyr1 import compute_score
+
+    options = dict(mode=mode, fmt=fmt, gamma=gamma, lambda_align=lambda_align, lambda_rep=lambda_rep, horizon=horizon, **kwargs)
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        out = _call(compute_score, [{"response": text, "ground_truth": _ref_json(reference)}], **options)
+        return out[0]["overall"]
+
+    if mode == "trajectory":
+        low, high = trajectory_bounds(horizon, gamma, lambda_align, lambda_rep)
+        if "format_weight" in inspect.signature(compute_score).parameters:  # overall = trajectory + w · format
+            high += max(0.0, float(kwargs.get("format_weight", inspect.signature(compute_score).parameters["format_weight"].default)))
+        return RewardUnderTest("easyr1.compute_score[trajectory]", low, high, score_text=score_text, fmt=fmt, done=_has_done())
+    return RewardUnderTest(f"easyr1.compute_score[{mode}]", 0.0, 3.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True)
+
+
+def grounded_reward_adapter(fmt: str = "json", executor: Any = None, **make_kwargs: Any) -> RewardUnderTest:
+    """:func:`guigym.rewards.grounded_reward` (TraceR1 stage 2), in {0, 1}: the first step
+    of the text is executed from the case's state, on one mock env per id (made lazily).
+    Needs the reference the checks pass (it carries ``.case``); not rescale-invariant (it
+    executes in screen pixels)."""
+    import gymnasium as gym
+
+    from guigym.rewards import grounded_reward
+
+    envs: dict[str, Any] = {}
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> float:
+        case = getattr(reference, "case", None)
+        if case is None:
+            raise ValueError("grounded_reward_adapter needs a reference that carries its case (Case.ref())")
+        if case.env_id not in envs:
+            envs[case.env_id] = gym.make(case.env_id, disable_env_checker=True, backend="mock", **make_kwargs)
+            envs[case.env_id].reset(seed=0)
+        return _call(grounded_reward, envs[case.env_id], text, state=case.state, executor=executor, fmt=fmt)
+
+    return RewardUnderTest("grounded_reward", 0.0, 1.0, score_text=score_text, fmt=fmt, first_step_only=True, rescale_invariant=False)
+
+
+def library_rewards(fmt: str = "json", horizon: int = 8, include_grounded: bool = True) -> list[RewardUnderTest]:
+    """An adapter for every reward guigym ships (functions, TRL adapters, EasyR1 modes and,
+    with ``include_grounded``, the grounded reward)."""
+    out = [
+        trajectory_reward_adapter(horizon=horizon),
+        trajectory_reward_adapter(horizon=horizon, similarity="grounded"),
+        trajectory_reward_trl_adapter(horizon=horizon, fmt=fmt),
+        uir1_reward_adapter(fmt=fmt),
+        uir1_reward_adapter(fmt=fmt, strict_args=False),
+        uir1_reward_trl_adapter(fmt=fmt),
+        format_reward_adapter(fmt=fmt),
+        format_reward_trl_adapter(fmt=fmt),
+        action_similarity_adapter(),
+        action_type_reward_adapter(),
+        argument_reward_adapter(),
+        action_type_reward_trl_adapter(fmt=fmt),
+        argument_reward_trl_adapter(fmt=fmt),
+        easyr1_adapter("uir1", fmt=fmt),
+        easyr1_adapter("trajectory", fmt=fmt, horizon=horizon),
+    ]
+    out[4].name = "uir1_reward[strict_args=False]"
+    if include_grounded:
+        out.append(grounded_reward_adapter(fmt=fmt))
+    return out
