@@ -164,6 +164,10 @@ class Args:
     """drop groups whose rewards are all equal (zero advantage, nothing to learn) before the update"""
     stage2_first_step_only: bool = True
     """stage 2: the loss covers only the tokens of the first (scored, executed) step"""
+    stage2_reward: Literal["grounded", "trajectory"] = "grounded"
+    """stage 2's reward: grounded (TraceR1: execute the first step, 1 if it produces the
+    reference's event); trajectory (the ablation's control: stage 2's schedule and loss mask
+    with the stage-1 reward, so a difference is the grounded reward's own)"""
     executor: Literal["element", "none"] = "element"
     """stage 2: grounds ungrounded plan steps (a VLM's "Click the 'Sign in' button"); the tiny
     policy always plans grounded steps"""
@@ -185,8 +189,8 @@ class Args:
     algo: Literal["grpo", "ppo"] = "grpo"
     """grpo: this file's GRPO; ppo: the stable-baselines3 PPO baseline on the SB3-wrapped env
     (``agents/sb3_baseline.py``), success vs env steps"""
-    ppo_steps: int = 20_000
-    """``--algo ppo``: total env steps"""
+    ppo_steps: int = 80_000
+    """``--algo ppo``: total env steps (the measured setting, ``agents.sb3_baseline.PPO_SETTING``)"""
     # --- evaluation
     eval_episodes: int = 100
     """held-out episodes for the final evaluation (seeds ``eval_seed`` …)"""
@@ -540,7 +544,7 @@ class Trainer:
         comps = [c for v in groups for c in v.group[0]]
         old_logp, mask = _pad_cat([v.group[1] for v in groups]), _pad_cat([v.group[2] for v in groups])
         B, G = len(groups), a.group_size
-        if self.stage == 1:
+        if self.stage == 1 or a.stage2_reward == "trajectory":
             step_r = torch.tensor(stage1_step_rewards(a, groups, comps), dtype=torch.float64).view(B, G, -1)
             r = step_r.sum(-1)
         else:
@@ -682,12 +686,13 @@ def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: 
 def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n")[0])
     if args.algo == "ppo":
-        from agents.sb3_baseline import train_ppo
+        from agents.sb3_baseline import ppo_setting, train_ppo
 
+        # the measured setting (docs/ppo_baseline.md): smaller action space, action history, tuned PPO
         name = args.run_name or f"{args.env_id}__{args.level}__ppo__{args.seed}__{int(time.time())}"
-        return train_ppo(args.env_id, args.level, total_timesteps=args.ppo_steps, seed=args.seed,
+        return train_ppo(**ppo_setting(args.env_id, args.level, args.ppo_steps), seed=args.seed,
                          out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
-                         eval_every=max(1, args.ppo_steps // 5), progress=args.progress)
+                         eval_every=max(1, args.ppo_steps // 8), progress=args.progress)
     return train(args)
 
 

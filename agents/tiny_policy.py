@@ -1,7 +1,8 @@
 """A tiny torch planner that learns GUI tasks on a CPU: it sees what a VLM sees.
 
-Inputs: the screenshot (downscaled to 128×72 RGB), the instruction (words) and, when the env
-gives ``extra_obs=("history",)``, the last actions. Not the privileged element list — unless
+Inputs: the screenshot (downscaled to 128×72 RGB, fed as its signed and absolute deviation from
+the background colour, so that dark and light themes show the same shapes), the instruction
+(words) and, when the env gives ``extra_obs=("history",)``, the last actions. Not the privileged element list — unless
 ``TinyConfig(use_elements=True)``, a variant reported beside it that paints each visible
 widget's role and label-vs-instruction overlap onto the click grid.
 
@@ -82,6 +83,9 @@ class TinyConfig:
     word_dim: int = 64
     use_elements: bool = False  # the privileged variant: widgets painted onto the grid
     use_history: bool = True
+    # the image as its deviation from the background colour, signed and absolute (6 channels):
+    # a field is as visible on a dark theme as on a light one (False: raw RGB, older checkpoints)
+    contrast_invariant: bool = True
 
 
 # ----------------------------------------------------------------------------- words
@@ -207,7 +211,7 @@ class TinyPolicy(nn.Module):
         # vision: 3 × 128 × 72 → C × 16 × 9; a learned bias map after the first layer tells
         # every position where it is (a CoordConv, without concatenating coordinates)
         h, w = cfg.img_hw
-        self.conv1 = nn.Conv2d(3, 32, 5, stride=2, padding=2)
+        self.conv1 = nn.Conv2d(6 if cfg.contrast_invariant else 3, 32, 5, stride=2, padding=2)
         self.pos1 = nn.Parameter(torch.zeros(1, 32, (h + 1) // 2, (w + 1) // 2))
         self.conv = nn.Sequential(
             nn.Conv2d(32, C, 3, stride=2, padding=1), nn.ReLU(),
@@ -334,7 +338,12 @@ class TinyPolicy(nn.Module):
     def _encode(self, obs: Sequence[TinyObs]) -> dict[str, torch.Tensor]:
         cfg, dev = self.cfg, self._device()
         B = len(obs)
-        img = torch.stack([o.image for o in obs]).to(dev).float().div_(255.0).sub_(0.5)
+        img = torch.stack([o.image for o in obs]).to(dev).float().div_(255.0)
+        if cfg.contrast_invariant:  # deviation from the background (the per-channel median): theme-independent shapes
+            d = img - img.flatten(2).median(-1).values[..., None, None]
+            img = torch.cat([d, d.abs()], 1)
+        else:
+            img = img.sub_(0.5)
         fmap = self.conv(torch.relu(self.conv1(img) + self.pos1))  # [B, C, R, Cc]
         if fmap.shape[-2:] != (cfg.grid_rows, cfg.grid_cols):
             fmap = F.adaptive_avg_pool2d(fmap, (cfg.grid_rows, cfg.grid_cols))
@@ -605,6 +614,7 @@ class TinyPolicy(nn.Module):
         cfgd = dict(ck["config"])
         for k in ("viewport", "img_hw"):
             cfgd[k] = tuple(cfgd[k])
+        cfgd.setdefault("contrast_invariant", False)  # checkpoints from before the option: raw RGB
         pol = cls(TinyConfig(**cfgd))
         pol.load_state_dict(ck["state_dict"])
         return pol

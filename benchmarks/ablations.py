@@ -1,29 +1,30 @@
-"""TraceR1's ablations in miniature: ``train_small.py`` under each setting, several seeds.
+"""TraceR1's ablations in miniature: ``train_small.py`` under each setting, ≥ 5 seeds, with a
+test of each claimed direction.
 
-    python benchmarks/ablations.py                       # every setting, seeds 1 2 3, 2 workers, 120 iterations
-    python benchmarks/ablations.py --settings full no-rep gamma1 --seeds 1 2
+    python benchmarks/ablations.py                          # the default settings, seeds 1–5, 2 workers
+    python benchmarks/ablations.py --settings full no-rep --seeds 1 2 3 4 5 6 7 8
+    python benchmarks/ablations.py --table-only             # re-aggregate the runs in --out
     python benchmarks/ablations.py --help
 
-Settings (each a set of ``train_small.py`` flags on top of ``--extra``):
-
-=============  ==============================================  ==============================
-``full``       the defaults (stage 1 then stage 2, T = 5)       —
-``no-rep``     ``--lambda-rep 0``                               no repetition penalty
-``gamma1``     ``--gamma 1``                                    no discount over planned steps
-``T1`` … ``T15``  ``--horizon N`` (``T5`` is ``full``)           planning horizon
-``no-stage2``  ``--stage 1`` (all iterations in stage 1)        without grounded RL
-``T1-fixnorm``  ``--horizon 1 --loss-norm-tokens 15`` (… T10)   horizon, equal per-token step
-=============  ==============================================  ==============================
+Every setting is a set of ``train_small.py`` flags (``SETTINGS``) on top of ``--extra``. A
+setting with a **claim** (``CLAIMS``: the paper's finding, as a direction of one metric
+against a baseline setting) gets a verdict: the one-sided exact permutation test over seeds
+(all ways of splitting the pooled per-seed values into the two groups; no distributional
+assumption, exact for small n) gives ``p``; "reproduced" when the difference has the claimed
+sign and ``p < 0.05``, "opposite" when it has the other sign and the opposite one-sided ``p <
+0.05``, "not reproduced" otherwise. Means come with a 95 % bootstrap interval over seeds.
 
 Each run is a separate process (``--workers`` at a time, one torch thread each) writing
-``<out>/<setting>__<seed>/``; the table (mean ± std over seeds of held-out success,
-repetition, steps, first-step accuracy) is printed and saved as ``table.md`` and
-``results.json`` in ``<out>``. Finished runs (an ``eval.json`` exists) are reused, so an
+``<out>/<setting>__<seed>/`` (``curves.csv`` among its files: the reward curves). The sweep
+writes ``table.md``, ``results.json`` and ``curves.png`` (mean stage reward and validation
+success per setting) into ``<out>``. Finished runs (an ``eval.json`` exists) are reused, so an
 interrupted sweep resumes.
 """
 
 from __future__ import annotations
 
+import csv
+import itertools
 import json
 import shlex
 import subprocess
@@ -43,54 +44,79 @@ SETTINGS: dict[str, list[str]] = {
     "full": [],
     "no-rep": ["--lambda-rep", "0"],
     "gamma1": ["--gamma", "1"],
+    "no-stage2": ["--stage", "1"],
+    # stage 2's schedule and first-step loss mask, with the stage-1 reward: the control for no-stage2
+    "stage2-control": ["--stage2-reward", "trajectory"],
+    "step-adv": ["--advantage", "step"],
+    "grounded-sim": ["--similarity", "grounded"],
+    "f1-text": ["--typed-text", "f1"],
     "T1": ["--horizon", "1"],
     "T3": ["--horizon", "3"],
     "T5": ["--horizon", "5"],
     "T10": ["--horizon", "10"],
     "T15": ["--horizon", "15"],
-    "no-stage2": ["--stage", "1"],
-    # the horizon with every token weighing the same (GRPO's per-plan mean gives a T = 1 plan's
-    # tokens 5x the step size of a T = 5 plan's): Dr. GRPO normalisation by 15 tokens (3 per step at T = 5)
-    "T1-fixnorm": ["--horizon", "1", "--loss-norm-tokens", "15"],
-    "T3-fixnorm": ["--horizon", "3", "--loss-norm-tokens", "15"],
-    "T5-fixnorm": ["--horizon", "5", "--loss-norm-tokens", "15"],
-    "T10-fixnorm": ["--horizon", "10", "--loss-norm-tokens", "15"],
 }
-DEFAULT_ORDER = ["full", "no-rep", "gamma1", "T1", "T3", "T10", "T15", "no-stage2"]  # T5 is full
+DEFAULT_ORDER = ["full", "no-rep", "gamma1", "no-stage2", "stage2-control"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The paper's finding for a setting: ``metric`` of the setting is ``direction`` (``"<"``
+    or ``">"``) that of ``baseline``."""
+
+    baseline: str
+    metric: str
+    direction: str
+    text: str
+
+
+CLAIMS: dict[str, list[Claim]] = {
+    "no-rep": [Claim("full", "success_rate", "<", "no repetition penalty → lower success"),
+               Claim("full", "plan_repetition", ">", "… because plans repeat actions on the same element (reward hacking)")],
+    "gamma1": [Claim("full", "success_rate", "<", "γ = 1 → lower success"),
+               Claim("full", "first_step_acc", "<", "… the near-term step gets worse")],
+    "no-stage2": [Claim("full", "success_rate", "<", "without stage 2 (grounded RL) → lower success")],
+    "stage2-control": [Claim("full", "success_rate", "<", "stage 2's schedule/mask with the stage-1 reward → lower success "
+                             "(the grounded reward itself helps)")],
+    "T1": [Claim("T10", "success_rate", "<", "T = 1 worse than T ≈ 10")],
+    "T3": [Claim("T10", "success_rate", "<", "T = 3 worse than T ≈ 10")],
+    "T15": [Claim("T10", "success_rate", "<", "T = 15 worse than T ≈ 10 (uncertainty accumulates)")],
+}
 
 METRICS = [
     ("success_rate", "success"),
     ("plan_repetition", "plan rep."),
     ("exec_repetition", "exec rep."),
-    ("mean_steps", "steps"),
     ("first_step_acc", "1st-step acc."),
     ("later_step_acc", "later-step acc."),
+    ("mean_steps", "steps"),
 ]
 
 
 @dataclass
 class Args:
-    """Run the ablation sweep and print its table."""
+    """Run the ablation sweep and print its table (with a verdict per claim)."""
 
     settings: list[str] = field(default_factory=lambda: list(DEFAULT_ORDER))
-    """which settings (see the module docstring); ``T5`` equals ``full`` at the default horizon"""
-    seeds: list[int] = field(default_factory=lambda: [1, 2, 3])
-    """training seeds per setting"""
+    """which settings (``SETTINGS``); a claim's baseline is added when missing"""
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
+    """training seeds per setting (≥ 5 for a verdict to mean something)"""
     env_id: str = "GuiGym-Login-v0"
     level: str = "easy"
     out: str = "runs/ablations"
     """folder of the runs and the table"""
     workers: int = 2
     """runs at a time (each uses one torch thread)"""
-    iterations: int = 120
-    """GRPO iterations per run (``train_small.py`` defaults to 200; fewer keeps the settings apart
-    before they all saturate, and the sweep short)"""
+    iterations: Optional[int] = None
+    """GRPO iterations per run (default: ``train_small.py``'s)"""
     extra: str = ""
     """more ``train_small.py`` flags for every run, one string: ``--extra "--group-size 16"``"""
     rerun: bool = False
     """train again even where an ``eval.json`` exists"""
     table_only: bool = False
     """only aggregate the runs already in ``out``"""
+    bootstrap: int = 10_000
+    """bootstrap resamples for the 95 % intervals"""
 
 
 def run_one(args: Args, setting: str, seed: int) -> Optional[dict[str, Any]]:
@@ -101,8 +127,9 @@ def run_one(args: Args, setting: str, seed: int) -> Optional[dict[str, Any]]:
     if args.table_only:
         return None
     cmd = [sys.executable, str(ROOT / "train_small.py"), "--env-id", args.env_id, "--level", args.level, "--seed", str(seed),
-           "--out-dir", args.out, "--run-name", name, "--no-progress", "--iterations", str(args.iterations),
-           *SETTINGS[setting], *shlex.split(args.extra)]
+           "--out-dir", args.out, "--run-name", name, "--no-progress", *SETTINGS[setting], *shlex.split(args.extra)]
+    if args.iterations is not None:
+        cmd += ["--iterations", str(args.iterations)]
     t = time.time()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0 or not done.exists():
@@ -113,64 +140,184 @@ def run_one(args: Args, setting: str, seed: int) -> Optional[dict[str, Any]]:
     return res
 
 
-def fmt(values: list[float], pct: bool) -> str:
-    v = np.asarray([x for x in values if x == x], dtype=float)
+# ----------------------------------------------------------------------------- statistics
+
+
+def bootstrap_ci(values: list[float], n: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of the mean (seeded: the same table every time).
+
+    >>> bootstrap_ci([1.0, 1.0, 1.0])
+    (1.0, 1.0)
+    """
+    v = np.asarray(values, dtype=float)
     if v.size == 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = v[rng.integers(0, v.size, size=(n, v.size))].mean(1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def permutation_p(a: list[float], b: list[float], direction: str) -> float:
+    """Exact one-sided permutation test of ``mean(a) − mean(b)`` in ``direction`` (``"<"``:
+    ``a`` lower): the fraction of all splits of the pooled values into groups of the same
+    sizes whose difference is at least as extreme. With 5 vs 5 the smallest possible p is
+    1/252 ≈ 0.004.
+
+    >>> round(permutation_p([0, 0, 0, 0, 0], [1, 1, 1, 1, 1], "<"), 4)
+    0.004
+    >>> permutation_p([1, 1], [1, 1], "<")
+    1.0
+    """
+    a_, b_ = np.asarray(a, float), np.asarray(b, float)
+    if a_.size == 0 or b_.size == 0:
+        return float("nan")
+    pooled = np.concatenate([a_, b_])
+    obs = a_.mean() - b_.mean()
+    sign = -1.0 if direction == "<" else 1.0
+    hits = total = 0
+    for idx in itertools.combinations(range(pooled.size), a_.size):
+        mask = np.zeros(pooled.size, bool)
+        mask[list(idx)] = True
+        d = pooled[mask].mean() - pooled[~mask].mean()
+        hits += bool(sign * d >= sign * obs - 1e-12)
+        total += 1
+    return float(hits / total)
+
+
+def verdict(a: list[float], b: list[float], direction: str, alpha: float = 0.05) -> tuple[str, float]:
+    """("reproduced" | "opposite" | "not reproduced", one-sided p in the claimed direction)."""
+    p = permutation_p(a, b, direction)
+    if p != p:
+        return "no runs", p
+    if p < alpha:
+        return "reproduced", p
+    other = ">" if direction == "<" else "<"
+    if permutation_p(a, b, other) < alpha:
+        return "opposite", p
+    return "not reproduced", p
+
+
+# ---------------------------------------------------------------------------------- table
+
+
+def _vals(runs: list[dict[str, Any]], key: str) -> list[float]:
+    out = []
+    for r in runs:
+        v = r["policy"].get(key)
+        if v is not None and v == v:
+            out.append(float(v))
+    return out
+
+
+def _cell(values: list[float], pct: bool, n_boot: int) -> str:
+    if not values:
         return "—"
-    m, s = v.mean(), v.std(ddof=1) if v.size > 1 else 0.0
-    return f"{100 * m:.1f} ± {100 * s:.1f}" if pct else f"{m:.2f} ± {s:.2f}"
+    lo, hi = bootstrap_ci(values, n_boot)
+    m = float(np.mean(values))
+    k = 100.0 if pct else 1.0
+    return f"{k * m:.1f} [{k * lo:.1f}, {k * hi:.1f}]" if pct else f"{m:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
-def _num(v: Any) -> float:
-    return float("nan") if v is None else float(v)
-
-
-def table(results: dict[str, list[dict[str, Any]]], random_success: Optional[float]) -> str:
-    head = "| setting | runs | " + " | ".join(lbl for _, lbl in METRICS) + " | val AUC | iters to 90 % |"
-    lines = [head, "|" + "---|" * (len(METRICS) + 4)]
+def table(results: dict[str, list[dict[str, Any]]], random_success: Optional[float], n_boot: int = 10_000) -> str:
+    head = "| setting | seeds | " + " | ".join(lbl for _, lbl in METRICS) + " | final stage reward |"
+    lines = [head, "|" + "---|" * (len(METRICS) + 3)]
     for setting, runs in results.items():
-        cells = []
-        for key, _ in METRICS:
-            vals = [_num(r["policy"].get(key)) for r in runs]
-            cells.append(fmt(vals, pct=key != "mean_steps"))
-        cells.append(fmt([_num(r.get("val_auc")) for r in runs], pct=True))
-        reached = [r["val90_iter"] for r in runs if r.get("val90_iter") is not None]
-        its = fmt([float(x) for x in reached], pct=False).replace(".00", "") if reached else "—"
-        cells.append(f"{its} ({len(reached)}/{len(runs)})")
+        cells = [_cell(_vals(runs, k), pct=k != "mean_steps", n_boot=n_boot) for k, _ in METRICS]
+        cells.append(_cell([r["final_reward"] for r in runs if r.get("final_reward") is not None], pct=False, n_boot=n_boot))
         lines.append(f"| {setting} | {len(runs)} | " + " | ".join(cells) + " |")
+    lines.append("\nMean over training seeds [95 % bootstrap interval]; percentages except steps. Held-out evaluation with the "
+                 "greedy plan-act loop. plan rep.: planned steps acting on the same element as an earlier step of the plan where "
+                 "the reference does not; exec rep.: executed actions on the same element as the previous one; 1st-step / "
+                 "later-step acc.: action similarity of a plan's first / later steps to the reference; final stage reward: mean "
+                 "group reward over the last 10 iterations (the stage-1 or stage-2 reward being optimised).")
     if random_success is not None:
-        lines.append(f"\nRandom planner on the same held-out seeds: {100 * random_success:.1f} % success.")
-    lines.append(
-        "\nPercentages: mean ± std over training seeds (held-out evaluation, greedy plan-act loop); steps per episode. "
-        "plan rep.: planned steps repeating an earlier step of the same plan where the reference does not; exec rep.: "
-        "executed actions equal to the previous one; 1st-step / later-step acc.: action similarity of a plan's first / "
-        "later steps to the reference; val AUC: mean validation success over training (learning speed); iters to 90 %: "
-        "first validation at ≥ 90 % (runs that got there)."
-    )
+        lines.append(f"Random planner on the same held-out seeds: {100 * random_success:.1f} % success.")
+    claims = [(s, c) for s in results for c in CLAIMS.get(s, []) if c.baseline in results]
+    if claims:
+        lines += ["", "| claim (paper) | setting vs baseline | metric | difference of means | p (one-sided, exact permutation) | verdict |",
+                  "|---|---|---|---|---|---|"]
+        for s, c in claims:
+            a, b = _vals(results[s], c.metric), _vals(results[c.baseline], c.metric)
+            v, p = verdict(a, b, c.direction)
+            d = (np.mean(a) - np.mean(b)) if a and b else float("nan")
+            k = 1.0 if c.metric == "mean_steps" else 100.0
+            lines.append(f"| {c.text} | {s} vs {c.baseline} | {c.metric} {c.direction} | {k * d:+.1f} | {p:.3f} | **{v}** |")
     return "\n".join(lines)
+
+
+def _final_reward(run_dir: Path) -> Optional[float]:
+    f = run_dir / "curves.csv"
+    if not f.exists():
+        return None
+    rows = [r for r in csv.DictReader(f.open()) if r.get("reward_mean")]
+    return float(np.mean([float(r["reward_mean"]) for r in rows[-10:]])) if rows else None
+
+
+def plot(results: dict[str, list[dict[str, Any]]], out: Path, root: Path) -> bool:
+    """``curves.png``: mean stage reward and validation success over iterations, per setting."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(1, 2, figsize=(12, 3.8))
+    for setting, runs in results.items():
+        curves = []
+        for r in runs:
+            f = root / r["run_name"] / "curves.csv"
+            if f.exists():
+                curves.append(list(csv.DictReader(f.open())))
+        if not curves:
+            continue
+        n = min(len(c) for c in curves)
+        it = [int(curves[0][i]["iter"]) for i in range(n)]
+        rew = np.nanmean([[float(c[i]["reward_mean"] or "nan") for i in range(n)] for c in curves], 0)
+        (line,) = ax[0].plot(it, rew, lw=1, label=setting)
+        val = [(int(c[i]["iter"]), float(c[i]["val_success"])) for c in curves for i in range(n) if c[i]["val_success"]]
+        xs = sorted({x for x, _ in val})
+        ax[1].plot(xs, [np.mean([v for x2, v in val if x2 == x]) for x in xs], marker="o", ms=3, lw=1, color=line.get_color(), label=setting)
+    ax[0].set(xlabel="iteration", ylabel="mean group reward", title="reward of the stage being trained (seed mean)")
+    ax[1].set(xlabel="iteration", ylabel="validation success", ylim=(-0.02, 1.02), title="validation success (seed mean)")
+    ax[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
 
 
 def main(args: Args) -> dict[str, Any]:
     bad = [s for s in args.settings if s not in SETTINGS]
     if bad:
         raise SystemExit(f"unknown settings {bad}; choose from {list(SETTINGS)}")
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(s, seed) for seed in args.seeds for s in args.settings]
+    settings = list(args.settings)
+    for s in list(settings):
+        for c in CLAIMS.get(s, []):
+            if c.baseline not in settings:
+                settings.append(c.baseline)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = [(s, seed) for seed in args.seeds for s in settings]
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         outs = list(pool.map(lambda j: run_one(args, *j), jobs))
-    results: dict[str, list[dict[str, Any]]] = {s: [] for s in args.settings}
+    results: dict[str, list[dict[str, Any]]] = {s: [] for s in settings}
     for (s, _), res in zip(jobs, outs):
         if res is not None:
+            res["final_reward"] = _final_reward(out / res["run_name"])
             results[s].append(res)
     rnd = [r["random"]["success_rate"] for runs in results.values() for r in runs if "random" in r]
-    text = f"Ablations on {args.env_id} ({args.level}), seeds {args.seeds}\n\n" + table(results, float(np.mean(rnd)) if rnd else None)
+    text = (f"Ablations on {args.env_id} ({args.level}), seeds {args.seeds}"
+            + (f", flags {args.extra!r}" if args.extra else "") + "\n\n"
+            + table(results, float(np.mean(rnd)) if rnd else None, args.bootstrap))
     print(text)
-    (Path(args.out) / "table.md").write_text(text + "\n")
-    summary = {s: [{"run": r["run_name"], **{k: r["policy"].get(k) for k, _ in METRICS}, "val_auc": r.get("val_auc"),
-                    "val90_iter": r.get("val90_iter"), "train_time_s": r.get("train_time_s")} for r in runs]
-               for s, runs in results.items()}
-    (Path(args.out) / "results.json").write_text(json.dumps(summary, indent=2))
-    return summary
+    (out / "table.md").write_text(text + "\n")
+    plot(results, out / "curves.png", out)
+    summary = {s: [{"run": r["run_name"], **{k: r["policy"].get(k) for k, _ in METRICS}, "final_reward": r.get("final_reward"),
+                    "val_auc": r.get("val_auc"), "val90_iter": r.get("val90_iter"), "train_time_s": r.get("train_time_s")}
+                   for r in runs] for s, runs in results.items()}
+    (out / "results.json").write_text(json.dumps(summary, indent=2))
+    return {"text": text, "results": summary}
 
 
 if __name__ == "__main__":

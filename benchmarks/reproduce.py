@@ -1,0 +1,151 @@
+"""Regenerate every training figure the README quotes, from this checkout, in one command.
+
+    python benchmarks/reproduce.py --table defaults     # train_small.py with its defaults, seeds 1–5
+    python benchmarks/reproduce.py --table ablations    # benchmarks/ablations.py, its default settings, seeds 1–5
+    python benchmarks/reproduce.py --table readme       # both, then rewrite the README's tables
+
+Each table is written to ``docs/results/<table>.md`` (and ``.json``: per-seed values, the
+command, the commit and whether the tree had uncommitted changes). With ``--table readme``
+the README's blocks between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->`` are replaced
+by those files, so no training figure in the README comes from anywhere else. Runs go to
+``runs/reproduce/`` (2 at a time, one torch thread each: what a 2-core machine gives);
+finished runs are reused unless ``--rerun``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import tyro
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import ablations  # noqa: E402
+
+RESULTS = ROOT / "docs" / "results"
+
+
+@dataclass
+class Args:
+    """Reproduce the README's training tables."""
+
+    table: Literal["defaults", "ablations", "readme"] = "readme"
+    """which table (``readme``: all of them, then rewrite the README)"""
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
+    """training seeds (every one is reported)"""
+    workers: int = 2
+    """runs at a time"""
+    out: str = "runs/reproduce"
+    """where the runs are written"""
+    rerun: bool = False
+    """train again even where a finished run exists"""
+
+
+def git_commit() -> str:
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        return sha + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _train(args: Args, seed: int) -> dict[str, Any]:
+    name = f"defaults__{seed}"
+    done = Path(args.out) / name / "eval.json"
+    if not done.exists() or args.rerun:
+        cmd = [sys.executable, str(ROOT / "train_small.py"), "--seed", str(seed), "--out-dir", args.out, "--run-name", name, "--no-progress"]
+        t = time.time()
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode != 0 or not done.exists():
+            raise SystemExit(f"[{name}] failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        print(f"[{name}] done in {time.time() - t:.0f} s", flush=True)
+    return json.loads(done.read_text())
+
+
+def defaults_table(args: Args) -> str:
+    """``python train_small.py --seed S`` for every seed: held-out success beside the random planner."""
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        runs = list(pool.map(lambda s: _train(args, s), args.seeds))
+    lines = ["| seed | held-out success (100 seeds) | random planner | first validation ≥ 90 % (iteration) | training time | total time (incl. evaluation) |",
+             "|---|---|---|---|---|---|"]
+    for seed, r in zip(args.seeds, runs):
+        v90 = r.get("val90_iter")
+        lines.append(f"| {seed} | {100 * r['policy']['success_rate']:.0f} % | {100 * r['random']['success_rate']:.0f} % | "
+                     f"{v90 if v90 is not None else '—'} | {r['train_time_s']:.0f} s | {r['total_time_s']:.0f} s |")
+    succ = [r["policy"]["success_rate"] for r in runs]
+    lines.append(f"\nMean {100 * np.mean(succ):.1f} %, lowest {100 * min(succ):.0f} %; every seed ≥ 90 %: "
+                 f"**{'yes' if min(succ) >= 0.9 else 'no'}**. Longest run {max(r['total_time_s'] for r in runs):.0f} s "
+                 f"({args.workers} runs at a time on this machine).")
+    _save("defaults", lines, args, {str(s): r for s, r in zip(args.seeds, runs)},
+          f"python benchmarks/reproduce.py --table defaults --seeds {' '.join(map(str, args.seeds))}")
+    png = Path(args.out) / f"defaults__{args.seeds[0]}" / "curves.png"
+    if png.exists():  # the README's curve figure: the first seed's run
+        shutil.copyfile(png, ROOT / "docs" / "grpo_login_easy.png")
+    return "\n".join(lines)
+
+
+def ablations_table(args: Args) -> str:
+    a = ablations.Args(seeds=list(args.seeds), workers=args.workers, out=str(Path(args.out) / "ablations"), rerun=args.rerun)
+    for seed in args.seeds:  # the ablations' `full` is train_small's defaults: reuse those runs (same seed, same run)
+        src, dst = Path(args.out) / f"defaults__{seed}", Path(a.out) / f"full__{seed}"
+        if (src / "eval.json").exists() and not (dst / "eval.json").exists():
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+            ev = json.loads((dst / "eval.json").read_text())
+            ev["run_name"] = dst.name
+            (dst / "eval.json").write_text(json.dumps(ev, indent=2))
+    res = ablations.main(a)
+    lines = res["text"].split("\n")
+    _save("ablations", lines, args, res["results"], f"python benchmarks/reproduce.py --table ablations --seeds {' '.join(map(str, args.seeds))}")
+    png = Path(a.out) / "curves.png"
+    if png.exists():
+        (RESULTS / "ablations_curves.png").write_bytes(png.read_bytes())
+    return res["text"]
+
+
+def _save(name: str, lines: list[str], args: Args, data: Any, command: str) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    commit = git_commit()
+    footer = f"\n<sub>`{command}` · commit {commit} · seeds {', '.join(map(str, args.seeds))} (all runs reported)</sub>"
+    (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n" + footer + "\n")
+    (RESULTS / f"{name}.json").write_text(json.dumps({"command": command, "commit": commit, "seeds": args.seeds, "runs": data}, indent=2, default=str))
+
+
+def update_readme(names: list[str]) -> list[str]:
+    """Replace each ``<!-- table:NAME -->…<!-- /table:NAME -->`` block of the README by
+    ``docs/results/NAME.md``; returns the names replaced."""
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    done = []
+    for n in names:
+        f = RESULTS / f"{n}.md"
+        pat = re.compile(rf"(<!-- table:{n} -->\n).*?(<!-- /table:{n} -->)", re.DOTALL)
+        if f.exists() and pat.search(text):
+            body = f.read_text()
+            text = pat.sub(lambda m: m.group(1) + body + m.group(2), text)
+            done.append(n)
+    readme.write_text(text)
+    return done
+
+
+def main(args: Args) -> None:
+    names = ["defaults", "ablations"] if args.table == "readme" else [args.table]
+    for n in names:
+        print((defaults_table if n == "defaults" else ablations_table)(args), flush=True)
+    if args.table == "readme":
+        print(f"README tables rewritten: {update_readme(names)}")
+
+
+if __name__ == "__main__":
+    main(tyro.cli(Args, description=__doc__.split("\n")[0]))
