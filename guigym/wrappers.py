@@ -61,15 +61,22 @@ class DiscreteActions(gym.ActionWrapper):
     Index layout: click cells (row-major, each at its cell centre), scroll up/down/left/right,
     Back, OpenApp(APP_NAMES[i]), Type(span k of the instruction). A Type slot past the last
     span types nothing useful and becomes the env's documented no-op.
+
+    ``open_app=False`` drops the OpenApp block (``Discrete(cols*rows + 5 + type_slots)``): for
+    tasks that start inside their app (Login and Settings below ``hard``) those 40 actions
+    can only do nothing, and a smaller space is much easier to explore. A coarser ``grid``
+    (e.g. ``(1, 16)``: one full-width cell per 40-px band, which still hits every list row of
+    the default 360x640 viewport) and fewer ``type_slots`` shrink it further.
     """
 
-    def __init__(self, env: gym.Env, grid: tuple[int, int] = (9, 16), type_slots: int = 16) -> None:
+    def __init__(self, env: gym.Env, grid: tuple[int, int] = (9, 16), type_slots: int = 16, open_app: bool = True) -> None:
         super().__init__(env)
         self.cols, self.rows = grid
         self.width, self.height = env.unwrapped.width, env.unwrapped.height
         self.type_slots = type_slots
         self.n_click = self.cols * self.rows
-        self.action_space = spaces.Discrete(self.n_click + len(DIRECTIONS) + 1 + len(APP_NAMES) + type_slots)
+        self.apps = APP_NAMES if open_app else ()
+        self.action_space = spaces.Discrete(self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + type_slots)
 
     def cell_center(self, i: int) -> tuple[int, int]:
         c, r = i % self.cols, i // self.cols
@@ -88,9 +95,9 @@ class DiscreteActions(gym.ActionWrapper):
         if i == 0:
             return Back()
         i -= 1
-        if i < len(APP_NAMES):
-            return OpenApp(APP_NAMES[i])
-        i -= len(APP_NAMES)
+        if i < len(self.apps):
+            return OpenApp(self.apps[i])
+        i -= len(self.apps)
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
         return Type(spans[i] if i < len(spans) else "")
 
@@ -105,10 +112,12 @@ class DiscreteActions(gym.ActionWrapper):
         if isinstance(action, Back):
             return self.n_click + len(DIRECTIONS)
         if isinstance(action, OpenApp):
-            return self.n_click + len(DIRECTIONS) + 1 + APP_NAMES.index(action.name)
+            if action.name not in self.apps:
+                raise ValueError(f"{action} is not expressible: this wrapper has open_app=False")
+            return self.n_click + len(DIRECTIONS) + 1 + self.apps.index(action.name)
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
         k = spans.index(action.text) if action.text in spans else self.type_slots - 1
-        return self.n_click + len(DIRECTIONS) + 1 + len(APP_NAMES) + k
+        return self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + k
 
 
 def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:
@@ -139,6 +148,88 @@ class NumericObservation(gym.ObservationWrapper):
         return {"image": img, "instruction": hashed_bag_of_words(obs["instruction"], self.instruction_dim)}
 
 
-def make_sb3_env(env_id: str = "GuiGym-Login-v0", image_only: bool = False, **kwargs: Any) -> gym.Env:
-    """``gym.make(env_id, **kwargs)`` wrapped for SB3 (discrete actions, numeric observation)."""
-    return NumericObservation(DiscreteActions(gym.make(env_id, **kwargs)), image_only=image_only)
+class PreviousAction(gym.Wrapper):
+    """Adds ``prev_action``: the last ``k`` ``Discrete`` actions, newest first, each a one-hot
+    (float32, all zeros before the episode's first actions) followed by one bit "the screenshot
+    changed", flattened to ``k * (n + 1)``. Memoryless agents often get the previous action
+    (e.g. IMPALA); here it tells the policy what it just did (which field it clicked, which
+    span it typed) and whether that did anything, which a downscaled screenshot shows only
+    faintly. Computed from the agent's own actions and observations only."""
+
+    def __init__(self, env: gym.Env, k: int = 1) -> None:
+        super().__init__(env)
+        if not isinstance(env.observation_space, spaces.Dict) or not isinstance(env.action_space, spaces.Discrete):
+            raise TypeError("PreviousAction needs a Dict observation and a Discrete action space")
+        self.n, self.k = int(env.action_space.n), k
+        self.observation_space = spaces.Dict({**env.observation_space.spaces,
+                                              "prev_action": spaces.Box(0.0, 1.0, shape=(k * (self.n + 1),), dtype=np.float32)})
+        self._hist = np.zeros((k, self.n + 1), dtype=np.float32)
+        self._image: np.ndarray | None = None
+
+    def _add(self, obs: dict[str, Any]) -> dict[str, Any]:
+        self._image = obs["image"]
+        return {**obs, "prev_action": self._hist.reshape(-1).copy()}
+
+    def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._hist[:] = 0.0
+        return self._add(obs), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, r, term, trunc, info = self.env.step(action)
+        self._hist[1:] = self._hist[:-1].copy()
+        self._hist[0] = 0.0
+        self._hist[0, int(action)] = 1.0
+        self._hist[0, self.n] = float(self._image is None or not np.array_equal(obs["image"], self._image))
+        return self._add(obs), r, term, trunc, info
+
+
+class NoEffectPenalty(gym.Wrapper):
+    """Subtracts ``penalty`` from the reward of a step whose (downscaled) screenshot did not
+    change: a click on empty space, typing with no focused field or the same text again. A
+    policy that repeats such no-ops forever gets nothing from potential-based shaping, so it
+    stops exploring; this pushes it towards actions that do something. Solving the task never
+    needs a no-op, so the reward's optimal policies are unchanged."""
+
+    def __init__(self, env: gym.Env, penalty: float = 0.1) -> None:
+        super().__init__(env)
+        self.penalty = penalty
+        self._image: np.ndarray | None = None
+
+    @staticmethod
+    def _img(obs: Any) -> np.ndarray:
+        return obs["image"] if isinstance(obs, dict) else obs
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._image = self._img(obs)
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        obs, r, term, trunc, info = self.env.step(action)
+        img = self._img(obs)
+        if self._image is not None and np.array_equal(img, self._image):
+            r = float(r) - self.penalty
+        self._image = img
+        return obs, r, term, trunc, info
+
+
+def make_sb3_env(
+    env_id: str = "GuiGym-Login-v0", image_only: bool = False, grid: tuple[int, int] = (9, 16), type_slots: int = 16,
+    open_app: bool = True, image_size: tuple[int, int] = (72, 128), instruction_dim: int = 256, prev_action: int = 0,
+    noop_penalty: float = 0.0, **kwargs: Any,
+) -> gym.Env:
+    """``gym.make(env_id, **kwargs)`` wrapped for SB3 (discrete actions, numeric observation).
+
+    ``grid``, ``type_slots`` and ``open_app`` go to :class:`DiscreteActions`; ``image_size``
+    (width, height), ``instruction_dim`` and ``image_only`` to :class:`NumericObservation`;
+    ``prev_action=k > 0`` adds :class:`PreviousAction` with the last ``k`` actions (not with
+    ``image_only``); ``noop_penalty > 0`` adds :class:`NoEffectPenalty` (training reward only:
+    ``info["success"]`` is unchanged).
+    The defaults are the full action space; ``agents.sb3_baseline.PPO_SETTING`` is the
+    smaller one PPO learns Login-easy with.
+    """
+    env = DiscreteActions(gym.make(env_id, **kwargs), grid=tuple(grid), type_slots=type_slots, open_app=open_app)  # type: ignore[arg-type]
+    obs = NumericObservation(env, size=tuple(image_size), instruction_dim=instruction_dim, image_only=image_only)  # type: ignore[arg-type]
+    out: gym.Env = NoEffectPenalty(obs, noop_penalty) if noop_penalty else obs
+    return PreviousAction(out, k=prev_action) if prev_action else out
