@@ -147,8 +147,9 @@ class Args:
     """ε of the clipped importance ratio"""
     beta: float = 0.0
     """β of the k3 KL to the frozen reference policy (0: no reference model)"""
-    ent_coef: float = 0.003
-    """entropy bonus (per planned step), keeps exploring while rewards are rare"""
+    ent_coef: float = 0.01
+    """entropy bonus (per planned step): keeps sampling varied plans where the policy is confidently wrong
+    (0.003 left whole groups identical on the rarer dark-theme screens: nothing to learn from)"""
     loss_norm_tokens: float = 0.0
     """0: average the loss over each plan's own tokens (GRPO); > 0: divide each plan's token sum
     by this constant (Dr. GRPO) so that a token weighs the same whatever the horizon T"""

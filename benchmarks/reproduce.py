@@ -2,7 +2,8 @@
 
     python benchmarks/reproduce.py --table defaults     # train_small.py with its defaults, seeds 1–5
     python benchmarks/reproduce.py --table ablations    # benchmarks/ablations.py, its default settings, seeds 1–5
-    python benchmarks/reproduce.py --table readme       # both, then rewrite the README's tables
+    python benchmarks/reproduce.py --table ppo          # benchmarks/ppo_baseline.py (SB3 PPO vs random), seeds 0–2
+    python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
 
 Each table is written to ``docs/results/<table>.md`` (and ``.json``: per-seed values, the
 command, the commit and whether the tree had uncommitted changes). With ``--table readme``
@@ -31,6 +32,7 @@ import tyro
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import ablations  # noqa: E402
+import ppo_baseline  # noqa: E402
 
 RESULTS = ROOT / "docs" / "results"
 
@@ -39,10 +41,12 @@ RESULTS = ROOT / "docs" / "results"
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
-    """training seeds (every one is reported)"""
+    """training seeds of the GRPO tables (every one is reported)"""
+    ppo_seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    """training seeds of the PPO table"""
     workers: int = 2
     """runs at a time"""
     out: str = "runs/reproduce"
@@ -114,12 +118,23 @@ def ablations_table(args: Args) -> str:
     return res["text"]
 
 
-def _save(name: str, lines: list[str], args: Args, data: Any, command: str) -> None:
+def ppo_table(args: Args) -> str:
+    """``benchmarks/ppo_baseline.py`` (its measured setting; finished seeds are reused)."""
+    out = Path(args.out) / "ppo"
+    ppo_baseline.main(["--seeds", *map(str, args.ppo_seeds), "--out", str(out), "--png", str(ROOT / "docs" / "ppo_baseline.png")])
+    lines = (out / "table.md").read_text().strip().split("\n")
+    _save("ppo", lines, args, json.loads((out / "results.json").read_text()),
+          f"python benchmarks/reproduce.py --table ppo --ppo-seeds {' '.join(map(str, args.ppo_seeds))}", seeds=args.ppo_seeds)
+    return "\n".join(lines)
+
+
+def _save(name: str, lines: list[str], args: Args, data: Any, command: str, seeds: Any = None) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     commit = git_commit()
-    footer = f"\n<sub>`{command}` · commit {commit} · seeds {', '.join(map(str, args.seeds))} (all runs reported)</sub>"
+    seeds = args.seeds if seeds is None else seeds
+    footer = f"\n<sub>`{command}` · commit {commit} · seeds {', '.join(map(str, seeds))} (all runs reported)</sub>"
     (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n" + footer + "\n")
-    (RESULTS / f"{name}.json").write_text(json.dumps({"command": command, "commit": commit, "seeds": args.seeds, "runs": data}, indent=2, default=str))
+    (RESULTS / f"{name}.json").write_text(json.dumps({"command": command, "commit": commit, "seeds": seeds, "runs": data}, indent=2, default=str))
 
 
 def update_readme(names: list[str]) -> list[str]:
@@ -140,9 +155,10 @@ def update_readme(names: list[str]) -> list[str]:
 
 
 def main(args: Args) -> None:
-    names = ["defaults", "ablations"] if args.table == "readme" else [args.table]
+    names = ["defaults", "ablations", "ppo"] if args.table == "readme" else [args.table]
+    tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table}
     for n in names:
-        print((defaults_table if n == "defaults" else ablations_table)(args), flush=True)
+        print(tables[n](args), flush=True)
     if args.table == "readme":
         print(f"README tables rewritten: {update_readme(names)}")
 
