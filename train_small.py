@@ -73,7 +73,6 @@ from guigym.rewards import (  # noqa: E402
     grounded_rewards,
     repetition,
     step_target,
-    trajectory_reward,
     trajectory_reward_range,
     trajectory_step_rewards,
 )

@@ -20,11 +20,9 @@ from guigym.registration import env_ids
 from guigym.rewards import trajectory_reward
 from guigym.testing import (
     CHECKS,
-    KINDS,
     MAX_TEXT,
     RewardUnderTest,
     actions,
-    all_reference_cases,
     applicable_checks,
     case_params,
     cases_fixture,

@@ -38,7 +38,7 @@ import math
 from typing import Any, Literal, Optional, Sequence
 
 from guigym.actions import DONE, Click, OpenApp, PlanStep, RefStep, Scroll, Type
-from guigym.grounding import instruction_action, match_element, normalize_label
+from guigym.grounding import instruction_action, match_element
 from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind, token_f1
 from guigym.rewards.uir1 import point_in_box
 
