@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 import json
 import os
 import random
@@ -171,6 +172,10 @@ class Args:
     executor: Literal["element", "none"] = "element"
     """stage 2: grounds ungrounded plan steps (a VLM's "Click the 'Sign in' button"); the tiny
     policy always plans grounded steps"""
+    augment_invert: float = 0.0
+    """training rollouts: probability of showing the tiny policy a colour-inverted screenshot
+    (a light theme then looks like a dark one and back); evaluation never inverts. Off by
+    default: in a first try it did not make learning more reliable"""
     # --- policy
     policy: Literal["tiny", "tiny-elements", "vlm"] = "tiny"
     """tiny: screenshot + instruction + history; tiny-elements: also the element list
@@ -285,14 +290,19 @@ def make_policy(args: Args) -> Any:
     return TinyPolicy(TinyConfig(horizon=args.horizon, use_elements=args.policy == "tiny-elements"))
 
 
-def transform_for(policy: Any) -> Any:
+def transform_for(policy: Any, invert_prob: float = 0.0, rng: Optional[np.random.Generator] = None) -> Any:
     """What the recorder keeps of an observation: the tiny policy's compact ``TinyObs``
-    (elements from ``info`` for the privileged variant), else the raw observation."""
+    (elements from ``info`` for the privileged variant), else the raw observation. With
+    ``invert_prob`` > 0 (training rollouts only) the tiny policy's image is colour-inverted with
+    that probability — the plans of the group are sampled and scored on the same inverted image."""
     if isinstance(policy, TinyPolicy):
         def tf(obs: dict, info: dict, history: list) -> Any:
             if policy.cfg.use_elements:
                 obs = {**obs, "elements": info.get("elements", [])}
-            return policy.prepare(obs, history)
+            ob = policy.prepare(obs, history)
+            if invert_prob > 0 and rng is not None and rng.random() < invert_prob:
+                ob = dataclasses.replace(ob, image=255 - ob.image)
+            return ob
         return tf
     return lambda obs, info, history: {**obs, "history_actions": history}
 
@@ -490,7 +500,8 @@ class Trainer:
         self.policy = make_policy(args)
         self.ref_policy = copy.deepcopy(self.policy).eval() if args.beta > 0 else None
         self.optimizer = torch.optim.Adam([p for p in self.policy.parameters() if p.requires_grad], lr=args.lr)
-        self.env = make_env(args, transform_for(self.policy))
+        aug = np.random.default_rng([args.seed, 1])  # its own stream: the other draws stay as they were
+        self.env = make_env(args, transform_for(self.policy, args.augment_invert, aug))
         self.score_env = gym.make(args.env_id, level=args.level, backend="mock").unwrapped  # stage 2 executes here
         self.executor = None
         if args.executor == "element":
