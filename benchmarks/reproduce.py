@@ -101,7 +101,9 @@ def defaults_table(args: Args) -> str:
 
 
 def ablations_table(args: Args) -> str:
-    a = ablations.Args(seeds=list(args.seeds), workers=args.workers, out=str(Path(args.out) / "ablations"), rerun=args.rerun)
+    a = ablations.Args(seeds=list(args.seeds), workers=args.workers, out=str(Path(args.out) / "ablations"))
+    if args.rerun:  # start the sweep afresh (its `full` runs are the defaults runs, copied below)
+        shutil.rmtree(a.out, ignore_errors=True)
     for seed in args.seeds:  # the ablations' `full` is train_small's defaults: reuse those runs (same seed, same run)
         src, dst = Path(args.out) / f"defaults__{seed}", Path(a.out) / f"full__{seed}"
         if (src / "eval.json").exists() and not (dst / "eval.json").exists():
