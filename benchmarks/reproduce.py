@@ -58,8 +58,10 @@ class Args:
 def git_commit() -> str:
     try:
         sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        return sha + (" (with uncommitted changes)" if dirty else "")
+        # uncommitted edits of the README and docs/ (which this script rewrites) don't change a result
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!README.md", ":!docs"],
+                               cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        return sha + (" (with uncommitted code changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
