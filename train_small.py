@@ -73,6 +73,7 @@ from guigym.rewards import (  # noqa: E402
     action_similarity,
     grounded_rewards,
     repetition,
+    same_target,
     step_target,
     trajectory_reward_range,
     trajectory_step_rewards,
@@ -423,7 +424,7 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
                              for t in range(1, min(len(steps), len(v.reference))))
         acts = rec.actions
         targets = [step_target(a, v.elements, v.reference) if a is not None else None for a, v in zip(acts, env.visited)]
-        exec_rep += sum(1 for a, b in zip(targets, targets[1:]) if a is not None and a == b)
+        exec_rep += sum(1 for a, b in zip(targets, targets[1:]) if same_target(a, b))
         exec_n += max(0, len(acts) - 1)
     env.close()
     out = summarize(recs)

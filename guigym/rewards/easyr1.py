@@ -64,18 +64,16 @@ def compute_score(
         text = item.get("response", "")
         text = text if isinstance(text, str) else ""
         ref = load_reference(item.get("ground_truth", "[]"))
-        fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=traj is not None)
+        first = ref[0] if ref else None  # None: terminal state, `done` (a plan step) expected
+        fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=traj is not None or first is None)
         if traj is not None:
             score = traj([text], reference=[ref], elements=[item.get("elements")])[0]
             out.append({"overall": score + format_weight * fmt_score, "trajectory": score, "format": fmt_score})
             continue
-        first = ref[0] if ref else None  # None: terminal state, `done` expected
         pred = _first_predicted(text, fmt, plan=first is None)
         if pred is None:
             out.append({"overall": 0.0, "type": 0.0, "argument": 0.0, "format": 0.0})  # as uir1_reward
             continue
-        if first is None:
-            fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=True)
         t, a = action_type_reward(pred, first), argument_reward(pred, first, strict=strict_args)
         out.append({"overall": t + a + fmt_score, "type": t, "argument": a, "format": fmt_score})
     return out

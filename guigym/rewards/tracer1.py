@@ -37,10 +37,10 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, Optional, Sequence
 
-from guigym.actions import DONE, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.actions import DONE, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
 from guigym.grounding import instruction_action, match_element
 from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind, token_f1
-from guigym.rewards.uir1 import point_in_box
+from guigym.rewards.uir1 import arguments_match
 
 __all__ = [
     "SIMILARITIES",
@@ -49,6 +49,7 @@ __all__ = [
     "refers_to",
     "step_target",
     "same_action",
+    "same_target",
     "same_ref_step",
     "repetition",
     "trajectory_step_rewards",
@@ -74,9 +75,7 @@ def _check(similarity: str, text: str) -> None:
         raise ValueError(f"text must be one of {TEXT_RULES}, got {text!r}")
 
 
-def _text_score(pred: str, ref: str, text: str) -> float:
-    if text == "f1":
-        return token_f1(pred, ref)
+def _exact(pred: str, ref: str) -> float:
     return 1.0 if pred == ref else 0.0
 
 
@@ -153,17 +152,7 @@ def action_similarity(
         a = instruction_action(kind, instruction)
         if a is None:
             return 0.0
-    if isinstance(r, Click) and isinstance(a, Click):
-        if ref.box is None:
-            return 1.0 if (a.x, a.y) == (r.x, r.y) else 0.0
-        return 1.0 if point_in_box(a.x, a.y, ref.box) else 0.0
-    if isinstance(r, Scroll) and isinstance(a, Scroll):
-        return 1.0 if a.direction == r.direction else 0.0
-    if isinstance(r, OpenApp) and isinstance(a, OpenApp):
-        return 1.0 if norm_name(a.name) == norm_name(r.name) else 0.0
-    if isinstance(r, Type) and isinstance(a, Type):
-        return _text_score(a.text, r.text, text)
-    return 0.0
+    return arguments_match(a, ref, token_f1 if text == "f1" else _exact)
 
 
 # ---------------------------------------------------------------------------- repetition
@@ -258,7 +247,12 @@ def same_action(
     >>> same_action(Click(20, 20), Click(25, 26)), same_action(Click(20, 20), Click(29, 20))   # no element: radius
     (True, False)
     """
-    ta, tb = step_target(a, elements, ref), step_target(b, elements, ref)
+    return same_target(step_target(a, elements, ref), step_target(b, elements, ref), radius)
+
+
+def same_target(ta: Any, tb: Any, radius: float = 8) -> bool:
+    """Whether two :func:`step_target` s are the same: equal, or two points on no known
+    element within ``radius`` px; ``None`` is never the same as anything."""
     if ta is None or tb is None:
         return False
     if ta[0] == tb[0] == "click@":
@@ -324,9 +318,13 @@ def repetition(
     """
     if not 0 <= t < len(pred):
         raise IndexError(f"t={t} outside the predicted trajectory of length {len(pred)}")
-    cur = pred[t]
+    return _repetition([step_target(p, elements, ref) for p in pred[: t + 1]], ref, t, radius)
+
+
+def _repetition(targets: Sequence[Any], ref: Sequence[RefStep], t: int, radius: float) -> float:
+    """:func:`repetition` from the plan's precomputed :func:`step_target` s."""
     for j in range(t):
-        if same_action(cur, pred[j], radius, elements, ref):
+        if same_target(targets[t], targets[j], radius):
             if t >= len(ref) or not same_ref_step(ref[t], ref[j]):
                 return 1.0
     return 0.0
@@ -365,6 +363,7 @@ def trajectory_step_rewards(
     steps = list(pred) if horizon is None else list(pred)[:horizon]
     end = next((i + 1 for i, s in enumerate(steps) if _is_done(s)), len(steps))
     steps = steps[:end]
+    targets = [step_target(s, elements, ref) for s in steps] if lambda_rep != 0 else []
     out: list[float] = []
     discount = 1.0
     for t, step in enumerate(steps):
@@ -372,7 +371,7 @@ def trajectory_step_rewards(
             out.append(discount * lambda_align * (1.0 if t == len(ref) else 0.0))
             break
         sim = action_similarity(step, ref[t], similarity, text, elements) if t < len(ref) else 0.0
-        rep = repetition(steps, ref, t, radius, elements) if lambda_rep != 0 else 0.0
+        rep = _repetition(targets, ref, t, radius) if lambda_rep != 0 else 0.0
         out.append(discount * (lambda_align * sim - lambda_rep * rep))
         discount *= gamma
     return out

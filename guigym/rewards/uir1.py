@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from guigym.actions import DONE, Click, OpenApp, RefStep, Scroll, Type
 from guigym.rewards._common import (
@@ -117,6 +117,15 @@ def argument_reward(pred: Pred, ref: Optional[RefStep], strict: bool = True) -> 
     a = pred_action(pred)
     if a is None:  # ungrounded: no arguments to judge
         return 0.0
+    return arguments_match(a, ref, token_f1)
+
+
+def arguments_match(a: Any, ref: RefStep, text_score: Callable[[str, str], float]) -> float:
+    """The argument check of a grounded action ``a`` against ``ref`` (types already equal):
+    Click in ``ref.box`` (the exact point without a box), same scroll direction, same app
+    name (case/space-insensitive), ``text_score(typed, ref text)`` for Type; 0 otherwise.
+    Shared by :func:`argument_reward` (token F1) and TraceR1's ``action_similarity``."""
+    r = ref.action
     if isinstance(r, Click) and isinstance(a, Click):
         if ref.box is None:
             return 1.0 if (a.x, a.y) == (r.x, r.y) else 0.0
@@ -126,7 +135,7 @@ def argument_reward(pred: Pred, ref: Optional[RefStep], strict: bool = True) -> 
     if isinstance(r, OpenApp) and isinstance(a, OpenApp):
         return 1.0 if norm_name(a.name) == norm_name(r.name) else 0.0
     if isinstance(r, Type) and isinstance(a, Type):
-        return token_f1(a.text, r.text)
+        return float(text_score(a.text, r.text))
     return 0.0
 
 
