@@ -71,6 +71,9 @@ from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import PlanStep  # noqa: E402
 from guigym.rewards import (  # noqa: E402
     action_similarity,
+    action_type_reward,
+    argument_reward,
+    iou_argument_reward,
     grounded_rewards,
     repetition,
     same_target,
@@ -136,6 +139,17 @@ class Args:
     typed_text: Literal["exact", "f1"] = "exact"
     """stage-1 ``sim`` of typed text: exact (1 only for the value the app accepts); f1 (token-F1
     partial credit)"""
+    stage1_reward: Literal["trajectory", "uir1"] = "trajectory"
+    """stage 1's reward: trajectory (TraceR1's ``trajectory_reward``); uir1 (UI-R1's rule-based
+    action reward of the plan's first step, ``R_type + R_coord``; ``R_format`` is constant for
+    the tiny policy's structured output) — UI-R1 proper is ``--stage1-reward uir1 --horizon 1
+    --stage 1``"""
+    uir1_type_reward: bool = True
+    """``--stage1-reward uir1``: include the action-type reward ``R_type`` (UI-R1's ablation
+    finds it can hinder grounding)"""
+    uir1_coord: Literal["inbox", "iou"] = "inbox"
+    """``--stage1-reward uir1``: the click reward — inbox (UI-R1's ``R_C``: 1 if the click is in
+    the target's box) or iou (``R_IoU``: IoU of the 40-px click cell with the target's box)"""
     lr: float = 2e-3
     """Adam learning rate"""
     anneal_lr: bool = True
@@ -350,18 +364,33 @@ def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> 
     """TraceR1 stage 1, per plan: the terms ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` of
     ``trajectory_reward`` against the state's reference, with the state's visible elements
     (zero-padded to ``T``; they sum to the reward). A completion whose text did not parse gets
-    the bottom of the reward's range, as its first term."""
+    the bottom of the reward's range, as its first term. With ``--stage1-reward uir1`` the
+    first term is UI-R1's reward of the first step (:func:`uir1_first_step_reward`), the rest 0."""
     G, T = args.group_size, args.horizon
-    bottom = trajectory_reward_range(T, args.gamma, args.lambda_align, args.lambda_rep)[0]
+    uir1 = args.stage1_reward == "uir1"
+    bottom = 0.0 if uir1 else trajectory_reward_range(T, args.gamma, args.lambda_align, args.lambda_rep)[0]
     out = []
     for i, c in enumerate(comps):
         v = groups[i // G]
         if not getattr(c, "valid", True):
             out.append([bottom] + [0.0] * (T - 1))
             continue
+        if uir1:
+            out.append([uir1_first_step_reward(args, c.steps[0] if c.steps else None, v.reference[0])] + [0.0] * (T - 1))
+            continue
         terms = trajectory_step_rewards(c.steps, v.reference, **_reward_kw(args), elements=v.elements)
         out.append(terms + [0.0] * (T - len(terms)))
     return out
+
+
+def uir1_first_step_reward(args: Args, step: Any, ref: Any) -> float:
+    """UI-R1's rule-based action reward of one predicted step: ``R_type`` (unless
+    ``--no-uir1-type-reward``) plus the argument reward, click-in-box ``R_C`` or ``R_IoU``."""
+    if step is None:
+        return 0.0
+    pred = _step_of(step)
+    coord = iou_argument_reward(pred, ref) if args.uir1_coord == "iou" else argument_reward(pred, ref)
+    return (action_type_reward(pred, ref) if args.uir1_type_reward else 0.0) + coord
 
 
 def stage1_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[float]:

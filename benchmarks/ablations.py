@@ -55,6 +55,10 @@ SETTINGS: dict[str, list[str]] = {
     "T5": ["--horizon", "5"],
     "T10": ["--horizon", "10"],
     "T15": ["--horizon", "15"],
+    # UI-R1: one action per state (T = 1), stage 1 only, rule-based action reward R_type + R_C
+    "uir1": ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1"],
+    "uir1-no-type": ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--no-uir1-type-reward"],
+    "uir1-iou": ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--uir1-coord", "iou"],
 }
 DEFAULT_ORDER = ["full", "no-rep", "gamma1", "no-stage2", "stage2-control"]
 
@@ -78,6 +82,10 @@ CLAIMS: dict[str, list[Claim]] = {
     "no-stage2": [Claim("full", "success_rate", "<", "without stage 2 (grounded RL) → lower success")],
     "stage2-control": [Claim("full", "success_rate", "<", "stage 2's schedule/mask with the stage-1 reward → lower success "
                              "(the grounded reward itself helps)")],
+    "uir1-no-type": [Claim("uir1", "first_step_acc", ">", "UI-R1: without the action-type reward → better grounding "
+                           "(the action reward can hinder it)")],
+    "uir1-iou": [Claim("uir1", "success_rate", "<", "UI-R1: IoU-style coordinate reward → lower success than click-in-box"),
+                 Claim("uir1", "first_step_acc", "<", "… and worse grounding")],
     "T1": [Claim("T10", "success_rate", "<", "T = 1 worse than T ≈ 10")],
     "T3": [Claim("T10", "success_rate", "<", "T = 3 worse than T ≈ 10")],
     "T15": [Claim("T10", "success_rate", "<", "T = 15 worse than T ≈ 10 (uncertainty accumulates)")],

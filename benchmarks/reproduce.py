@@ -3,6 +3,8 @@
     python benchmarks/reproduce.py --table defaults     # train_small.py with its defaults, seeds 1–5
     python benchmarks/reproduce.py --table ablations    # benchmarks/ablations.py, its default settings, seeds 1–5
     python benchmarks/reproduce.py --table ppo          # benchmarks/ppo_baseline.py (SB3 PPO vs random), seeds 0–2
+    python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
+    python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
     python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
 
 Each table is written to ``docs/results/<table>.md`` (and ``.json``: per-seed values, the
@@ -35,13 +37,15 @@ import ablations  # noqa: E402
 import ppo_baseline  # noqa: E402
 
 RESULTS = ROOT / "docs" / "results"
+#: The horizon sweep's task: references from reset longer than most horizons swept (see the README).
+HORIZON_TASK = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16 --val-max-steps 20"
 
 
 @dataclass
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "ppo", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "uir1", "horizon", "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     """training seeds of the GRPO tables (every one is reported)"""
@@ -102,6 +106,29 @@ def defaults_table(args: Args) -> str:
     return "\n".join(lines)
 
 
+#: The extra sweeps: name -> (settings of ``benchmarks/ablations.py``, extra ``train_small.py`` flags).
+SWEEPS: dict[str, tuple[list[str], str]] = {
+    "uir1": (["uir1", "uir1-no-type", "uir1-iou"], ""),
+    "horizon": (["T10", "T1", "T3", "T5", "T15"], HORIZON_TASK),
+}
+
+
+def sweep_table(name: str, args: Args) -> str:
+    """One of ``SWEEPS`` through ``benchmarks/ablations.py`` (finished runs are reused)."""
+    settings, extra = SWEEPS[name]
+    a = ablations.Args(settings=settings, seeds=list(args.seeds), workers=args.workers, out=str(Path(args.out) / name), extra=extra)
+    if args.rerun:
+        shutil.rmtree(a.out, ignore_errors=True)
+    res = ablations.main(a)
+    extra_txt = f" --extra '{extra}'" if extra else ""
+    _save(name, res["text"].split("\n"), args, res["results"],
+          f"python benchmarks/ablations.py --settings {' '.join(settings)} --seeds {' '.join(map(str, args.seeds))}{extra_txt}")
+    png = Path(a.out) / "curves.png"
+    if png.exists():
+        (RESULTS / f"{name}_curves.png").write_bytes(png.read_bytes())
+    return res["text"]
+
+
 def ablations_table(args: Args) -> str:
     a = ablations.Args(seeds=list(args.seeds), workers=args.workers, out=str(Path(args.out) / "ablations"))
     if args.rerun:  # start the sweep afresh (its `full` runs are the defaults runs, copied below)
@@ -159,8 +186,9 @@ def update_readme(names: list[str]) -> list[str]:
 
 
 def main(args: Args) -> None:
-    names = ["defaults", "ablations", "ppo"] if args.table == "readme" else [args.table]
+    names = ["defaults", "ablations", "ppo", *SWEEPS] if args.table == "readme" else [args.table]
     tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table}
+    tables.update({n: (lambda a, n=n: sweep_table(n, a)) for n in SWEEPS})
     for n in names:
         print(tables[n](args), flush=True)
     if args.table == "readme":

@@ -274,6 +274,32 @@ def test_unparsable_completions_score_the_bottom(tmp_path):
     assert r[1] == pytest.approx(-(0.9 + 0.81)) and r[1] <= r[0]
 
 
+def test_uir1_stage1_reward_and_its_ablations(tmp_path):
+    """``--stage1-reward uir1``: UI-R1's R_type + R_C of each plan's first step (later steps are
+    ignored); ``--no-uir1-type-reward`` drops R_type; ``--uir1-coord iou`` scores a click by the
+    IoU of its 40-px cell with the target's box. Hand-computed on Login's first reference click."""
+    from agents.tiny_policy import point_cell
+
+    base = train_small.Args(group_size=3, horizon=1)
+    env, visited = _oracle_groups(base)
+    v = next(v for v in visited if v.reference and v.reference[0].action.type == "click")
+    ref = v.reference[0]
+    x0, y0, x1, y1 = ref.box
+    cfg = TinyConfig()
+    inside = Click(*cell_centre(point_cell((x0 + x1) / 2, (y0 + y1) / 2, cfg), cfg))
+    cx, cy = inside.x, inside.y
+    ix = max(0, min(cx + 20, x1) - max(cx - 20, x0))
+    iy = max(0, min(cy + 20, y1) - max(cy - 20, y0))
+    iou = ix * iy / (1600 + (x1 - x0) * (y1 - y0) - ix * iy)
+    comps = [Completion([inside, Type("x")]), Completion([Click(5, 630)]), Completion([Type("x")])]
+    expect = {(True, "inbox"): [2.0, 1.0, 0.0], (False, "inbox"): [1.0, 0.0, 0.0], (True, "iou"): [1.0 + iou, 1.0, 0.0]}
+    for (use_type, coord), want in expect.items():
+        args = train_small.Args(group_size=3, horizon=2, stage1_reward="uir1", uir1_type_reward=use_type, uir1_coord=coord)
+        assert train_small.stage1_rewards(args, [v], comps) == pytest.approx(want), (use_type, coord)
+    assert 0.0 < iou < 0.5  # a 40-px cell on a wide field: IoU is graded and small where R_C gives 1
+    env.close()
+
+
 def test_vlm_refuses_step_advantages(tmp_path):
     with pytest.raises(SystemExit, match="advantage"):
         train_small.Trainer(_tiny_args(tmp_path, "vlm", policy="vlm", advantage="step"))

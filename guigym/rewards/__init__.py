@@ -29,11 +29,21 @@ from guigym.rewards.trl import (
     load_elements,
     load_reference,
 )
-from guigym.rewards.uir1 import action_type_reward, argument_reward, format_reward, point_in_box, uir1_reward
+from guigym.rewards.uir1 import (
+    action_type_reward,
+    argument_reward,
+    box_iou,
+    format_reward,
+    iou_argument_reward,
+    point_in_box,
+    uir1_reward,
+)
 
 __all__ = [
     "action_type_reward",
     "argument_reward",
+    "box_iou",
+    "iou_argument_reward",
     "format_reward",
     "uir1_reward",
     "point_in_box",

@@ -35,7 +35,7 @@ from guigym.rewards._common import (
     token_f1,
 )
 
-__all__ = ["action_type_reward", "argument_reward", "format_reward", "uir1_reward", "point_in_box"]
+__all__ = ["action_type_reward", "argument_reward", "box_iou", "format_reward", "iou_argument_reward", "uir1_reward", "point_in_box"]
 
 # Text with no think/answer/tool_call tag in it (a "tempered" token: tags can't nest or repeat).
 _PLAIN = r"(?:(?!</?(?:think|answer|tool_call)>).)*"
@@ -228,3 +228,42 @@ def uir1_reward(
         + argument_reward(pred, ref, strict=strict_args)
         + format_reward(text, fmt=fmt, require_think=require_think, plan=ref is None)
     )
+
+
+def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two ``(x0, y0, x1, y1)`` boxes (0 for empty boxes).
+
+    >>> box_iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    >>> box_iou((0, 0, 10, 10), (20, 20, 30, 30)), box_iou((0, 0, 0, 0), (0, 0, 0, 0))
+    (0.0, 0.0)
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, strict: bool = True) -> float:
+    """``R_IoU``: the IoU-style coordinate reward that UI-R1's ablation (§4.4) compares with
+    the click-in-box ``R_C`` of :func:`argument_reward`. For a click the predicted box is the
+    square of side ``2·half`` centred on the click point (the tiny policy's 40-px click cell
+    with the default ``half=20``) and the reward is its IoU with ``ref.box`` — graded, and small
+    for a point on a wide widget; every other case is :func:`argument_reward`.
+
+    >>> from guigym.actions import Click, RefStep
+    >>> ref = RefStep(Click(30, 20), "signin", (10, 0, 50, 40), "Click 'Sign in'")
+    >>> iou_argument_reward(Click(30, 20), ref), argument_reward(Click(30, 20), ref)
+    (1.0, 1.0)
+    >>> iou_argument_reward(Click(50, 20), ref), argument_reward(Click(50, 20), ref)
+    (0.3333333333333333, 1.0)
+    """
+    if ref is None or ref.action.type != "click" or ref.box is None:
+        return argument_reward(pred, ref, strict=strict)
+    if action_type_reward(pred, ref) == 0.0:
+        return 0.0
+    a = pred_action(pred)
+    if not isinstance(a, Click):
+        return 0.0
+    return box_iou((a.x - half, a.y - half, a.x + half, a.y + half), tuple(float(v) for v in ref.box))
