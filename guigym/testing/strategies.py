@@ -20,20 +20,8 @@ from typing import Any, Optional, Sequence
 
 from hypothesis import strategies as st
 
-from guigym.actions import (
-    ACTION_TYPES,
-    DIRECTIONS,
-    FORMATS,
-    Back,
-    Click,
-    OpenApp,
-    PlanStep,
-    Scroll,
-    Type,
-    format_plan,
-    parse_plan,
-    parse_trajectory,
-)
+from guigym.action_text import FORMATS, format_plan, parse_plan, parse_trajectory
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, PlanStep, Scroll, Type
 
 __all__ = [
     "MAX_TEXT",
