@@ -87,7 +87,9 @@ def episodes(env_id: str, n: int, out: Path, level: str | None = None, seed: int
         env.close()
 
 
-def export(env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True) -> Path:
+def export(
+    env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True
+) -> Path:
     """Write ``episodes.jsonl``, ``steps.jsonl`` and ``screenshots/`` under ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
