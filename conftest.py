@@ -4,8 +4,9 @@ the tests (``--doctest-modules`` in pyproject.toml).
 Collecting a module's doctests imports it. Modules that import an optional dependency at
 the top are listed here with the extra that provides it; without that dependency they are
 left out of collection by name (``collect_ignore``) instead of failing it. ``make test``
-installs every extra, so CI runs them all. No module here has import-time side effects
-beyond ``guigym`` registering its envs.
+installs every extra, so CI runs them all. Importing any of these modules only registers
+things (guigym's envs, gymnasium space handlers) or sets headless SDL defaults: no windows,
+files or network.
 """
 
 from __future__ import annotations
