@@ -64,7 +64,7 @@ import tyro  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
-from agents.grpo import group_advantages, grpo_update, step_advantages  # noqa: E402
+from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
 from agents.plan_act import Plan, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
@@ -83,6 +83,9 @@ from guigym.rewards import (  # noqa: E402
 )
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
+# GRPO's hyper-parameters are defined once, in agents.grpo.GRPOConfig; Args repeats them only
+# as flags (names and defaults from there, help text here) so that the CLI stays flat.
+_GRPO = GRPOConfig()
 
 
 @dataclass
@@ -123,15 +126,15 @@ class Args:
     """steps per training episode (a failing episode is cut here)"""
     states_per_iter: int = 24
     """at most this many visited states (groups) per update, drawn from the rollouts"""
-    group_size: int = 32
+    group_size: int = _GRPO.group_size
     """G: plans sampled per state"""
-    horizon: int = 5
+    horizon: int = _GRPO.horizon
     """T: planned steps per plan (only the first is executed)"""
-    gamma: float = 0.9
+    gamma: float = _GRPO.gamma
     """γ: discount of the trajectory reward over planned steps"""
-    lambda_align: float = 1.0
+    lambda_align: float = _GRPO.lambda_align
     """λ_align: weight of the action similarity"""
-    lambda_rep: float = 1.0
+    lambda_rep: float = _GRPO.lambda_rep
     """λ_rep: weight of the repetition penalty (0 turns it off)"""
     similarity: Literal["abstract", "grounded"] = "abstract"
     """stage-1 ``sim``: abstract (TraceR1: right type on the right element, named by the step's
@@ -150,25 +153,25 @@ class Args:
     uir1_coord: Literal["inbox", "iou"] = "inbox"
     """``--stage1-reward uir1``: the click reward — inbox (UI-R1's ``R_C``: 1 if the click is in
     the target's box) or iou (``R_IoU``: IoU of the 40-px click cell with the target's box)"""
-    lr: float = 2e-3
+    lr: float = _GRPO.lr
     """Adam learning rate"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0 over the iterations (CleanRL's default)"""
-    epochs: int = 2
+    epochs: int = _GRPO.epochs
     """passes over each batch of groups"""
-    groups_per_minibatch: int = 16
+    groups_per_minibatch: int = _GRPO.groups_per_minibatch
     """groups per gradient step"""
-    clip_eps: float = 0.2
+    clip_eps: float = _GRPO.clip_eps
     """ε of the clipped importance ratio"""
-    beta: float = 0.0
+    beta: float = _GRPO.beta
     """β of the k3 KL to the frozen reference policy (0: no reference model)"""
-    ent_coef: float = 0.01
+    ent_coef: float = _GRPO.ent_coef
     """entropy bonus (per planned step): keeps sampling varied plans where the policy is confidently wrong
     (0.003 left whole groups identical on the rarer dark-theme screens: nothing to learn from)"""
-    loss_norm_tokens: float = 0.0
+    loss_norm_tokens: float = _GRPO.loss_norm_tokens
     """0: average the loss over each plan's own tokens (GRPO); > 0: divide each plan's token sum
     by this constant (Dr. GRPO) so that a token weighs the same whatever the horizon T"""
-    max_grad_norm: float = 1.0
+    max_grad_norm: float = _GRPO.max_grad_norm
     """gradient clipping"""
     advantage: Literal["trajectory", "step"] = "trajectory"
     """trajectory: one group-relative advantage per plan (TraceR1/GRPO); step (a departure):
@@ -227,6 +230,11 @@ class Args:
     val_max_steps: int = 15
     """step limit of the episodes of evaluations during training (keeps them cheap)"""
 
+    @property
+    def grpo(self) -> GRPOConfig:
+        """The GRPO hyper-parameters of these flags."""
+        return GRPOConfig.from_fields(self)
+
 
 # ------------------------------------------------------------------------ visited states
 
@@ -275,7 +283,8 @@ class StateRecorder(gym.Wrapper):
         state = self.env.unwrapped.get_state() if self.save_state else None
         key = json.dumps(state["state"], sort_keys=True, default=str) + repr(self.history[-4:]) if state else ""
         elements = [{k: e[k] for k in ("id", "box", "label", "role") if k in e} for e in info.get("elements") or ()]
-        self.visited.append(Visited(self.transform(obs, info, list(self.history)), state, list(info.get("reference") or []), key, None, elements))
+        seen = self.transform(obs, info, list(self.history))
+        self.visited.append(Visited(seen, state, list(info.get("reference") or []), key, None, elements))
 
 
 def make_env(args: Args, transform: Any, save_state: bool = True) -> StateRecorder:
@@ -356,8 +365,7 @@ def _pad_cat(parts: list[torch.Tensor]) -> torch.Tensor:
 
 
 def _reward_kw(args: Args) -> dict[str, Any]:
-    return {"gamma": args.gamma, "lambda_align": args.lambda_align, "lambda_rep": args.lambda_rep, "horizon": args.horizon,
-            "similarity": args.similarity, "text": args.typed_text}
+    return {**args.grpo.trajectory_reward_kwargs(), "similarity": args.similarity, "text": args.typed_text}
 
 
 def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[list[float]]:
@@ -610,9 +618,7 @@ class Trainer:
             self.policy.train()
             st = grpo_update(
                 self.policy, self.optimizer, [obs[g] for g in keep], [comps[int(i)] for i in idx], old_logp[idx], mask[idx], adv[idx],
-                ref_policy=self.ref_policy, clip_eps=a.clip_eps, beta=a.beta, epochs=a.epochs,
-                groups_per_minibatch=a.groups_per_minibatch, max_grad_norm=a.max_grad_norm,
-                loss_mask=loss_mask[idx], generator=self.gen, ent_coef=a.ent_coef, norm_tokens=a.loss_norm_tokens or None,
+                ref_policy=self.ref_policy, config=a.grpo, loss_mask=loss_mask[idx], generator=self.gen,
             )
             self.policy.eval()
             row.update(loss=st.loss, clip_frac=st.clip_frac, kl_ref=st.kl_ref, entropy=st.entropy, grad_norm=st.grad_norm)

@@ -27,12 +27,14 @@ Everything here is pure: no env, no rewards (those come from ``guigym.rewards``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
 import torch
 
 __all__ = [
+    "GRPOConfig",
     "Completion",
     "Policy",
     "group_advantages",
@@ -43,6 +45,47 @@ __all__ = [
     "grpo_update",
     "UpdateStats",
 ]
+
+
+@dataclass(frozen=True)
+class GRPOConfig:
+    """GRPO's hyper-parameters, including those of TraceR1's stage-1 trajectory reward.
+
+    The one definition shared by ``train_small.py`` (its ``Args`` exposes these as flags with
+    the same names and defaults), ``examples/trl_grpo.py`` (mapped onto TRL's ``GRPOConfig``)
+    and :func:`grpo_update` (which reads the update's share). The defaults are
+    ``train_small.py``'s measured setting for the tiny policy.
+
+    >>> GRPOConfig.from_fields({"group_size": 8, "seed": 1, "lr": 0.1}).group_size
+    8
+    >>> sorted(GRPOConfig().trajectory_reward_kwargs())
+    ['gamma', 'horizon', 'lambda_align', 'lambda_rep']
+    """
+
+    group_size: int = 32  # G: completions sampled per state (the group)
+    horizon: int = 5  # T: planned steps per completion
+    gamma: float = 0.9  # γ: discount of the trajectory reward over planned steps
+    lambda_align: float = 1.0  # λ_align: weight of the action similarity
+    lambda_rep: float = 1.0  # λ_rep: weight of the repetition penalty
+    lr: float = 2e-3  # learning rate
+    epochs: int = 2  # passes over each batch of groups
+    groups_per_minibatch: int = 16  # groups per gradient step (0: the whole batch)
+    clip_eps: float = 0.2  # ε of the clipped importance ratio
+    beta: float = 0.0  # β of the k3 KL to the frozen reference policy
+    ent_coef: float = 0.01  # entropy bonus, for a policy with ``logprobs_entropy``
+    loss_norm_tokens: float = 0.0  # > 0: Dr. GRPO's constant token normaliser (0: per-sequence means)
+    max_grad_norm: float = 1.0  # gradient clipping (0: none)
+
+    @classmethod
+    def from_fields(cls, values: Any) -> "GRPOConfig":
+        """The config whose fields are read by name from ``values`` (a mapping or an object
+        such as ``train_small.Args``); other keys or attributes are ignored."""
+        get = values.get if isinstance(values, Mapping) else lambda k, d: getattr(values, k, d)
+        return cls(**{f.name: get(f.name, f.default) for f in fields(cls)})
+
+    def trajectory_reward_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``guigym.rewards.trajectory_reward`` and its relatives."""
+        return {"gamma": self.gamma, "lambda_align": self.lambda_align, "lambda_rep": self.lambda_rep, "horizon": self.horizon}
 
 
 @dataclass
@@ -138,8 +181,8 @@ def grpo_loss(
     old_logp: torch.Tensor,
     adv: torch.Tensor,
     ref_logp: Optional[torch.Tensor] = None,
-    clip_eps: float = 0.2,
-    beta: float = 0.0,
+    clip_eps: float = GRPOConfig.clip_eps,
+    beta: float = GRPOConfig.beta,
     mask: Optional[torch.Tensor] = None,
     norm_tokens: Optional[float] = None,
 ) -> torch.Tensor:
@@ -179,7 +222,7 @@ def grpo_stats(
     old_logp: torch.Tensor,
     adv: torch.Tensor,
     ref_logp: Optional[torch.Tensor] = None,
-    clip_eps: float = 0.2,
+    clip_eps: float = GRPOConfig.clip_eps,
     mask: Optional[torch.Tensor] = None,
 ) -> dict[str, float]:
     """Diagnostics (no gradients): fraction of tokens whose ratio was clipped against the
@@ -226,24 +269,21 @@ def grpo_update(
     mask: torch.Tensor,
     adv: torch.Tensor,
     ref_policy: Optional[Policy] = None,
-    clip_eps: float = 0.2,
-    beta: float = 0.0,
-    epochs: int = 1,
-    groups_per_minibatch: Optional[int] = None,
-    max_grad_norm: float = 1.0,
+    config: GRPOConfig = GRPOConfig(),
     loss_mask: Optional[torch.Tensor] = None,
     generator: Optional[torch.Generator] = None,
-    ent_coef: float = 0.0,
-    norm_tokens: Optional[float] = None,
 ) -> UpdateStats:
-    """``epochs`` passes of GRPO over ``B`` groups of ``n`` completions (minibatches of whole
-    groups, shuffled with ``generator``); returns averaged stats.
+    """``config.epochs`` passes of GRPO over ``B`` groups of ``n`` completions (minibatches of
+    ``config.groups_per_minibatch`` whole groups, shuffled with ``generator``); returns
+    averaged stats.
 
     ``loss_mask`` (``[B·n, L]``) narrows which tokens carry the loss (e.g. stage 2 scores
-    only the first planned step); by default every real token (``mask``). ``ent_coef > 0``
+    only the first planned step); by default every real token (``mask``). ``config.ent_coef > 0``
     adds ``−ent_coef · mean(entropy)`` for a policy that has
     ``logprobs_entropy(obs, completions) -> (logp, mask, entropy_per_row)``.
     """
+    clip_eps, beta, ent_coef = config.clip_eps, config.beta, config.ent_coef
+    norm_tokens = config.loss_norm_tokens or None
     B = len(obs_batch)
     N = len(completions)
     if B == 0 or N % B:
@@ -254,10 +294,10 @@ def grpo_update(
     if ref_policy is not None and beta != 0.0:
         with torch.no_grad():
             ref_lp, _ = ref_policy.logprobs(obs_batch, completions)
-    gpm = B if not groups_per_minibatch else max(1, min(B, groups_per_minibatch))
+    gpm = B if not config.groups_per_minibatch else max(1, min(B, config.groups_per_minibatch))
     stats = UpdateStats()
     params = [p for p in policy.parameters() if p.requires_grad]
-    for _ in range(epochs):
+    for _ in range(config.epochs):
         order = torch.randperm(B, generator=generator).tolist()
         for s in range(0, B, gpm):
             groups = order[s : s + gpm]
@@ -277,7 +317,8 @@ def grpo_update(
                 stats.entropy += float(ent.detach().mean())
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            gn = torch.nn.utils.clip_grad_norm_(params, max_grad_norm) if max_grad_norm > 0 else torch.tensor(0.0)
+            max_norm = config.max_grad_norm
+            gn = torch.nn.utils.clip_grad_norm_(params, max_norm) if max_norm > 0 else torch.tensor(0.0)
             optimizer.step()
             st = grpo_stats(new_lp.detach(), old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], **kw)
             stats.loss += float(loss.detach())

@@ -28,7 +28,8 @@ from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from guigym.actions import Action, Back, Click, OpenApp, PlanStep, Scroll, Type, action_to_dict, format_action
+from guigym.action_text import format_action
+from guigym.actions import ACTION_CLASSES, Action, PlanStep, action_to_dict
 from guigym.rewards import same_action
 
 __all__ = [
@@ -43,7 +44,6 @@ __all__ = [
     "NOOP",
 ]
 
-_ACTIONS = (Click, Scroll, Back, OpenApp, Type)
 
 #: The no-op plan step (no action, no action type): executing it is a no-op env step.
 NOOP = PlanStep()
@@ -145,16 +145,16 @@ class PlanActAgent:
             return None, f"executor failed on {step.instruction!r}: {type(e).__name__}: {e}"
         if isinstance(out, PlanStep):
             out = out.action
-        if isinstance(out, _ACTIONS):
+        if isinstance(out, ACTION_CLASSES):
             return out, None
         why = getattr(self.executor, "last_error", None)
         return None, f"executor could not ground {step.instruction!r}" + (f": {why}" if why else "")
 
 
 def _as_step(s: Any) -> PlanStep:
-    if isinstance(s, _ACTIONS):
+    if isinstance(s, ACTION_CLASSES):
         return PlanStep(action=s)
-    if hasattr(s, "action") and isinstance(s.action, _ACTIONS):  # a RefStep
+    if hasattr(s, "action") and isinstance(s.action, ACTION_CLASSES):  # a RefStep
         return PlanStep(action=s.action, instruction=getattr(s, "instruction", ""))
     return NOOP
 

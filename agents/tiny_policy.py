@@ -48,11 +48,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 from PIL import Image
 
-from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, Scroll, Type, parse_action
+from agents.grpo import Completion
+from guigym.action_text import parse_action
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, Scroll, Type
 from guigym.apps.base import KINDS
 from guigym.apps.catalog import APP_NAMES
-
-from agents.grpo import Completion
 
 __all__ = ["TinyConfig", "TinyObs", "TinyPolicy", "TinyPlanner", "split_words", "cell_centre", "point_cell"]
 

@@ -57,7 +57,8 @@ def tiny_corpus() -> list[str]:
     """The tokenizer's training text: the planner's prompts and answers in every format,
     task-like sentences, and numbers (so coordinates tokenize compactly)."""
     from agents.vlm import FORMATS, ground_messages, plan_messages
-    from guigym.actions import Back, Click, OpenApp, PlanStep, Scroll, Type, format_plan
+    from guigym.action_text import format_plan
+    from guigym.actions import Back, Click, OpenApp, PlanStep, Scroll, Type
 
     lines = [_WORDS, " ".join(str(i) for i in range(1000))]
     steps = [

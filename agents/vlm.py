@@ -33,20 +33,8 @@ import numpy as np
 
 from agents.executors import instruction_action
 from agents.plan_act import NOOP, Plan
-from guigym.actions import (
-    FORMATS,
-    Action,
-    ActionParseError,
-    Click,
-    PlanStep,
-    Scroll,
-    Type,
-    format_action,
-    format_plan,
-    parse_action,
-    parse_plan,
-    rescale_action,
-)
+from guigym.action_text import FORMATS, ActionParseError, format_action, format_plan, parse_action, parse_plan
+from guigym.actions import Action, Click, PlanStep, Scroll, Type, rescale_action
 
 __all__ = [
     "VLM",

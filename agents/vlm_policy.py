@@ -91,7 +91,9 @@ class VLMPolicy:
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos
         for ob in obs_batch:
             inputs, size, screen = self._inputs(ob)
-            kw: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "num_return_sequences": n, "pad_token_id": pad, "eos_token_id": eos}
+            kw: dict[str, Any] = {
+                "max_new_tokens": self.max_new_tokens, "num_return_sequences": n, "pad_token_id": pad, "eos_token_id": eos,
+            }
             kw.update({"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0})
             with torch.no_grad():
                 out = self.vlm.model.generate(**inputs, **kw)
@@ -111,11 +113,15 @@ class VLMPolicy:
         logp, mask, _ = self._score(obs_batch, completions, want_entropy=False)
         return logp, mask
 
-    def logprobs_entropy(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def logprobs_entropy(
+        self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """:meth:`logprobs` plus each row's mean token entropy (for an entropy bonus)."""
         return self._score(obs_batch, completions, want_entropy=True)
 
-    def _score(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion], want_entropy: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _score(
+        self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion], want_entropy: bool
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         if not obs_batch or len(completions) % len(obs_batch):
             raise ValueError(f"{len(completions)} completions do not split into {len(obs_batch)} groups")
         n = len(completions) // len(obs_batch)

@@ -285,7 +285,8 @@ def plot(results: dict[str, list[dict[str, Any]]], out: Path, root: Path) -> boo
         (line,) = ax[0].plot(it, rew, lw=1, label=setting)
         val = [(int(c[i]["iter"]), float(c[i]["val_success"])) for c in curves for i in range(n) if c[i]["val_success"]]
         xs = sorted({x for x, _ in val})
-        ax[1].plot(xs, [np.mean([v for x2, v in val if x2 == x]) for x in xs], marker="o", ms=3, lw=1, color=line.get_color(), label=setting)
+        means = [np.mean([v for x2, v in val if x2 == x]) for x in xs]
+        ax[1].plot(xs, means, marker="o", ms=3, lw=1, color=line.get_color(), label=setting)
     ax[0].set(xlabel="iteration", ylabel="mean group reward", title="reward of the stage being trained (seed mean)")
     ax[1].set(xlabel="iteration", ylabel="validation success", ylim=(-0.02, 1.02), title="validation success (seed mean)")
     ax[1].legend(fontsize=7)

@@ -74,7 +74,8 @@ def _train(args: Args, seed: int) -> dict[str, Any]:
     name = f"defaults__{seed}"
     done = Path(args.out) / name / "eval.json"
     if not done.exists() or args.rerun:
-        cmd = [sys.executable, str(ROOT / "train_small.py"), "--seed", str(seed), "--out-dir", args.out, "--run-name", name, "--no-progress"]
+        cmd = [sys.executable, str(ROOT / "train_small.py"), "--seed", str(seed), "--out-dir", args.out, "--run-name", name,
+               "--no-progress"]
         t = time.time()
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if proc.returncode != 0 or not done.exists():
@@ -88,7 +89,8 @@ def defaults_table(args: Args) -> str:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         runs = list(pool.map(lambda s: _train(args, s), args.seeds))
-    lines = ["| seed | held-out success (100 seeds) | random planner | first validation ≥ 90 % (iteration) | training time | total time (incl. evaluation) |",
+    lines = ["| seed | held-out success (100 seeds) | random planner | first validation ≥ 90 % (iteration) | training time "
+             "| total time (incl. evaluation) |",
              "|---|---|---|---|---|---|"]
     for seed, r in zip(args.seeds, runs):
         v90 = r.get("val90_iter")
@@ -142,7 +144,8 @@ def ablations_table(args: Args) -> str:
             (dst / "eval.json").write_text(json.dumps(ev, indent=2))
     res = ablations.main(a)
     lines = res["text"].split("\n")
-    _save("ablations", lines, args, res["results"], f"python benchmarks/reproduce.py --table ablations --seeds {' '.join(map(str, args.seeds))}")
+    command = f"python benchmarks/reproduce.py --table ablations --seeds {' '.join(map(str, args.seeds))}"
+    _save("ablations", lines, args, res["results"], command)
     png = Path(a.out) / "curves.png"
     if png.exists():
         (RESULTS / "ablations_curves.png").write_bytes(png.read_bytes())
@@ -165,7 +168,8 @@ def _save(name: str, lines: list[str], args: Args, data: Any, command: str, seed
     seeds = args.seeds if seeds is None else seeds
     footer = f"\n<sub>`{command}` · commit {commit} · seeds {', '.join(map(str, seeds))} (all runs reported)</sub>"
     (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n" + footer + "\n")
-    (RESULTS / f"{name}.json").write_text(json.dumps({"command": command, "commit": commit, "seeds": seeds, "runs": data}, indent=2, default=str))
+    record = {"command": command, "commit": commit, "seeds": seeds, "runs": data}
+    (RESULTS / f"{name}.json").write_text(json.dumps(record, indent=2, default=str))
 
 
 def update_readme(names: list[str]) -> list[str]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from guigym.actions import Click, parse_plan
+from guigym.action_text import parse_plan
+from guigym.actions import Click
 from guigym.rewards import action_similarity
 from guigym.testing import (
     RewardUnderTest,

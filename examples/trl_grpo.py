@@ -15,15 +15,22 @@ trainer that takes TRL-style reward functions.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import tyro
 from PIL import Image
 
+from agents.grpo import GRPOConfig
 from agents.vlm import load_vlm, plan_messages
 from guigym.actions import RefStep, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
+
+
+# agents.grpo.GRPOConfig is the one definition of GRPO's hyper-parameters; a VLM trained offline
+# wants small groups, longer plans, a small learning rate and TRL's single pass per batch. TRL
+# has no entropy bonus.
+GRPO = GRPOConfig(group_size=4, horizon=8, lr=1e-5, epochs=1, ent_coef=0.0)
 
 
 @dataclass
@@ -38,20 +45,26 @@ class Args:
     """optimizer steps"""
     max_rows: int = 64
     """dataset rows (states) to use"""
-    num_generations: int = 4
+    num_generations: int = GRPO.group_size
     """G: completions per prompt (the GRPO group)"""
-    horizon: int = 8
+    horizon: int = GRPO.horizon
     """T: planned steps scored by the trajectory reward"""
-    gamma: float = 0.9
+    gamma: float = GRPO.gamma
     """discount of the trajectory reward"""
-    lambda_rep: float = 1.0
+    lambda_rep: float = GRPO.lambda_rep
     """weight of the repetition penalty"""
     fmt: str = "json"
     """answer format: json | function | mobile_use"""
     max_completion_length: int = 128
     """tokens per completion"""
-    learning_rate: float = 1e-5
+    learning_rate: float = GRPO.lr
     seed: int = 0
+
+    @property
+    def grpo(self) -> GRPOConfig:
+        """The GRPO hyper-parameters of these flags (TRL's names mapped onto ours)."""
+        return replace(GRPO, group_size=self.num_generations, horizon=self.horizon, gamma=self.gamma,
+                       lambda_rep=self.lambda_rep, lr=self.learning_rate)
 
 
 def build_dataset(args: Args, model_size_of):
@@ -80,21 +93,23 @@ def build_dataset(args: Args, model_size_of):
 
 
 def main(args: Args) -> dict:
-    from trl import GRPOConfig, GRPOTrainer
+    import trl
 
     vlm = load_vlm(args.model)  # the same loader as the VLM planner (handles missing torchvision)
     dataset = build_dataset(args, vlm.model_size)
+    grpo = args.grpo
     rewards = [
-        TrajectoryReward(gamma=args.gamma, lambda_rep=args.lambda_rep, horizon=args.horizon, fmt=args.fmt),
+        TrajectoryReward(**grpo.trajectory_reward_kwargs(), fmt=args.fmt),
         FormatReward(fmt=args.fmt, plan=True),
     ]
-    config = GRPOConfig(
-        output_dir=args.out, max_steps=args.max_steps, per_device_train_batch_size=args.num_generations,
-        num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        learning_rate=args.learning_rate, logging_steps=1, report_to="none", save_strategy="no",
+    config = trl.GRPOConfig(
+        output_dir=args.out, max_steps=args.max_steps, per_device_train_batch_size=grpo.group_size,
+        num_generations=grpo.group_size, max_completion_length=args.max_completion_length,
+        learning_rate=grpo.lr, num_iterations=grpo.epochs, epsilon=grpo.clip_eps, beta=grpo.beta,
+        max_grad_norm=grpo.max_grad_norm, logging_steps=1, report_to="none", save_strategy="no",
         seed=args.seed, use_cpu=not vlm.device.type == "cuda", bf16=vlm.device.type == "cuda",
     )
-    trainer = GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,
+    trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,
                           processing_class=vlm.processor)
     result = trainer.train()
     print(f"trained {result.global_step} steps; last log: {trainer.state.log_history[-1]}")

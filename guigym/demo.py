@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
                 done = term or trunc
             wins += info["success"]
         total_steps += steps
-        print(f"{args.env} [{level:6}] oracle success {wins}/{args.episodes} = {wins / args.episodes:.1%}, mean steps {steps / args.episodes:.1f}")
+        print(f"{args.env} [{level:6}] oracle success {wins}/{args.episodes} = {wins / args.episodes:.1%}, "
+              f"mean steps {steps / args.episodes:.1f}")
     dt = time.perf_counter() - t0
     print(f"{total_steps} steps in {dt:.1f}s ({total_steps / dt:.0f} steps/s, {args.backend} backend)")
 

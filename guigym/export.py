@@ -23,23 +23,28 @@ from PIL import Image
 from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
-from guigym.actions import Action, Back, Click, OpenApp, RefStep, Scroll, Type
+from guigym.actions import Action, RefStep, Scroll, action_to_dict
+
+
+# AndroidControl's names where they differ from the canonical dict (action_to_dict).
+_AC_TYPES: dict[str, str] = {"type": "input_text", "back": "navigate_back"}
+_AC_KEYS: dict[str, str] = {"type": "action_type", "name": "app_name"}
 
 
 def androidcontrol_action(a: Action) -> dict[str, Any]:
     """An action in AndroidControl's JSON (``action_type`` click / scroll / input_text /
-    navigate_back / open_app)."""
-    if isinstance(a, Click):
-        return {"action_type": "click", "x": a.x, "y": a.y}
+    navigate_back / open_app): the canonical dict renamed; a scroll keeps only its direction,
+    as AndroidControl's does.
+
+    >>> from guigym.actions import OpenApp
+    >>> androidcontrol_action(OpenApp("Clock"))
+    {'action_type': 'open_app', 'app_name': 'Clock'}
+    """
+    d = action_to_dict(a)
+    d["type"] = _AC_TYPES.get(d["type"], d["type"])
     if isinstance(a, Scroll):
-        return {"action_type": "scroll", "direction": a.direction}
-    if isinstance(a, Type):
-        return {"action_type": "input_text", "text": a.text}
-    if isinstance(a, Back):
-        return {"action_type": "navigate_back"}
-    if isinstance(a, OpenApp):
-        return {"action_type": "open_app", "app_name": a.name}
-    raise TypeError(f"not an action: {a!r}")
+        d = {k: v for k, v in d.items() if k not in ("x", "y")}
+    return {_AC_KEYS.get(k, k): v for k, v in d.items()}
 
 
 def _refs_json(ref: list[RefStep]) -> str:
@@ -82,7 +87,9 @@ def episodes(env_id: str, n: int, out: Path, level: str | None = None, seed: int
         env.close()
 
 
-def export(env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True) -> Path:
+def export(
+    env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True
+) -> Path:
     """Write ``episodes.jsonl``, ``steps.jsonl`` and ``screenshots/`` under ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

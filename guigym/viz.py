@@ -8,7 +8,8 @@ from typing import Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
-from guigym.actions import Action, Click, Scroll, format_action
+from guigym.action_text import format_action
+from guigym.actions import Action, Click, Scroll
 
 
 def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.ndarray:

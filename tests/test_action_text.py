@@ -6,25 +6,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guigym.actions import (
-    DIRECTIONS,
+from guigym.action_text import (
     FORMATS,
     SWIPE_CENTRE,
     ActionParseError,
-    Back,
-    Click,
-    OpenApp,
-    PlanStep,
-    Scroll,
-    Type,
     format_action,
     format_plan,
     format_trajectory,
     parse_action,
     parse_plan,
     parse_trajectory,
-    rescale_action,
 )
+from guigym.actions import DIRECTIONS, Back, Click, OpenApp, PlanStep, Scroll, Type, rescale_action
 
 # ------------------------------------------------------------------ concrete tables
 
@@ -479,7 +472,8 @@ def test_truncated_output_raises_only_parse_errors(a: object, fmt: str, cut: int
 @pytest.mark.parametrize("fmt", ["json", "function", "mobile_use"])
 def test_plans_may_stop_with_done(fmt):
     """A ``done`` step ends a plan in every format; what follows it is not read; it round-trips."""
-    from guigym.actions import DONE, PlanStep, format_plan, parse_plan
+    from guigym.action_text import format_plan, parse_plan
+    from guigym.actions import DONE, PlanStep
 
     plan = [PlanStep(action=Click(3, 4)), PlanStep(action_type=DONE)]
     text = format_plan(plan, fmt)

@@ -372,7 +372,10 @@ G = 0.9
         ([Back(), OpenApp("Mail")], WORKED_REF, {}, 0.0),
         # plan steps: grounded ones use their action; ungrounded ones their instruction (abstract)
         ([PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")], WORKED_REF, {}, 1 + G),
-        ([PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")], WORKED_REF, {"similarity": "grounded"}, 1.0),
+        (
+            [PlanStep(action=Click(30, 20)), PlanStep(action_type="type", instruction="Type alice")],
+            WORKED_REF, {"similarity": "grounded"}, 1.0,
+        ),
         # plans may stop: `done` scores 1 exactly where the reference ends, nothing after it counts
         ([Click(30, 20), Type("alice"), Click(125, 115), PlanStep(action_type="done")], WORKED_REF, {}, 1 + G + G**2 + G**3),
         ([Click(30, 20), PlanStep(action_type="done"), Back(), Back()], WORKED_REF, {}, 1.0),
@@ -507,7 +510,10 @@ def test_perfect_action_scores_one(a):
 
 @pytest.mark.parametrize(
     "module",
-    ["guigym.rewards", "guigym.rewards._common", "guigym.rewards.uir1", "guigym.rewards.tracer1", "guigym.rewards.grounded", "guigym.rewards.trl", "guigym.rewards.easyr1"],
+    [
+        "guigym.rewards", "guigym.rewards._common", "guigym.rewards.uir1", "guigym.rewards.tracer1", "guigym.rewards.grounded",
+        "guigym.rewards.trl", "guigym.rewards.easyr1",
+    ],
 )
 def test_doctests(module):
     mod = importlib.import_module(module)

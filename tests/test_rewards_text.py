@@ -167,7 +167,10 @@ def test_rewards_never_raise_on_arbitrary_text(text, fmt, require_think, strict)
 
 
 _TAGGY = st.lists(
-    st.sampled_from(["<think>", "</think>", "<answer>", "</answer>", "<tool_call>", "</tool_call>", " ", "x", CLICK_IN, "[", '{"action": "click"', "}", "]", "click(x=1, y=2)"]),
+    st.sampled_from([
+        "<think>", "</think>", "<answer>", "</answer>", "<tool_call>", "</tool_call>", " ", "x", CLICK_IN, "[", '{"action": "click"', "}",
+        "]", "click(x=1, y=2)",
+    ]),
     max_size=12,
 ).map("".join)
 
@@ -252,8 +255,12 @@ REF_COL = json.dumps([s.to_dict() for s in WORKED_REF])
         (FormatReward(), [GOOD, f"<answer>{CLICK_IN}</answer>", conv(GOOD)], [1.0, 0.0, 1.0]),
         (FormatReward(require_think=False), [f"<answer>{CLICK_IN}</answer>"], [1.0]),
         # the worked example as model text: 1 + 0.9 − 0.81
-        (TrajectoryReward(), [ans(format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])[len("<answer>"):-len("</answer>")])], [1.09]),
-        (TrajectoryReward(), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [-9.0]),  # json expected: unparsable → the bottom, −λ_rep·γ/(1−γ) without a horizon
+        (
+            TrajectoryReward(), [ans(format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])[len("<answer>"):-len("</answer>")])],
+            [1.09],
+        ),
+        # json expected: unparsable → the bottom, −λ_rep·γ/(1−γ) without a horizon
+        (TrajectoryReward(), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [-9.0]),
         (TrajectoryReward(fmt="function"), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [1.09]),
         (TrajectoryReward(lambda_rep=0), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])], [1.9]),
         (TrajectoryReward(horizon=1), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])], [1.0]),
@@ -263,7 +270,11 @@ REF_COL = json.dumps([s.to_dict() for s in WORKED_REF])
         (TrajectoryReward(horizon=5), ["garbage"], [-(0.9 + 0.81 + 0.729 + 0.6561)]),  # bottom of the T=5 range
         (TrajectoryReward(invalid_reward=-1.0), ["garbage"], [-1.0]),
         # plans with ungrounded steps
-        (TrajectoryReward(), [format_plan([PlanStep(Click(20, 20)), PlanStep(action_type="type", instruction="Type alice"), PlanStep(Click(125, 115))])], [1 + 0.9 + 0.81]),  # abstract: "Type alice" names the text
+        (  # abstract: "Type alice" names the text
+            TrajectoryReward(),
+            [format_plan([PlanStep(Click(20, 20)), PlanStep(action_type="type", instruction="Type alice"), PlanStep(Click(125, 115))])],
+            [1 + 0.9 + 0.81],
+        ),
         (TrajectoryReward(), [format_trajectory([Back(), Back()])], [-0.9]),
     ],
 )

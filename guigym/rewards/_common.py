@@ -12,19 +12,19 @@ import re
 from collections import Counter
 from typing import Any, Optional, Union
 
-from guigym.actions import FORMATS, Action, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, parse_plan, parse_trajectory
+from guigym.action_text import FORMATS, parse_plan, parse_trajectory
+from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
 from guigym.events import Event
 
 #: What a reward accepts as one predicted step: a grounded action, a plan step (grounded or
 #: not), or ``None`` (nothing usable was predicted). A :class:`RefStep` is read as its action.
 Pred = Union[Action, PlanStep, RefStep, None]
 
-_ACTION_CLASSES = (Click, Scroll, Back, OpenApp, Type)
 
 
 def pred_kind(pred: Any) -> Optional[str]:
     """Action type of a predicted step (``None`` when there is none)."""
-    if isinstance(pred, _ACTION_CLASSES):
+    if isinstance(pred, ACTION_CLASSES):
         return pred.type
     if isinstance(pred, PlanStep):
         return pred.kind
@@ -35,7 +35,7 @@ def pred_kind(pred: Any) -> Optional[str]:
 
 def pred_action(pred: Any) -> Optional[Action]:
     """The grounded action of a predicted step, or ``None`` for an ungrounded plan step."""
-    if isinstance(pred, _ACTION_CLASSES):
+    if isinstance(pred, ACTION_CLASSES):
         return pred  # type: ignore[return-value]
     if isinstance(pred, (PlanStep, RefStep)):
         return pred.action

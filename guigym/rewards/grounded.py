@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol, Sequence, Union, runtime_checkable
 
-from guigym.actions import Action, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
 from guigym.apps.base import copy_state
 from guigym.rewards._common import as_event, check_fmt, events_match
 from guigym.rewards.uir1 import _first_predicted
@@ -40,7 +40,6 @@ from guigym.rewards.uir1 import argument_reward
 
 __all__ = ["Executor", "grounded_reward", "grounded_rewards"]
 
-_ACTION_CLASSES = (Click, Scroll, Back, OpenApp, Type)
 
 
 @runtime_checkable
@@ -57,7 +56,7 @@ class Executor(Protocol):
 def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Optional[Action]:
     if isinstance(pred, RefStep):
         return pred.action
-    if isinstance(pred, _ACTION_CLASSES):
+    if isinstance(pred, ACTION_CLASSES):
         return pred  # type: ignore[return-value]
     if isinstance(pred, PlanStep):
         if pred.action is not None:
@@ -67,7 +66,7 @@ def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Opt
         out = executor(env, pred)
         if isinstance(out, PlanStep):
             out = out.action
-        return out if isinstance(out, _ACTION_CLASSES) else None  # type: ignore[return-value]
+        return out if isinstance(out, ACTION_CLASSES) else None  # type: ignore[return-value]
     return None
 
 

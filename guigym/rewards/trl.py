@@ -146,7 +146,9 @@ class UIR1Reward(_ColumnReward):
 
     name = "uir1_reward"
 
-    def __init__(self, fmt: Optional[str] = "json", strict_args: bool = True, require_think: bool = True, column: str = "reference") -> None:
+    def __init__(
+        self, fmt: Optional[str] = "json", strict_args: bool = True, require_think: bool = True, column: str = "reference"
+    ) -> None:
         super().__init__(column)
         check_fmt(fmt)
         self.fmt, self.strict_args, self.require_think = fmt, strict_args, require_think

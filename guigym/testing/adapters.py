@@ -163,7 +163,9 @@ def trajectory_bounds(horizon: int, gamma: float = 0.9, lambda_align: float = 1.
 # ----------------------------------------------------------------------------- adapters
 
 
-def trajectory_reward_adapter(gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0, horizon: int = 8, **kwargs: Any) -> RewardUnderTest:
+def trajectory_reward_adapter(
+    gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0, horizon: int = 8, **kwargs: Any
+) -> RewardUnderTest:
     """:func:`guigym.rewards.trajectory_reward` on parsed plans (capped at ``horizon``)."""
     from guigym.rewards import trajectory_reward
 

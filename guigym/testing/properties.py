@@ -224,7 +224,9 @@ def corrupt_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep], op: st
 # ----------------------------------------------------------------------------- checks
 
 
-def check_never_raises(reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True) -> None:
+def check_never_raises(
+    reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True
+) -> None:
     """No text (valid, near-valid or garbage, in any format) and no plan makes the reward
     raise; an exception is reported as an ``AssertionError`` naming the input."""
     live = _live(cases)
@@ -262,7 +264,8 @@ def check_bounded(reward: RewardUnderTest, cases: Iterable[Case], low: Optional[
         ref = case.ref()
         if reward.score_text is not None:
             kind = data.draw(st.sampled_from(KINDS), label="kind")
-            text = data.draw(model_texts(fmt=reward.fmt, kind=kind, viewport=case.screenshot_size, think=reward.think, done=reward.done), label="text")
+            texts = model_texts(fmt=reward.fmt, kind=kind, viewport=case.screenshot_size, think=reward.think, done=reward.done)
+            text = data.draw(texts, label="text")
             within(case, f"text {_short(text)}", _text_score("check_bounded", reward, case, text, ref))
         src = data.draw(st.sampled_from(["random", "reference", "corrupted", "cycled", "repeated"]), label="plan source")
         steps: list[PlanStep] = reference_plan(case.reference, reward.done)
@@ -281,8 +284,10 @@ def check_bounded(reward: RewardUnderTest, cases: Iterable[Case], low: Optional[
     _run(body, max_examples, seed, shrink)
 
 
-def check_garbage_never_beats_valid(reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True,
-                                    at_bottom: bool = False) -> None:
+def check_garbage_never_beats_valid(
+    reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True,
+    at_bottom: bool = False,
+) -> None:
     """Text that no guigym parser reads (garbage, and near-valid texts whose corruption
     made them unparsable) scores no more than any valid completion: random plans, the
     reference, and plans that repeat one step (which a repetition penalty can push below
@@ -297,13 +302,15 @@ def check_garbage_never_beats_valid(reward: RewardUnderTest, cases: Iterable[Cas
         ref = case.ref()
         size = case.screenshot_size
         kind = data.draw(st.sampled_from(["garbage", "near_valid"]), label="kind")
-        bad = data.draw(model_texts(fmt=reward.fmt, kind=kind, viewport=size, think=reward.think, grounded=_grounded(reward)), label="bad text")
+        bad_texts = model_texts(fmt=reward.fmt, kind=kind, viewport=size, think=reward.think, grounded=_grounded(reward))
+        bad = data.draw(bad_texts, label="bad text")
         assume(not parses(bad, reward.fmt, plan=True))
         g = _text_score(check, reward, case, bad, ref)
         if at_bottom and abs(g - reward.low) > reward.tol:
             raise _fail(check, reward, case, f"scored {g}, not its bottom {reward.low}, for unparsable text {_short(bad)}")
         valid: list[list[PlanStep]] = [reference_plan(case.reference, reward.done)]
-        valid += data.draw(st.lists(plans(8, viewport=size, grounded=_grounded(reward), done=reward.done), min_size=1, max_size=3), label="valid plans")
+        valid_plans = plans(8, viewport=size, grounded=_grounded(reward), done=reward.done)
+        valid += data.draw(st.lists(valid_plans, min_size=1, max_size=3), label="valid plans")
         step = data.draw(plan_steps(size, grounded=_grounded(reward)), label="repeated step")
         valid.append([step] * data.draw(st.integers(2, 8), label="repeats"))
         for steps in valid:
@@ -331,7 +338,9 @@ def _draw_corruption(data: Any, case: Case, steps: list[PlanStep]) -> tuple[list
     return out, done
 
 
-def check_reference_is_best(reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True) -> None:
+def check_reference_is_best(
+    reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True
+) -> None:
     """The reference plan (the oracle's) scores at least as high as every corrupted version
     of it — a step of the wrong type, a click moved outside its target box, a wrong argument
     (scroll direction, typed text, app), steps dropped, duplicated or shuffled — through
@@ -391,7 +400,8 @@ def _rescale_pred(data: Any, case: Case, geo: _Geometry) -> list[PlanStep]:
             if isinstance(ra, Click) and r.box is not None:
                 x0, y0, x1, y1 = r.box
                 if kind == "match" and x1 - x0 > 2 * geo.margin and y1 - y0 > 2 * geo.margin:
-                    a = Click(data.draw(st.integers(x0 + geo.margin, x1 - geo.margin)), data.draw(st.integers(y0 + geo.margin, y1 - geo.margin)))
+                    x = data.draw(st.integers(x0 + geo.margin, x1 - geo.margin))
+                    a = Click(x, data.draw(st.integers(y0 + geo.margin, y1 - geo.margin)))
                 elif kind == "match":
                     a = ra
                 else:
@@ -425,8 +435,10 @@ def _rescale_pred(data: Any, case: Case, geo: _Geometry) -> list[PlanStep]:
     return out
 
 
-def check_rescale_invariant(reward: RewardUnderTest, cases: Iterable[Case], sizes: Optional[Sequence[tuple[int, int]]] = None,
-                            max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True, margin: int = 6, min_separation: int = 24) -> None:
+def check_rescale_invariant(
+    reward: RewardUnderTest, cases: Iterable[Case], sizes: Optional[Sequence[tuple[int, int]]] = None,
+    max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True, margin: int = 6, min_separation: int = 24,
+) -> None:
     """Mapping the coordinates of both the prediction and the reference to another image
     size (``rescale_action`` / ``rescale_refstep``, what a VLM pipeline does) leaves the
     score unchanged, up to ``reward.tol``.
@@ -448,7 +460,9 @@ def check_rescale_invariant(reward: RewardUnderTest, cases: Iterable[Case], size
         to = data.draw(st.sampled_from(list(sizes or MODEL_SIZES)) | random_size, label="to size")
         pred = _rescale_pred(data, case, geo)
         ref = case.ref()
-        scaled_pred = [PlanStep(action=rescale_action(s.action, (w, h), to), instruction=s.instruction) if s.action is not None else s for s in pred]
+        scaled_pred = [
+            PlanStep(action=rescale_action(s.action, (w, h), to), instruction=s.instruction) if s.action is not None else s for s in pred
+        ]
         scaled_ref = Reference([rescale_refstep(r, (w, h), to) for r in case.reference])
         a = _plan_scores(check, reward, case, pred, ref)
         b = _plan_scores(check, reward, case, scaled_pred, scaled_ref)

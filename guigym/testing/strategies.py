@@ -20,20 +20,8 @@ from typing import Any, Optional, Sequence
 
 from hypothesis import strategies as st
 
-from guigym.actions import (
-    ACTION_TYPES,
-    DIRECTIONS,
-    FORMATS,
-    Back,
-    Click,
-    OpenApp,
-    PlanStep,
-    Scroll,
-    Type,
-    format_plan,
-    parse_plan,
-    parse_trajectory,
-)
+from guigym.action_text import FORMATS, format_plan, parse_plan, parse_trajectory
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, PlanStep, Scroll, Type
 
 __all__ = [
     "MAX_TEXT",
@@ -332,7 +320,8 @@ def _garbage(draw: Any) -> str:
     if choice == 1:  # regex-hostile, huge numbers, empty, NUL
         return draw(st.sampled_from(_HOSTILE))
     if choice == 2:  # unicode with NULs and tags sprinkled in
-        parts = draw(st.lists(st.sampled_from(["\x00", "<answer>", "</answer>", "<think>", "</think>", "<tool_call>", "{", "[", '"', "\\"]) | st.text(max_size=20), max_size=30))
+        pieces = st.sampled_from(["\x00", "<answer>", "</answer>", "<think>", "</think>", "<tool_call>", "{", "[", '"', "\\"])
+        parts = draw(st.lists(pieces | st.text(max_size=20), max_size=30))
         return "".join(parts)[:MAX_TEXT]
     if choice == 3:  # huge numbers in action-like shapes
         n = draw(st.sampled_from(["1e309", "-1e309", "9" * 500, "NaN", "Infinity", "-0", "0x7fffffff", "1_000"]))

@@ -1,0 +1,675 @@
+"""Text formats of actions: what a model writes and what the rewards read.
+
+The formats, each shown for ``Click(12, 30)``:
+
+* ``"json"`` (UI-R1): ``<answer>[{"action": "click", "coordinate": [12, 30]}]</answer>``
+* ``"function"``: ``click(x=12, y=30)``
+* ``"mobile_use"`` (Qwen2.5-VL tool call):
+  ``<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [12, 30]}}\n</tool_call>``
+
+See the docstrings of :func:`format_action` and :func:`parse_action` for every action. Every
+format is a vocabulary over the canonical action dict (:func:`guigym.actions.action_to_dict`):
+parsing maps a step onto that dict, formatting starts from it.
+
+>>> parse_action(format_action(Scroll("down", 5, 6), "function"))
+Scroll(direction='down', x=5, y=6)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from guigym.actions import (
+    ACTION_CLASSES,
+    ACTION_TYPES,
+    DIRECTIONS,
+    DONE,
+    Action,
+    Back,
+    PlanStep,
+    Scroll,
+    action_from_dict,
+    action_to_dict,
+)
+
+__all__ = [
+    "FORMATS",
+    "SWIPE_CENTRE",
+    "SWIPE_LENGTH",
+    "ActionParseError",
+    "format_action",
+    "format_plan",
+    "format_trajectory",
+    "parse_action",
+    "parse_plan",
+    "parse_trajectory",
+]
+
+
+FORMATS: tuple[str, ...] = ("json", "function", "mobile_use")
+
+#: Where a mobile-use swipe starts when a ``Scroll`` has no point (the screen's centre).
+SWIPE_CENTRE: tuple[int, int] = (180, 320)
+#: Length in pixels of the swipe a ``Scroll`` is written as in the mobile-use format.
+SWIPE_LENGTH: int = 300
+
+_EXPECTED: dict[str, str] = {
+    "json": 'expected a JSON list of actions like [{"action": "click", "coordinate": [x, y]}] '
+    "inside <answer>…</answer>",
+    "function": 'expected function calls like click(x=12, y=30), scroll(direction="down"), '
+    'type(text="…"), open_app(name="…") or back(), one per line',
+    "mobile_use": 'expected <tool_call>{"name": "mobile_use", "arguments": '
+    '{"action": "click", "coordinate": [x, y]}}</tool_call> blocks',
+}
+
+
+class ActionParseError(ValueError):
+    """Text that is not a valid action in the expected format; the message says what was
+    expected and quotes (the start of) what was got."""
+
+
+class _Invalid(Exception):
+    """Internal: what is wrong with one step (wrapped into an ActionParseError)."""
+
+
+class _Missing(_Invalid):
+    """Internal: a required field is absent (a plan step may then be ungrounded)."""
+
+
+# Action names of each vocabulary → canonical action type.
+_JSON_NAMES: dict[str, str] = {
+    "click": "click",
+    "scroll": "scroll",
+    "type": "type",
+    "input_text": "type",
+    "open_app": "open_app",
+    "back": "back",
+    "navigate_back": "back",
+}
+_MOBILE_NAMES: dict[str, str] = {
+    "click": "click",
+    "swipe": "scroll",
+    "type": "type",
+    "open": "open_app",
+    "system_button": "back",
+}
+_MOBILE_OUT: dict[str, str] = {v: k for k, v in _MOBILE_NAMES.items()}
+# Canonical argument → key of the json / mobile-use vocabulary, where they differ.
+_JSON_KEYS: dict[str, str] = {"name": "app_name"}
+_MOBILE_KEYS: dict[str, str] = {"name": "text"}
+# Names of the plan terminator (plans only): "terminate" is Qwen2.5-VL's mobile-use name.
+_DONE_NAMES: frozenset[str] = frozenset({"done", "end", "stop", "finish", "finished", "complete", "terminate"})
+_UNSUPPORTED: frozenset[str] = frozenset(
+    {"long_press", "wait", "terminate", "key", "answer", "navigate_home", "home", "swipe", "status"}
+)
+# Function format: parameters in positional order, and every accepted keyword.
+_POSITIONAL: dict[str, tuple[str, ...]] = {
+    "click": ("x", "y"),
+    "scroll": ("direction", "x", "y"),
+    "type": ("text",),
+    "open_app": ("name",),
+    "back": (),
+}
+_KEYWORDS: dict[str, frozenset[str]] = {
+    "click": frozenset({"x", "y", "coordinate", "instruction"}),
+    "scroll": frozenset({"direction", "x", "y", "coordinate", "instruction"}),
+    "type": frozenset({"text", "instruction"}),
+    "open_app": frozenset({"name", "app_name", "app", "instruction"}),
+    "back": frozenset({"instruction"}),
+}
+
+_THINK_RE = re.compile(r"\s*<think>.*?</think>", re.DOTALL)
+_FENCE_RE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)\n?[ \t]*```\s*\Z", re.DOTALL)
+_MOBILE_RE = re.compile(r"""[\[\s]*\{\s*["'](?:name|arguments)["']""")
+_PARSE_ERRORS = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError, OverflowError)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _snippet(text: str, limit: int = 120) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _strip_think(text: str) -> str:
+    """Drop surrounding whitespace and a leading ``<think>…</think>`` block."""
+    m = _THINK_RE.match(text)
+    return (text[m.end() :] if m else text).strip()
+
+
+def _strip_fence(text: str) -> str:
+    if text.startswith("```"):
+        m = _FENCE_RE.fullmatch(text)
+        if m:
+            return m.group(1).strip()
+    return text
+
+
+def _unwrap(text: str) -> str:
+    """The answer body: without a leading think block, ``<answer>`` tags or markdown fences."""
+    s = _strip_fence(_strip_think(text))
+    if s.startswith("<answer>"):
+        s = s[len("<answer>") :]
+        end = s.rfind("</answer>")
+        s = (s[:end] if end >= 0 else s).strip()
+    return _strip_fence(s)
+
+
+def _load_literal(text: str) -> Any:
+    """JSON, else a Python literal (single quotes, True/None) via ``ast.literal_eval``."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError, MemoryError) as e:
+        json_error = e
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text)
+    except _PARSE_ERRORS:
+        pass
+    raise _Invalid(f"not valid JSON ({json_error})")
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= limit else r[:limit] + "…"
+
+
+def _number(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _Invalid(f"{what} must be a number, got {_short(v)}")
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise _Invalid(f"{what} must be finite, got {_short(v)}")
+        return round(v)
+    return int(v)
+
+
+def _point(v: Any, key: str) -> tuple[int, int]:
+    if not isinstance(v, (list, tuple)) or len(v) != 2:
+        raise _Invalid(f"{key!r} must be [x, y], got {_short(v)}")
+    return _number(v[0], f"{key} x"), _number(v[1], f"{key} y")
+
+
+def _string(d: Mapping[str, Any], keys: Sequence[str], action: str) -> str:
+    for k in keys:
+        if k in d:
+            v = d[k]
+            if not isinstance(v, str):
+                raise _Invalid(f"{action} {k!r} must be a string, got {_short(v)}")
+            return v
+    raise _Missing(f"{action} needs {keys[0]!r}")
+
+
+def _optional_point(d: Mapping[str, Any], action: str) -> tuple[int, int] | None:
+    """``"coordinate": [x, y]`` or ``"x"``/``"y"`` keys; ``None`` if neither is there."""
+    if "coordinate" in d:
+        return _point(d["coordinate"], "coordinate")
+    if "x" in d or "y" in d:
+        if "x" not in d or "y" not in d:
+            raise _Invalid(f"{action} needs both 'x' and 'y'")
+        return _number(d["x"], "x"), _number(d["y"], "y")
+    return None
+
+
+def _swipe_direction(x0: int, y0: int, x1: int, y1: int) -> str:
+    """Scroll direction of a finger swipe: swiping up reveals what is below ("down")."""
+    dx, dy = x1 - x0, y1 - y0
+    if dx == 0 and dy == 0:
+        raise _Invalid("swipe has zero length: coordinate2 equals coordinate")
+    if abs(dy) >= abs(dx):
+        return "down" if dy < 0 else "up"
+    return "right" if dx < 0 else "left"
+
+
+# ------------------------------------------------------------------- dict → action
+
+
+def _action_name(d: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    for key in ("action", "action_type", "type"):
+        if key in d:
+            raw = d[key]
+            break
+    else:
+        raise _Invalid(f"missing 'action' (one of {sorted(names)})")
+    if not isinstance(raw, str):
+        raise _Invalid(f"'action' must be a string, got {_short(raw)}")
+    name = raw.strip().lower()
+    if name in names:
+        return names[name]
+    if name in _UNSUPPORTED:
+        raise _Invalid(f"action {_short(raw)} is not supported; use one of {sorted(names)}")
+    raise _Invalid(f"unknown action {_short(raw)}; expected one of {sorted(names)}")
+
+
+def _action_from(d: Mapping[str, Any], kind: str, mobile: bool) -> Action:
+    """Build the action of canonical type ``kind`` from the fields of ``d`` (validated here,
+    then mapped onto the canonical dict that :func:`~guigym.actions.action_from_dict` reads)."""
+    return action_from_dict(_canonical_fields(d, kind, mobile))
+
+
+def _canonical_fields(d: Mapping[str, Any], kind: str, mobile: bool) -> dict[str, Any]:
+    """The canonical dict (``action_to_dict`` form) of the step ``d`` of type ``kind``."""
+    out: dict[str, Any] = {"type": kind}
+    if kind == "click":
+        p = _optional_point(d, "click")
+        if p is None:
+            raise _Missing("click needs 'coordinate': [x, y]")
+        out["x"], out["y"] = p
+    elif kind == "scroll":
+        if mobile:
+            if "coordinate" not in d or "coordinate2" not in d:
+                raise _Missing("swipe needs 'coordinate' and 'coordinate2'")
+            (x0, y0), (x1, y1) = _point(d["coordinate"], "coordinate"), _point(d["coordinate2"], "coordinate2")
+            out.update(direction=_swipe_direction(x0, y0, x1, y1), x=x0, y=y0)
+            return out
+        if "direction" not in d:
+            raise _Missing("scroll needs 'direction'")
+        direction = d["direction"]
+        if not isinstance(direction, str) or direction.strip().lower() not in DIRECTIONS:
+            raise _Invalid(f"scroll 'direction' must be one of {list(DIRECTIONS)}, got {_short(direction)}")
+        out["direction"] = direction.strip().lower()
+        p = _optional_point(d, "scroll")
+        if p is not None:
+            out["x"], out["y"] = p
+    elif kind == "type":
+        out["text"] = _string(d, ("text",), "type")
+    elif kind == "open_app":
+        keys = ("text", "app_name", "app", "name") if mobile else ("app_name", "app", "name")
+        out["name"] = _string(d, keys, "open" if mobile else "open_app")
+    elif mobile:  # back
+        button = _string(d, ("button",), "system_button")
+        if button.strip().lower() != "back":
+            raise _Invalid(f"system_button {_short(button)} is not supported; only 'Back' is")
+    return out
+
+
+def _step_from(d: Any, names: Mapping[str, str], mobile: bool, plan: bool) -> PlanStep:
+    if not isinstance(d, Mapping):
+        raise _Invalid(f"expected an action object, got {type(d).__name__} {_short(d)}")
+    raw_name = next((d[k] for k in ("action", "action_type", "type") if k in d), None)
+    if isinstance(raw_name, str) and raw_name.strip().lower() in _DONE_NAMES:
+        if not plan:
+            raise _Invalid(f"{_short(raw_name)} ends a plan (parse_plan reads it); it is not an action")
+        instruction = d.get("instruction", "")
+        return PlanStep(action=None, instruction=instruction if isinstance(instruction, str) else "", action_type=DONE)
+    kind = _action_name(d, names)
+    instruction = d.get("instruction", "")
+    if plan and not isinstance(instruction, str):
+        raise _Invalid(f"'instruction' must be a string, got {_short(instruction)}")
+    try:
+        return PlanStep(action=_action_from(d, kind, mobile), instruction=instruction if plan else "")
+    except _Missing as e:
+        if not plan:
+            raise
+        if not instruction:
+            raise _Invalid(f"{e}, or an 'instruction' for an ungrounded step") from None
+        return PlanStep(action=None, instruction=instruction, action_type=kind)
+
+
+# ------------------------------------------------------------ text → raw steps
+
+
+def _raw_json(text: str) -> list[Any]:
+    body = _unwrap(text)
+    if not body:
+        raise _Invalid("empty answer")
+    value = _load_literal(body)
+    if isinstance(value, Mapping):
+        return [value]
+    if not isinstance(value, list):
+        raise _Invalid(f"expected a list of action objects, got {type(value).__name__}")
+    return value
+
+
+def _call_to_dict(node: ast.expr) -> dict[str, Any]:
+    """A literal-only call ``name(args…)`` → ``{"action": name, param: value…}``."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise _Invalid(f"expected a call like click(x=12, y=30), got {ast.unparse(node)[:60]!r}")
+    name = node.func.id
+    kind = _JSON_NAMES.get(name.lower())
+    if kind is None and name.lower() in _DONE_NAMES:  # done() / finish(status="success") ends a plan
+        out_done: dict[str, Any] = {"action": name}
+        for kw in node.keywords:
+            if kw.arg in ("status", "instruction"):
+                try:
+                    out_done[kw.arg] = ast.literal_eval(kw.value)
+                except _PARSE_ERRORS:
+                    raise _Invalid(f"{name}() argument {kw.arg} must be a literal") from None
+        return out_done
+    if kind is None:
+        if name.lower() in _UNSUPPORTED:
+            raise _Invalid(f"action {name!r} is not supported; use one of {sorted(_JSON_NAMES)}")
+        raise _Invalid(f"unknown action {name!r}; expected one of {sorted(_JSON_NAMES)}")
+    params = _POSITIONAL[kind]
+    if len(node.args) > len(params):
+        raise _Invalid(f"{name}() takes at most {len(params)} positional arguments, got {len(node.args)}")
+    out: dict[str, Any] = {"action": name}
+
+    def value(n: ast.expr, what: str) -> Any:
+        if isinstance(n, ast.Starred):
+            raise _Invalid(f"{name}(): *args are not allowed")
+        try:
+            return ast.literal_eval(n)
+        except _PARSE_ERRORS:
+            raise _Invalid(f"{name}() argument {what} must be a literal, got {ast.unparse(n)[:60]!r}") from None
+
+    for p, n in zip(params, node.args):
+        out[p] = value(n, p)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise _Invalid(f"{name}(): **kwargs are not allowed")
+        if kw.arg not in _KEYWORDS[kind]:
+            raise _Invalid(f"{name}() got an unexpected keyword {kw.arg!r}; accepted: {sorted(_KEYWORDS[kind])}")
+        if kw.arg in out:
+            raise _Invalid(f"{name}() got multiple values for {kw.arg!r}")
+        out[kw.arg] = value(kw.value, kw.arg)
+    return out
+
+
+def _parse_module(body: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(body, mode="exec")
+        except IndentationError:
+            return ast.parse("\n".join(line.strip() for line in body.split("\n")), mode="exec")
+
+
+def _raw_function(text: str) -> list[ast.expr]:
+    body = _unwrap(text)
+    if not body:
+        raise _Invalid("empty answer")
+    try:
+        module = _parse_module(body)
+    except _PARSE_ERRORS as e:
+        raise _Invalid(f"not a valid call ({type(e).__name__}: {getattr(e, 'msg', e)})") from None
+    calls: list[ast.expr] = []
+    for stmt in module.body:
+        if not isinstance(stmt, ast.Expr):
+            raise _Invalid(f"expected only calls, got a {type(stmt).__name__} statement")
+        if isinstance(stmt.value, (ast.List, ast.Tuple)):
+            calls.extend(stmt.value.elts)
+        else:
+            calls.append(stmt.value)
+    return calls
+
+
+def _tool_call_args(obj: Any) -> Any:
+    if not isinstance(obj, Mapping):
+        raise _Invalid(f"expected a tool call object, got {type(obj).__name__} {_short(obj)}")
+    if "arguments" not in obj:
+        if "action" in obj:  # bare arguments
+            return obj
+        raise _Invalid("tool call needs 'arguments'")
+    if obj.get("name", "mobile_use") != "mobile_use":
+        raise _Invalid(f"unknown tool {_short(obj.get('name'))}; expected 'mobile_use'")
+    args = obj["arguments"]
+    if isinstance(args, str):  # arguments given as a JSON string
+        args = _load_literal(args)
+    return args
+
+
+def _raw_mobile(text: str) -> list[Any]:
+    s = _strip_think(text)
+    open_tag, close_tag = "<tool_call>", "</tool_call>"
+    decoder = json.JSONDecoder()
+    blocks: list[Any] = []
+    pos = 0
+    while (i := s.find(open_tag, pos)) >= 0:
+        j = i + len(open_tag)
+        while j < len(s) and s[j].isspace():
+            j += 1
+        try:
+            obj, end = decoder.raw_decode(s, j)
+        except (ValueError, RecursionError, MemoryError):
+            k = s.find(close_tag, j)
+            end = len(s) if k < 0 else k
+            obj = _load_literal(s[j:end].strip())
+        rest = s[end:].lstrip()
+        pos = len(s) - len(rest) + (len(close_tag) if rest.startswith(close_tag) else 0)
+        blocks.append(obj)
+    if not blocks:
+        body = _unwrap(s)
+        if not body:
+            raise _Invalid("empty answer")
+        value = _load_literal(body)
+        blocks = value if isinstance(value, list) else [value]
+    return [_tool_call_args(b) for b in blocks]
+
+
+def _raw(text: str, fmt: str) -> tuple[list[Any], Callable[[Any, bool], PlanStep]]:
+    """Split ``text`` into raw steps and return them with the step converter of ``fmt``."""
+    if fmt == "json":
+        return _raw_json(text), lambda d, plan: _step_from(d, _JSON_NAMES, False, plan)
+    if fmt == "function":
+        return _raw_function(text), lambda n, plan: _step_from(_call_to_dict(n), _JSON_NAMES, False, plan)
+    return _raw_mobile(text), lambda d, plan: _step_from(d, _MOBILE_NAMES, True, plan)
+
+
+def _detect(text: str) -> str:
+    """The format ``text`` most likely is in (parsing falls back to the others)."""
+    s = _strip_think(text)
+    if "<tool_call>" in s and not s.startswith("<answer>"):
+        return "mobile_use"
+    body = _unwrap(s)
+    if _MOBILE_RE.match(body):
+        return "mobile_use"
+    if body.startswith("{") or re.match(r"\[\s*[\{\]]", body):
+        return "json"
+    return "function"
+
+
+def _parse_steps(text: Any, fmt: str | None, max_len: int | None, plan: bool, first: bool) -> list[PlanStep]:
+    if not isinstance(text, str):
+        raise ActionParseError(f"expected a str to parse, got {type(text).__name__}")
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS} or None")
+    if max_len is not None and max_len < 1:
+        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    order = [fmt] if fmt is not None else [_detect(text)]
+    if fmt is None:
+        order += [f for f in FORMATS if f != order[0]]
+    errors: list[ActionParseError] = []
+    for f in order:
+        try:
+            raw, convert = _raw(text, f)
+            if not raw:
+                raise _Invalid("expected at least one action, got an empty list")
+            raw = raw[:1] if first else raw[:max_len]
+            steps = []
+            for i, item in enumerate(raw):
+                try:
+                    steps.append(convert(item, plan))
+                except _Invalid as e:
+                    raise _Invalid(f"step {i + 1}: {e}" if len(raw) > 1 else str(e)) from None
+                if steps[-1].done:  # the plan ends here; what follows is not read
+                    break
+            return steps
+        except (_Invalid, RecursionError, MemoryError) as e:
+            detail = str(e) if isinstance(e, _Invalid) else f"input too deeply nested or too large ({type(e).__name__})"
+            errors.append(ActionParseError(f"{detail}: {_EXPECTED[f]}; got {_snippet(text)}"))
+    raise errors[0]
+
+
+# ------------------------------------------------------------------ public parsing
+
+
+def parse_action(text: str, fmt: str | None = None) -> Action:
+    """Parse one action from model output in format ``fmt`` (``None``: auto-detect).
+
+    Lenient about wrapping: surrounding whitespace, a leading ``<think>…</think>``,
+    ``<answer>`` tags, markdown fences; in the JSON formats Python-literal quoting
+    (``'click'``, ``True``/``None``) too. A list or several calls: the first is taken.
+    Accepted aliases: ``input_text`` (type), ``navigate_back`` (back), ``"app"``/``"name"``
+    for ``"app_name"``, ``"x"``/``"y"`` for ``"coordinate"``; float coordinates are rounded.
+    Raises :class:`ActionParseError` (never anything else) for any bad ``text``.
+    """
+    step = _parse_steps(text, fmt, None, plan=False, first=True)[0]
+    assert step.action is not None
+    return step.action
+
+
+def parse_trajectory(text: str, fmt: str | None = None, max_len: int | None = None) -> list[Action]:
+    """Parse a trajectory of one or more actions (a JSON list, calls one per line or in a
+    list literal, or several ``<tool_call>`` blocks).
+
+    With ``max_len``, only the first ``max_len`` actions are kept (and validated); the rest
+    is dropped, not an error. An empty trajectory is an :class:`ActionParseError`.
+    """
+    return [s.action for s in _parse_steps(text, fmt, max_len, plan=False, first=False)]  # type: ignore[misc]
+
+
+def parse_plan(text: str, fmt: str | None = None, max_len: int | None = None) -> list[PlanStep]:
+    """Parse a plan: like :func:`parse_trajectory`, but each step may carry an
+    ``"instruction"`` (grounding sentence) and may omit the action's required fields, e.g.
+    ``{"action": "click", "instruction": "Click 'Sign in'"}`` →
+    ``PlanStep(action=None, action_type="click", instruction=...)``; such an ungrounded step
+    must have a non-empty instruction. Grounded steps get ``action_type=None``.
+
+    A plan may stop before ``max_len``: a ``done`` step (``{"action": "done"}``, ``done()``,
+    mobile-use ``terminate``; also ``end``/``stop``/``finish``) becomes
+    ``PlanStep(action_type=DONE)`` and ends the plan (later steps are dropped).
+
+    >>> [s.kind for s in parse_plan('[{"action": "back"}, {"action": "done"}, {"action": "back"}]')]
+    ['back', 'done']
+    """
+    return _parse_steps(text, fmt, max_len, plan=True, first=False)
+
+
+# ---------------------------------------------------------------- public formatting
+
+
+def _check_fmt(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+
+
+def _arguments(a: Action) -> dict[str, Any]:
+    """The action's arguments: its canonical dict without ``"type"``."""
+    if not isinstance(a, ACTION_CLASSES):
+        raise TypeError(f"not an action: {a!r}")
+    d = action_to_dict(a)
+    del d["type"]
+    return d
+
+
+def _swipe(a: Scroll) -> dict[str, Any]:
+    """A Scroll as a mobile-use swipe: a finger moving against the direction."""
+    x, y = (a.x, a.y) if a.x is not None and a.y is not None else SWIPE_CENTRE
+    dx, dy = {"down": (0, -1), "up": (0, 1), "right": (-1, 0), "left": (1, 0)}[a.direction]
+    return {"action": "swipe", "coordinate": [x, y], "coordinate2": [x + dx * SWIPE_LENGTH, y + dy * SWIPE_LENGTH]}
+
+
+def _json_dict(a: Action | None, kind: str, instruction: str, mobile: bool) -> dict[str, Any]:
+    """One step in the json (``mobile=False``) or mobile-use vocabulary: the canonical
+    arguments with ``x``/``y`` packed into ``"coordinate"`` and the app name renamed."""
+    d: dict[str, Any]
+    if a is None and kind == DONE:
+        d = {"action": "terminate", "status": "success"} if mobile else {"action": DONE}
+    elif a is None:
+        d = {"action": _MOBILE_OUT[kind] if mobile else kind}
+    elif mobile and isinstance(a, Scroll):
+        d = _swipe(a)
+    else:
+        args = _arguments(a)
+        d = {"action": _MOBILE_OUT[a.type] if mobile else a.type}
+        for key, value in args.items():
+            if key == "x":
+                d["coordinate"] = [value, args["y"]]
+            elif key != "y":
+                d[(_MOBILE_KEYS if mobile else _JSON_KEYS).get(key, key)] = value
+        if mobile and isinstance(a, Back):
+            d["button"] = "Back"
+    if instruction:
+        d["instruction"] = instruction
+    return d
+
+
+def _call(a: Action | None, kind: str, instruction: str) -> str:
+    """One step in the function format: the canonical arguments as keywords."""
+    args = [] if a is None else list(_arguments(a).items())
+    if instruction:
+        args.append(("instruction", instruction))
+    return f"{kind}(" + ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args) + ")"
+
+
+def _format_steps(steps: Sequence[tuple[Action | None, str, str]], fmt: str) -> str:
+    """Format ``(action, kind, instruction)`` triples in ``fmt``."""
+    _check_fmt(fmt)
+    if fmt == "function":
+        return "\n".join(_call(a, k, i) for a, k, i in steps)
+    if fmt == "json":
+        items = [_json_dict(a, k, i, mobile=False) for a, k, i in steps]
+        return f"<answer>{json.dumps(items, ensure_ascii=False)}</answer>"
+    return "\n".join(
+        "<tool_call>\n"
+        + json.dumps({"name": "mobile_use", "arguments": _json_dict(a, k, i, mobile=True)}, ensure_ascii=False)
+        + "\n</tool_call>"
+        for a, k, i in steps
+    )
+
+
+def format_action(action: Action, fmt: str = "json") -> str:
+    """Write ``action`` in format ``fmt``; :func:`parse_action` reads it back exactly.
+
+    ============  ==========================================================================
+    ``json``      ``<answer>[{"action": "click", "coordinate": [12, 30]}]</answer>``;
+                  ``{"action": "scroll", "direction": "down"}`` (+ ``"coordinate"``),
+                  ``{"action": "type", "text": "…"}``, ``{"action": "open_app", "app_name": "…"}``,
+                  ``{"action": "back"}``
+    ``function``  ``click(x=12, y=30)``, ``scroll(direction="down")`` (+ ``x=, y=``),
+                  ``type(text="…")``, ``open_app(name="…")``, ``back()``
+    ``mobile_use``  ``<tool_call>\\n{"name": "mobile_use", "arguments": {…}}\\n</tool_call>`` with
+                  ``click`` (coordinate), ``swipe`` (coordinate, coordinate2), ``type`` (text),
+                  ``open`` (text), ``system_button`` (button "Back")
+    ============  ==========================================================================
+
+    In ``mobile_use`` a ``Scroll`` is a swipe of :data:`SWIPE_LENGTH` pixels from its point
+    against the direction (``Scroll("down", x, y)``: ``(x, y)`` → ``(x, y - 300)``); a Scroll
+    without a point starts at :data:`SWIPE_CENTRE`, so it reads back as ``Scroll(d, 180, 320)``.
+    """
+    if not isinstance(action, ACTION_CLASSES):
+        raise TypeError(f"not an action: {action!r}")
+    return _format_steps([(action, action.type, "")], fmt)
+
+
+def format_trajectory(actions: Iterable[Action], fmt: str = "json") -> str:
+    """Write one or more actions in ``fmt`` (JSON list; one call per line; one
+    ``<tool_call>`` block per action); :func:`parse_trajectory` reads it back."""
+    items = list(actions)
+    if not items:
+        raise ValueError("a trajectory needs at least one action")
+    for a in items:
+        if not isinstance(a, ACTION_CLASSES):
+            raise TypeError(f"not an action: {a!r}")
+    return _format_steps([(a, a.type, "") for a in items], fmt)
+
+
+def format_plan(steps: Iterable[PlanStep], fmt: str = "json") -> str:
+    """Write plan steps in ``fmt``, each with its ``instruction`` if non-empty (an
+    ``"instruction"`` field / keyword); an ungrounded step is its action name plus the
+    instruction. :func:`parse_plan` reads it back (an ungrounded ``back`` step, having no
+    fields to omit, reads back grounded as ``Back()`` in the json/function formats)."""
+    items = list(steps)
+    if not items:
+        raise ValueError("a plan needs at least one step")
+    triples: list[tuple[Action | None, str, str]] = []
+    for s in items:
+        if s.action is not None:
+            triples.append((s.action, s.action.type, s.instruction))
+        elif s.done:
+            triples.append((None, DONE, s.instruction))
+        elif s.action_type not in ACTION_TYPES:
+            raise ValueError(f"ungrounded step needs action_type in {ACTION_TYPES}, got {s.action_type!r}")
+        elif not s.instruction:
+            raise ValueError("an ungrounded plan step needs an instruction")
+        else:
+            triples.append((None, s.action_type, s.instruction))
+    return _format_steps(triples, fmt)
