@@ -1,8 +1,9 @@
 """What an app family provides: scenario generation, the task's goals, success and failure.
 
 A family is one module in ``guigym/apps/`` with a :class:`Family` subclass. ``generate``
-takes the env's ``np_random`` (all randomness comes from it) and returns a JSON scenario;
-the other hooks read a state. The oracle (``guigym.oracle``) turns goals into grounded
+takes the env's ``np_random`` (all randomness comes from it) and returns a JSON
+:class:`~guigym.apps.schema.Scenario`; the other hooks read a
+:class:`~guigym.apps.schema.DeviceState`. The oracle (``guigym.oracle``) turns goals into grounded
 actions generically, so a family never writes per-backend code.
 """
 
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
+
+from guigym.apps.schema import DeviceState, Scenario, Task
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 
@@ -43,28 +46,34 @@ class Goal:
 
 
 class Family:
-    """Base class of an app family (Login, Settings, Launcher, ...)."""
+    """Base class of an app family (Login, Settings, Launcher, ...).
+
+    ``apps`` lists every app a scenario of the family can contain, in a fixed order: it is
+    the ``app`` index of the env's action space, so it is part of the env id's contract
+    (tests pin it) and a family's scenarios must stay within it. ``task_type`` is the
+    ``TypedDict`` of the family's ``scenario["task"]``.
+    """
 
     name: str = ""
     levels: tuple[str, ...] = LEVELS
     description: str = ""
+    apps: tuple[str, ...] = ()
+    task_type: type = Task
 
-    def generate(self, rng: np.random.Generator, level: str) -> dict[str, Any]:
-        """A new scenario: ``{"family", "level", "apps", "home", "theme", "task", "start"}``.
-
-        ``task`` holds ``instruction`` plus the family's own fields; ``start`` holds the
-        foreground app (``"fg"``) and optional pre-filled ``values`` per app.
-        """
+    def generate(self, rng: np.random.Generator, level: str) -> Scenario:
+        """A new scenario: ``task`` holds ``instruction`` plus the family's own fields;
+        ``start`` holds the foreground app (``"fg"``) and optional pre-filled ``values``
+        per app."""
         raise NotImplementedError
 
-    def next_goal(self, scn: dict[str, Any], st: dict[str, Any]) -> Goal | None:
+    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         """The first unmet goal in the task's order (None when nothing is left)."""
         raise NotImplementedError
 
-    def success(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+    def success(self, scenario: Scenario, state: DeviceState) -> bool:
         raise NotImplementedError
 
-    def failed(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         """True when the task can no longer succeed (the episode ends)."""
         return False
 
