@@ -181,7 +181,7 @@ class GuiEnv(gym.Env):
     def set_state(self, snapshot: dict[str, Any]) -> None:
         """Restore a :meth:`get_state` snapshot: the next observation and step are exactly
         those that followed the snapshot."""
-        if not isinstance(snapshot, dict) or snapshot.get("version") != STATE_VERSION or "scenario" not in snapshot or "state" not in snapshot:
+        if not isinstance(snapshot, dict) or snapshot.get("version") != STATE_VERSION or not {"scenario", "state"} <= snapshot.keys():
             raise ValueError("set_state expects a snapshot returned by get_state()")
         if snapshot["scenario"].get("family") != self.family.name:
             raise ValueError(f"snapshot is of family {snapshot['scenario'].get('family')!r}, this env is {self.family.name!r}")
@@ -212,7 +212,8 @@ class GuiEnv(gym.Env):
         out = []
         for w, _ in self._lay.visible:  # type: ignore[union-attr]
             if w.interactive and w.id in boxes:
-                out.append({"id": w.id, "role": w.kind, "label": w.label, "box": tuple(boxes[w.id]), "value": w.value, "focused": w.id == self._view.focus})
+                out.append({"id": w.id, "role": w.kind, "label": w.label, "box": tuple(boxes[w.id]), "value": w.value,
+                            "focused": w.id == self._view.focus})
         return out
 
     @property

@@ -108,7 +108,8 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
         if v.focus != w.id:
             return click_step(v, lay, w.id)
         box = lay.box(w.id)
-        return RefStep(Type(str(goal.value)), w.id, box, f"Type '{goal.value}' into the {_q(w.label)} field", Event("input", w.id, str(goal.value)), w.label)
+        text = f"Type '{goal.value}' into the {_q(w.label)} field"
+        return RefStep(Type(str(goal.value)), w.id, box, text, Event("input", w.id, str(goal.value)), w.label)
     if goal.op == "set" and w.kind in ("checkbox", "toggle"):
         return click_step(v, lay, w.id, bool(goal.value))
     return click_step(v, lay, w.id)

@@ -9,8 +9,9 @@ actions generically, so a family never writes per-backend code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,12 +21,18 @@ LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 
 #: Colour themes (RGB). Index chosen per scenario.
 THEMES: tuple[dict[str, Any], ...] = (
-    {"name": "blue", "primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244), "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31)},
-    {"name": "green", "primary": (19, 115, 51), "on_primary": (255, 255, 255), "bg": (250, 250, 247), "surface": (232, 240, 233), "text": (28, 32, 30), "muted": (90, 100, 94), "error": (180, 30, 30)},
-    {"name": "purple", "primary": (103, 58, 183), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (237, 231, 246), "text": (33, 33, 33), "muted": (97, 97, 97), "error": (198, 40, 40)},
-    {"name": "orange", "primary": (230, 81, 0), "on_primary": (255, 255, 255), "bg": (255, 253, 250), "surface": (255, 236, 220), "text": (38, 30, 25), "muted": (110, 96, 88), "error": (183, 28, 28)},
-    {"name": "dark", "primary": (138, 180, 248), "on_primary": (32, 33, 36), "bg": (32, 33, 36), "surface": (48, 49, 52), "text": (232, 234, 237), "muted": (154, 160, 166), "error": (242, 139, 130)},
-    {"name": "teal", "primary": (0, 121, 107), "on_primary": (255, 255, 255), "bg": (248, 252, 252), "surface": (224, 242, 241), "text": (30, 36, 36), "muted": (84, 104, 104), "error": (190, 30, 45)},
+    {"name": "blue", "primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244),
+        "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31)},
+    {"name": "green", "primary": (19, 115, 51), "on_primary": (255, 255, 255), "bg": (250, 250, 247), "surface": (232, 240, 233),
+        "text": (28, 32, 30), "muted": (90, 100, 94), "error": (180, 30, 30)},
+    {"name": "purple", "primary": (103, 58, 183), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (237, 231, 246),
+        "text": (33, 33, 33), "muted": (97, 97, 97), "error": (198, 40, 40)},
+    {"name": "orange", "primary": (230, 81, 0), "on_primary": (255, 255, 255), "bg": (255, 253, 250), "surface": (255, 236, 220),
+        "text": (38, 30, 25), "muted": (110, 96, 88), "error": (183, 28, 28)},
+    {"name": "dark", "primary": (138, 180, 248), "on_primary": (32, 33, 36), "bg": (32, 33, 36), "surface": (48, 49, 52),
+        "text": (232, 234, 237), "muted": (154, 160, 166), "error": (242, 139, 130)},
+    {"name": "teal", "primary": (0, 121, 107), "on_primary": (255, 255, 255), "bg": (248, 252, 252), "surface": (224, 242, 241),
+        "text": (30, 36, 36), "muted": (84, 104, 104), "error": (190, 30, 45)},
 )
 
 

@@ -87,7 +87,8 @@ def _switch_targets(rng: np.random.Generator, spec: AppSpec, ids: list[str]) -> 
     out: list[SwitchTarget] = []
     for wid in ids:
         sid, r = next((sid, r) for sid, s in spec["screens"].items() for r in s["rows"] if r["id"] == wid)
-        out.append({"screen": sid, "widget": wid, "value": not r["value"], "label": spec["screens"][sid]["title"] if r["label"] == "Favourite" else r["label"]})
+        label = spec["screens"][sid]["title"] if r["label"] == "Favourite" else r["label"]  # a person's name, or an alarm's time
+        out.append({"screen": sid, "widget": wid, "value": not r["value"], "label": label})
     return out
 
 
@@ -145,7 +146,8 @@ class LauncherFamily(Family):
             on = [x["label"] for x in t["targets"] if x["value"]]
             off = [x["label"] for x in t["targets"] if not x["value"]]
             if t["app"] == "Clock":
-                parts = [pick(rng, ALARM_ON if v else ALARM_OFF).format(t=ts[0]) if len(ts) == 1 else f"turn {'on' if v else 'off'} the {_and(ts)} alarms"
+                parts = [pick(rng, ALARM_ON if v else ALARM_OFF).format(t=ts[0]) if len(ts) == 1
+                         else f"turn {'on' if v else 'off'} the {_and(ts)} alarms"
                          for v, ts in ((True, on), (False, off)) if ts]
             else:
                 parts = ([f"add {_and(on)} to favourites"] if on else []) + ([f"remove {_and(off)} from favourites"] if off else [])

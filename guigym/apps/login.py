@@ -145,7 +145,9 @@ def _spec(rng: np.random.Generator, level: str, brand: str, acct: Account) -> tu
             row("locked_hint", "label", "Try again in 24 hours.", style="muted"),
         ]},
     }
-    spec: AppSpec = {"kind": "login", "name": brand, "root": "main", "screens": screens, "account": acct, "color": list(pick(rng, ICON_COLORS))}
+    spec: AppSpec = {
+        "kind": "login", "name": brand, "root": "main", "screens": screens, "account": acct, "color": list(pick(rng, ICON_COLORS)),
+    }
     return spec, labels
 
 
@@ -196,7 +198,8 @@ class LoginFamily(Family):
         if level != "easy":  # a stale entry someone left in the username field
             start["values"][brand] = {"user": pick(rng, FIRST_NAMES) + str(int(rng.integers(1, 10)))}
         task: LoginTask = {
-            "instruction": text, "app": brand, "user": acct["user"], "password": acct["password"], "remember": remember, "code": acct.get("code"),
+            "instruction": text, "app": brand, "user": acct["user"], "password": acct["password"], "remember": remember,
+            "code": acct.get("code"),
         }
         return {"family": self.name, "level": level, "apps": apps, "home": home, "theme": theme(rng), "start": start, "task": task}
 

@@ -26,8 +26,9 @@ Success / failure:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence, TypedDict, cast
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -212,7 +213,9 @@ class SettingsFamily(Family):
 
         targets = self._targets(rng, level, b, chosen)
         text = self._instruction(rng, level, targets, b)
-        spec: AppSpec = {"kind": "generic", "name": APP, "root": "main", "screens": b.screens, "defaults": b.defaults, "color": [95, 99, 104]}
+        spec: AppSpec = {
+            "kind": "generic", "name": APP, "root": "main", "screens": b.screens, "defaults": b.defaults, "color": [95, 99, 104],
+        }
         task: SettingsTask = {"instruction": text, "app": APP, "targets": targets}
         return {
             "family": self.name, "level": level, "apps": {APP: spec}, "home": {"enabled": False, "icons": [APP]},

@@ -78,7 +78,8 @@ def settings_of(items: tuple[Item, ...] | list[Item]) -> list[Setting]:
 
 
 TIMEOUTS = ("15 seconds", "30 seconds", "1 minute", "2 minutes", "5 minutes", "10 minutes", "30 minutes")
-LANGUAGES = ("English (US)", "English (UK)", "Deutsch", "Español", "Français", "Italiano", "Nederlands", "Polski", "Português", "Svenska", "Dansk", "Norsk")
+LANGUAGES = ("English (US)", "English (UK)", "Deutsch", "Español", "Français", "Italiano", "Nederlands", "Polski", "Português", "Svenska",
+    "Dansk", "Norsk")
 
 #: The catalogue: categories in Android order. ``items`` sit on the category screen,
 #: ``deep`` on a screen one level below it.
@@ -105,7 +106,8 @@ CATEGORIES: tuple[Category, ...] = (
         Page("Android Auto"), Page("Chromebook"),
     ))),
     Category("apps", "Apps", "Default apps, permissions", (
-        Toggle("pause_unused", "Pause app activity if unused"), Toggle("instant_apps", "Instant apps"), Toggle("auto_update", "Auto-update apps"),
+        Toggle("pause_unused", "Pause app activity if unused"), Toggle("instant_apps", "Instant apps"),
+        Toggle("auto_update", "Auto-update apps"),
         Choice("browser_app", "Browser app", ("Chrome", "Firefox", "Opera", "Edge")),
         Choice("sms_app", "SMS app", ("Messages", "Signal", "Textra")),
         Page("See all apps"), Page("Default apps"), Page("Unused apps"), Page("App battery usage"),
@@ -125,7 +127,8 @@ CATEGORIES: tuple[Category, ...] = (
         Choice("cooldown_level", "Cooldown strength", ("Low", "Medium", "High")),
     ))),
     Category("battery", "Battery", "82% - about 1 day left", (
-        Toggle("battery_saver", "Battery Saver"), Toggle("battery_pct", "Battery percentage"), Toggle("adaptive_battery", "Adaptive Battery"),
+        Toggle("battery_saver", "Battery Saver"), Toggle("battery_pct", "Battery percentage"),
+        Toggle("adaptive_battery", "Adaptive Battery"),
         Choice("saver_schedule", "Battery Saver schedule", ("No schedule", "Based on your routine", "Based on percentage")),
         Page("Battery usage"), Page("Battery health"), Info("Last full charge: 9 hours ago"),
     ), SubScreen("battery_adv", "Battery preferences", (
@@ -138,7 +141,8 @@ CATEGORIES: tuple[Category, ...] = (
         Page("System"), Page("Images"), Page("Videos"), Page("Audio"), Page("Documents & other"), Page("Trash"),
     )),
     Category("sound", "Sound & vibration", "Volume, haptics, Do Not Disturb", (
-        Toggle("vibrate_calls", "Vibrate for calls"), Toggle("live_caption", "Live Caption"), Toggle("media_lock", "Show media on lock screen"),
+        Toggle("vibrate_calls", "Vibrate for calls"), Toggle("live_caption", "Live Caption"),
+        Toggle("media_lock", "Show media on lock screen"),
         Choice("ringtone", "Phone ringtone", ("The Big Adventure", "Copycat", "Crackle", "Flutterby", "Hey Hey", "Lollipop", "Zen Too")),
         Choice("notif_sound", "Default notification sound", ("Chime", "Pixie Dust", "Tweeter", "Beacon", "Spaceline")),
         Choice("alarm_sound", "Default alarm sound", ("Bright Morning", "Cuckoo", "Early Twilight", "Gentle Breeze", "Sunshower")),
@@ -149,19 +153,22 @@ CATEGORIES: tuple[Category, ...] = (
         Choice("touch_vibration", "Touch vibration strength", ("Off", "Low", "Medium", "High")),
     ))),
     Category("display", "Display", "Dark theme, font size, brightness", (
-        Toggle("dark_theme", "Dark theme"), Toggle("adaptive_brightness", "Adaptive brightness"), Toggle("auto_rotate", "Auto-rotate screen"),
+        Toggle("dark_theme", "Dark theme"), Toggle("adaptive_brightness", "Adaptive brightness"),
+        Toggle("auto_rotate", "Auto-rotate screen"),
         Toggle("always_on", "Always show time and info"), Toggle("tap_wake", "Tap to wake"),
         Choice("screen_timeout", "Screen timeout", TIMEOUTS), Choice("font_size", "Font size", ("Small", "Default", "Large", "Largest")),
         Choice("display_size", "Display size", ("Small", "Default", "Large", "Larger")),
         Page("Brightness level"), Page("Lock screen"), Page("Screen saver"),
     ), SubScreen("display_adv", "Advanced", (
-        Toggle("night_light", "Night Light"), Toggle("smooth_display", "Smooth Display"), Toggle("touch_sensitivity", "Increase touch sensitivity"),
+        Toggle("night_light", "Night Light"), Toggle("smooth_display", "Smooth Display"),
+        Toggle("touch_sensitivity", "Increase touch sensitivity"),
         Toggle("lift_check", "Lift to check phone"), Choice("colors", "Colors", ("Natural", "Boosted", "Adaptive")),
         Choice("night_schedule", "Night Light schedule", ("None", "Custom time", "Sunset to sunrise")),
     ))),
     Category("wallpaper", "Wallpaper & style", "Colors, themed icons, app grid", (
         Toggle("themed_icons", "Themed icons"), Toggle("dim_wallpaper", "Dim wallpaper with Dark theme"),
-        Choice("app_grid", "App grid", ("4x4", "4x5", "5x5", "5x6")), Choice("palette", "Color palette", ("Wallpaper colors", "Blue", "Green", "Purple", "Amber")),
+        Choice("app_grid", "App grid", ("4x4", "4x5", "5x5", "5x6")),
+        Choice("palette", "Color palette", ("Wallpaper colors", "Blue", "Green", "Purple", "Amber")),
         Page("Change wallpaper"), Page("Lock screen shortcuts"),
     )),
     Category("accessibility", "Accessibility", "Display, interaction, audio", (
@@ -171,11 +178,14 @@ CATEGORIES: tuple[Category, ...] = (
         Choice("action_time", "Time to take action", ("Default", "10 seconds", "30 seconds", "1 minute", "2 minutes")),
         Page("TalkBack"), Page("Magnification"), Page("Caption preferences"),
     ), SubScreen("color_motion", "Color and motion", (
-        Toggle("color_inversion", "Color inversion"), Toggle("remove_animations", "Remove animations"), Toggle("color_correction", "Color correction"),
-        Toggle("extra_dim", "Extra dim"), Choice("correction_mode", "Correction mode", ("Deuteranomaly", "Protanomaly", "Tritanomaly", "Grayscale")),
+        Toggle("color_inversion", "Color inversion"), Toggle("remove_animations", "Remove animations"),
+        Toggle("color_correction", "Color correction"),
+        Toggle("extra_dim", "Extra dim"),
+        Choice("correction_mode", "Correction mode", ("Deuteranomaly", "Protanomaly", "Tritanomaly", "Grayscale")),
     ))),
     Category("security", "Security", "Screen lock, Find My Device", (
-        Toggle("find_device", "Find My Device"), Toggle("app_pinning", "App pinning"), Toggle("play_protect", "Scan apps with Play Protect"),
+        Toggle("find_device", "Find My Device"), Toggle("app_pinning", "App pinning"),
+        Toggle("play_protect", "Scan apps with Play Protect"),
         Choice("screen_lock", "Screen lock", ("None", "Swipe", "Pattern", "PIN", "Password")),
         Choice("lock_after", "Lock after screen timeout", ("Immediately", "5 seconds", "30 seconds", "1 minute", "5 minutes")),
         Page("Face & Fingerprint Unlock"), Page("Security update"), Page("Encryption & credentials"),
@@ -184,11 +194,13 @@ CATEGORIES: tuple[Category, ...] = (
         Toggle("power_menu_lock", "Power menu on lock screen"), Page("Device admin apps"),
     ))),
     Category("privacy", "Privacy", "Permissions, account activity", (
-        Toggle("show_passwords", "Show passwords"), Toggle("clipboard_access", "Show clipboard access"), Toggle("camera_access", "Camera access"),
+        Toggle("show_passwords", "Show passwords"), Toggle("clipboard_access", "Show clipboard access"),
+        Toggle("camera_access", "Camera access"),
         Toggle("mic_access", "Microphone access"), Choice("autofill", "Autofill service", ("None", "Google", "Password manager")),
         Page("Permission manager"), Page("Privacy dashboard"), Page("Ads"),
     ), SubScreen("privacy_more", "More privacy settings", (
-        Toggle("usage_diag", "Usage & diagnostics"), Toggle("personal_ads", "Personalized ads"), Toggle("screenshot_notify", "Screenshot alerts"),
+        Toggle("usage_diag", "Usage & diagnostics"), Toggle("personal_ads", "Personalized ads"),
+        Toggle("screenshot_notify", "Screenshot alerts"),
         Choice("ads_frequency", "Ad topics", ("All topics", "Some topics", "No topics")),
     ))),
     Category("location", "Location", "On - 6 apps have access", (
@@ -196,7 +208,8 @@ CATEGORIES: tuple[Category, ...] = (
         Choice("location_accuracy_mode", "Location accuracy", ("High", "Battery saving", "Device only")),
         Page("App location permissions"), Page("Recent access"),
     ), SubScreen("location_services", "Location services", (
-        Toggle("wifi_scanning", "Wi-Fi scanning"), Toggle("bt_scanning", "Bluetooth scanning"), Toggle("emergency_location", "Emergency Location Service"),
+        Toggle("wifi_scanning", "Wi-Fi scanning"), Toggle("bt_scanning", "Bluetooth scanning"),
+        Toggle("emergency_location", "Emergency Location Service"),
         Toggle("location_tz", "Use location to set time zone"), Page("Earthquake alerts"),
     ))),
     Category("accounts", "Passwords & accounts", "Saved passwords, autofill, sync", (
@@ -209,7 +222,8 @@ CATEGORIES: tuple[Category, ...] = (
         Page("Dashboard"), Page("App timers"), Page("Parental controls"),
     )),
     Category("safety", "Safety & emergency", "Emergency SOS, medical info, alerts", (
-        Toggle("emergency_sos", "Emergency SOS"), Toggle("crash_detection", "Car crash detection"), Toggle("wireless_alerts", "Wireless emergency alerts"),
+        Toggle("emergency_sos", "Emergency SOS"), Toggle("crash_detection", "Car crash detection"),
+        Toggle("wireless_alerts", "Wireless emergency alerts"),
         Page("Medical information"), Page("Emergency contacts"),
     )),
     Category("system", "System", "Languages, gestures, time, backup", (
@@ -217,7 +231,8 @@ CATEGORIES: tuple[Category, ...] = (
         Choice("language", "Language", LANGUAGES), Choice("navigation", "Navigation mode", ("Gesture navigation", "3-button navigation")),
         Page("Keyboard"), Page("Gestures"), Page("Reset options"), Page("System update"),
     ), SubScreen("date_time", "Date & time", (
-        Toggle("auto_time", "Automatic date & time"), Toggle("auto_tz", "Set time zone automatically"), Toggle("use_24h", "Use 24-hour format"),
+        Toggle("auto_time", "Automatic date & time"), Toggle("auto_tz", "Set time zone automatically"),
+        Toggle("use_24h", "Use 24-hour format"),
         Choice("time_zone", "Time zone", ("GMT", "Central European", "Eastern", "Pacific", "Japan Standard")),
         Choice("first_day", "First day of week", ("Sunday", "Monday", "Saturday")),
     ))),

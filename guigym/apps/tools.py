@@ -115,7 +115,9 @@ def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> AppSp
     return {
         "kind": "notes", "name": "Notes", "root": "main", "color": list(pick(rng, ICON_COLORS)), "notes": notes,
         "screens": {
-            "main": {"title": "Notes", "parent": None, "rows": [row("new", "button", pick(rng, NOTE_BUTTONS), action="new", style="primary")]},
+            "main": {"title": "Notes", "parent": None, "rows": [
+                row("new", "button", pick(rng, NOTE_BUTTONS), action="new", style="primary"),
+            ]},
             "edit": {"title": "New note", "parent": None, "rows": editor},
         },
     }
@@ -152,7 +154,8 @@ def clock_app(rng: np.random.Generator, n_alarms: int) -> AppSpec:
         ]},
     }
     for k, name in enumerate(CLOCK_TABS):
-        screens[clock_tab(k)] = {"title": name, "parent": "main", "rows": [_muted(sub_id(clock_tab(k), "info"), f"No {name.lower()} running")]}
+        tab = clock_tab(k)
+        screens[tab] = {"title": name, "parent": "main", "rows": [_muted(sub_id(tab, "info"), f"No {name.lower()} running")]}
     return {"kind": "clock", "name": "Clock", "root": "main", "color": list(pick(rng, ICON_COLORS)), "screens": screens}
 
 
@@ -175,7 +178,9 @@ def contacts_app(rng: np.random.Generator, n_people: int) -> AppSpec:
     (:func:`~guigym.apps.schema.contact_screen`) with a favourite switch (:func:`~guigym.apps.schema.favourite_id`)."""
     names = [f"{f.title()} {l.title()}" for f in FIRST_NAMES for l in LAST_NAMES]
     people = sorted(sample(rng, names, n_people))
-    screens: dict[str, ScreenSpec] = {"main": {"title": "Contacts", "parent": None, "rows": [row("create", "button", "Create contact", to="create")]}}
+    screens: dict[str, ScreenSpec] = {
+        "main": {"title": "Contacts", "parent": None, "rows": [row("create", "button", "Create contact", to="create")]},
+    }
     for i, name in enumerate(people):
         sid = contact_screen(i)
         screens["main"]["rows"].append(row(contact_link(i), "link", name, to=sid))
@@ -190,4 +195,6 @@ def contacts_app(rng: np.random.Generator, n_people: int) -> AppSpec:
         row("new_name", "input", "Name", value=""), row("new_phone", "input", "Phone", value=""),
         _muted("create_hint", "Saving new contacts is turned off on this phone."),
     ]}
-    return {"kind": "contacts", "name": "Contacts", "root": "main", "color": list(pick(rng, ICON_COLORS)), "people": people, "screens": screens}
+    return {
+        "kind": "contacts", "name": "Contacts", "root": "main", "color": list(pick(rng, ICON_COLORS)), "people": people, "screens": screens,
+    }
