@@ -71,6 +71,8 @@ class GuiEnv(gym.Env):
         self.family = FAMILIES[family]
         #: The apps an ``OpenApp`` of ``action_space`` can name (``action_space["app"]`` indexes it).
         self.apps: tuple[str, ...] = tuple(self.family.apps)
+        if not self.apps:
+            raise ValueError(f"family {family!r} declares no apps (Family.apps: every app its scenarios can contain)")
         self._check_level(level)
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")

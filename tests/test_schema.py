@@ -120,3 +120,18 @@ def test_matrix_covers_every_entry():
 def test_unknown_family_in_the_env():
     with pytest.raises(ValueError, match="unknown family 'Loign'"):
         gym.make("GuiGym-Login-v0", family="Loign")
+
+
+def test_a_family_without_apps_fails_loudly(monkeypatch):
+    monkeypatch.setattr(FAMILIES["Settings"], "apps", ())
+    with pytest.raises(ValueError, match="family 'Settings' declares no apps"):
+        make("GuiGym-Settings-v0")
+
+
+def test_a_family_generating_an_undeclared_app_fails_loudly(monkeypatch):
+    env = make("GuiGym-Login-v0", level="hard")
+    monkeypatch.setattr(env.unwrapped, "apps", tuple(a for a in env.unwrapped.apps if a != "Camera"))
+    seed = next(s for s in range(50) if "Camera" in FAMILIES["Login"].generate(np.random.default_rng(s), "hard")["apps"])
+    with pytest.raises(RuntimeError, match=r"Login generated apps \['Camera'\] missing from its Family.apps"):
+        env.reset(seed=seed)
+    env.close()
