@@ -7,13 +7,11 @@ import sys
 
 
 def _list() -> int:
-    from guigym.apps import FAMILIES
-    from guigym.registration import ENVS
+    from guigym.registration import ENVS, family_of
 
     print(f"{'id':24} {'levels':20} {'max steps':>9}  summary")
-    for e in ENVS:
-        if e.family in FAMILIES:
-            print(f"{e.id:24} {' '.join(FAMILIES[e.family].levels):20} {e.max_episode_steps:>9}  {e.summary}")
+    for e in ENVS:  # an entry naming an unknown family raises (family_of)
+        print(f"{e.id:24} {' '.join(family_of(e).levels):20} {e.max_episode_steps:>9}  {e.summary}")
     return 0
 
 

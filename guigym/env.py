@@ -10,8 +10,8 @@ from gymnasium import spaces
 
 from guigym.actions import Action, Back, Click, OpenApp, RefStep, Scroll, Type, format_action, parse_action
 from guigym.apps import FAMILIES
-from guigym.apps.base import KINDS, View, apply, copy_state, find_app, initial_state, view
-from guigym.apps.family import LEVELS
+from guigym.apps.base import KINDS, View, apply, copy_state, find_app, start_state, view
+from guigym.apps.schema import DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
 from guigym.events import Event
@@ -44,7 +44,8 @@ class GuiEnv(gym.Env):
     Observation: ``Dict(screenshot=uint8 (H, W, 3), instruction=str[, elements][, history])``.
 
     Action: a ``Dict`` sample of ``action_space``, an :class:`~guigym.actions.Action`, or a
-    string in any supported text format. Invalid actions are no-ops that set
+    string in any supported text format. The space's ``app`` indexes :attr:`apps`, the
+    family's apps, so it depends only on the env id. Invalid actions are no-ops that set
     ``info["action_error"]``.
 
     Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
@@ -68,6 +69,10 @@ class GuiEnv(gym.Env):
         if family not in FAMILIES:
             raise ValueError(f"unknown family {family!r}; expected one of {sorted(FAMILIES)}")
         self.family = FAMILIES[family]
+        #: The apps an ``OpenApp`` of ``action_space`` can name (``action_space["app"]`` indexes it).
+        self.apps: tuple[str, ...] = tuple(self.family.apps)
+        if not self.apps:
+            raise ValueError(f"family {family!r} declares no apps (Family.apps: every app its scenarios can contain)")
         self._check_level(level)
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
@@ -95,11 +100,11 @@ class GuiEnv(gym.Env):
         if "history" in self.extra_obs:
             obs["history"] = UnicodeText(HISTORY_LEN * 200)
         self.observation_space = spaces.Dict(obs)
-        self.action_space = action_space(self.width, self.height)
+        self.action_space = action_space(self.width, self.height, self.apps)
 
         self._backend: Backend | None = None  # started lazily (browsers start per worker)
-        self.scenario: dict[str, Any] | None = None
-        self._state: dict[str, Any] | None = None
+        self.scenario: Scenario | None = None
+        self._state: DeviceState | None = None
         self._oracle: Oracle | None = None
         self._view: View | None = None
         self._lay: Layout | None = None
@@ -115,11 +120,11 @@ class GuiEnv(gym.Env):
         options = options or {}
         level = options.get("level", self.level)
         self._check_level(level)
-        scn = self.family.generate(self.np_random, level)
-        st = initial_state(scn, scn["start"]["fg"])
-        for app, vals in scn["start"].get("values", {}).items():
-            st["apps"][app]["values"].update(vals)
-        self._load(scn, st, history=[])
+        scenario = self.family.generate(self.np_random, level)
+        extra = set(scenario["apps"]) - set(self.apps)
+        if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
+            raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")
+        self._load(scenario, start_state(scenario), history=[])
         ref = self._reference()
         self._initial_len = max(1, len(ref or ()))
         return self._obs(), self._info(None, None)
@@ -178,7 +183,7 @@ class GuiEnv(gym.Env):
     def set_state(self, snapshot: dict[str, Any]) -> None:
         """Restore a :meth:`get_state` snapshot: the next observation and step are exactly
         those that followed the snapshot."""
-        if not isinstance(snapshot, dict) or snapshot.get("version") != STATE_VERSION or "scenario" not in snapshot or "state" not in snapshot:
+        if not isinstance(snapshot, dict) or snapshot.get("version") != STATE_VERSION or not {"scenario", "state"} <= snapshot.keys():
             raise ValueError("set_state expects a snapshot returned by get_state()")
         if snapshot["scenario"].get("family") != self.family.name:
             raise ValueError(f"snapshot is of family {snapshot['scenario'].get('family')!r}, this env is {self.family.name!r}")
@@ -209,7 +214,8 @@ class GuiEnv(gym.Env):
         out = []
         for w, _ in self._lay.visible:  # type: ignore[union-attr]
             if w.interactive and w.id in boxes:
-                out.append({"id": w.id, "role": w.kind, "label": w.label, "box": tuple(boxes[w.id]), "value": w.value, "focused": w.id == self._view.focus})
+                out.append({"id": w.id, "role": w.kind, "label": w.label, "box": tuple(boxes[w.id]), "value": w.value,
+                            "focused": w.id == self._view.focus})
         return out
 
     @property
@@ -223,10 +229,10 @@ class GuiEnv(gym.Env):
         if level not in self.family.levels:
             raise ValueError(f"unknown level {level!r} for {self.family.name}; expected one of {self.family.levels}")
 
-    def _load(self, scn: dict[str, Any], st: dict[str, Any], history: list[str]) -> None:
-        if self.scenario is None or scn is not self.scenario:
-            self._oracle = Oracle(self.family, scn, self.width, self.height)
-        self.scenario, self._state, self._history = scn, st, history
+    def _load(self, scenario: Scenario, state: DeviceState, history: list[str]) -> None:
+        if self.scenario is None or scenario is not self.scenario:
+            self._oracle = Oracle(self.family, scenario, self.width, self.height)
+        self.scenario, self._state, self._history = scenario, state, history
         self._refresh()
 
     def _refresh(self) -> None:
@@ -256,7 +262,7 @@ class GuiEnv(gym.Env):
                 return None, f"could not parse action: {e}"
         if isinstance(action, dict):
             try:
-                return action_from_space(action), None
+                return action_from_space(action, self.apps), None
             except (KeyError, IndexError, TypeError, ValueError) as e:
                 return None, f"invalid action dict ({type(e).__name__}: {e}); expected a sample of env.action_space"
         return None, f"unsupported action type {type(action).__name__}; expected an Action, a dict from action_space or a string"

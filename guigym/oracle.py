@@ -16,8 +16,9 @@ import marshal
 from typing import Any
 
 from guigym.actions import Back, Click, OpenApp, RefStep, Scroll, Type
-from guigym.apps.base import HOME, View, app_of, apply, view
+from guigym.apps.base import View, app_of, apply, view
 from guigym.apps.family import Family, Goal
+from guigym.apps.schema import DeviceState, Scenario
 from guigym.events import Event
 from guigym.layout import Layout, layout
 
@@ -77,13 +78,12 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
     return scroll_step(v, lay, down=i >= first + lay.n_visible)
 
 
-def ground(scn: dict[str, Any], st: dict[str, Any], v: View, lay: Layout, goal: Goal) -> RefStep | None:
-    """The next grounded step towards ``goal`` in state ``st`` (None: it cannot be reached)."""
-    if st["fg"] != goal.app:
+def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal) -> RefStep | None:
+    """The next grounded step towards ``goal`` in ``state`` (None: it cannot be reached)."""
+    if state["fg"] != goal.app:
         return RefStep(OpenApp(goal.app), None, None, f"Open the {goal.app} app", Event("open_app", value=goal.app), goal.app)
-    app, spec = app_of(scn, goal.app)
-    ast = st["apps"][goal.app]
-    stack = ast["stack"]
+    app, spec = app_of(scenario, goal.app)
+    stack = state["apps"][goal.app]["stack"]
     if stack[-1] != goal.screen:
         path = app.path_to(spec, goal.screen)
         if path is None:  # reached by a button, not a link: only Back can lead there
@@ -108,55 +108,56 @@ def ground(scn: dict[str, Any], st: dict[str, Any], v: View, lay: Layout, goal: 
         if v.focus != w.id:
             return click_step(v, lay, w.id)
         box = lay.box(w.id)
-        return RefStep(Type(str(goal.value)), w.id, box, f"Type '{goal.value}' into the {_q(w.label)} field", Event("input", w.id, str(goal.value)), w.label)
+        text = f"Type '{goal.value}' into the {_q(w.label)} field"
+        return RefStep(Type(str(goal.value)), w.id, box, text, Event("input", w.id, str(goal.value)), w.label)
     if goal.op == "set" and w.kind in ("checkbox", "toggle"):
         return click_step(v, lay, w.id, bool(goal.value))
     return click_step(v, lay, w.id)
 
 
-def state_key(st: dict[str, Any]) -> bytes:
+def state_key(state: DeviceState) -> bytes:
     """A cache key of a state. ``marshal`` is ~5x faster than JSON; two equal states whose
     dicts were filled in a different order get different keys, which only costs a cache miss."""
-    return marshal.dumps(st)
+    return marshal.dumps(state)
 
 
 class Oracle:
     """Dense reference trajectories for one scenario, memoised by state.
 
-    ``reference(st)`` returns the list of :class:`~guigym.actions.RefStep` from ``st`` to
+    ``reference(state)`` returns the list of :class:`~guigym.actions.RefStep` from ``st`` to
     success, ``[]`` when the task is done, or ``None`` when it cannot succeed any more.
     Computing one reference stores the suffixes for every state along it, so following
     the reference (or acting without effect) costs a dictionary look-up.
     """
 
-    def __init__(self, family: Family, scn: dict[str, Any], width: int, height: int, cache_size: int = 4096):
-        self.family, self.scn, self.width, self.height = family, scn, width, height
+    def __init__(self, family: Family, scenario: Scenario, width: int, height: int, cache_size: int = 4096):
+        self.family, self.scenario, self.width, self.height = family, scenario, width, height
         self.cache_size = cache_size
         self._cache: dict[bytes, list[RefStep] | None] = {}
 
-    def reference(self, st: dict[str, Any], key: bytes | None = None) -> list[RefStep] | None:
-        key = key if key is not None else state_key(st)
+    def reference(self, state: DeviceState, key: bytes | None = None) -> list[RefStep] | None:
+        key = key if key is not None else state_key(state)
         hit = self._cache.get(key, False)
         if hit is not False:
             return hit  # type: ignore[return-value]
         keys, steps = [key], []
-        s = st
+        s, scenario = state, self.scenario
         result: list[RefStep] | None = None  # the reference from the last state reached
         for _ in range(MAX_STEPS):
-            if self.family.success(self.scn, s):
+            if self.family.success(scenario, s):
                 result = []
                 break
-            if self.family.failed(self.scn, s):
+            if self.family.failed(scenario, s):
                 break
-            goal = self.family.next_goal(self.scn, s)
+            goal = self.family.next_goal(scenario, s)
             if goal is None:
                 break
-            v = view(self.scn, s)
-            step = ground(self.scn, s, v, layout(v, self.width, self.height), goal)
+            v = view(scenario, s)
+            step = ground(scenario, s, v, layout(v, self.width, self.height), goal)
             if step is None:
                 break
             steps.append(step)
-            s = apply(self.scn, s, step.event, v)  # type: ignore[arg-type]
+            s = apply(scenario, s, step.event, v)  # type: ignore[arg-type]
             k = state_key(s)
             hit = self._cache.get(k, False)
             if hit is not False:

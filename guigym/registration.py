@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gymnasium as gym
+
+if TYPE_CHECKING:
+    from guigym.apps.family import Family
 
 
 @dataclass(frozen=True)
@@ -23,16 +28,38 @@ ENVS: tuple[EnvEntry, ...] = (
 )
 
 
-def register_envs() -> None:
+def family_of(entry: EnvEntry) -> Family:
+    """The family ``entry`` names; a name that is not in ``guigym.apps.FAMILIES`` is an error
+    (a typo must fail loudly, not register nothing and shrink the test matrix)."""
     from guigym.apps import FAMILIES
 
-    for e in ENVS:
-        if e.family in FAMILIES and e.id not in gym.registry:
+    if entry.family not in FAMILIES:
+        raise ValueError(f"env {entry.id!r} names unknown family {entry.family!r}; known families: {sorted(FAMILIES)}")
+    return FAMILIES[entry.family]
+
+
+def register_envs(entries: Iterable[EnvEntry] = ENVS) -> None:
+    """Register ``entries`` with Gymnasium (ids already registered are left alone). Every
+    entry is checked before any is registered, so a bad table registers nothing."""
+    entries = tuple(entries)
+    for e in entries:
+        family_of(e)
+    for e in entries:
+        if e.id not in gym.registry:
             gym.register(id=e.id, entry_point="guigym.env:GuiEnv", kwargs={"family": e.family}, max_episode_steps=e.max_episode_steps)
 
 
 def env_ids() -> list[str]:
-    """Registered guigym ids (families that exist)."""
-    from guigym.apps import FAMILIES
+    """Every guigym id, in table order (an entry naming an unknown family raises)."""
+    for e in ENVS:
+        family_of(e)
+    return [e.id for e in ENVS]
 
-    return [e.id for e in ENVS if e.family in FAMILIES]
+
+def id_levels() -> list[tuple[str, str]]:
+    """``(env id, level)`` for every id and every level of its family (the test matrix).
+
+    >>> id_levels()[:2]
+    [('GuiGym-Login-v0', 'easy'), ('GuiGym-Login-v0', 'medium')]
+    """
+    return [(e.id, level) for e in ENVS for level in family_of(e).levels]

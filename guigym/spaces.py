@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,6 @@ from gymnasium import spaces
 
 from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
 from guigym.apps.base import KINDS
-from guigym.apps.catalog import APP_NAMES
 
 #: Characters ``sample()`` draws text from (``contains`` accepts any Unicode).
 SAMPLE_CHARSET = string.ascii_letters + string.digits + " .,'@-_!?éüß中"
@@ -33,21 +33,33 @@ class UnicodeText(spaces.Text):
         return f"UnicodeText({self.min_length}, {self.max_length})"
 
 
-def action_space(width: int, height: int) -> spaces.Dict:
+def action_space(width: int, height: int, apps: Sequence[str]) -> spaces.Dict:
     """``Dict(type, x, y, direction, app, text)``; ``type`` indexes ``ACTION_TYPES``
-    (click, scroll, back, open_app, type) and only the fields of that type are used."""
+    (click, scroll, back, open_app, type) and only the fields of that type are used.
+    ``app`` indexes ``apps``: the apps the env can open (its family's, never a global list,
+    so one env's space does not change when another family adds apps).
+
+    >>> action_space(360, 640, ("Settings",))["app"]
+    Discrete(1)
+    """
+    if not apps:
+        raise ValueError("action_space needs at least one app name (OpenApp's choices)")
     return spaces.Dict({
         "type": spaces.Discrete(len(ACTION_TYPES)),
         "x": spaces.Discrete(width),
         "y": spaces.Discrete(height),
         "direction": spaces.Discrete(len(DIRECTIONS)),
-        "app": spaces.Discrete(len(APP_NAMES)),
+        "app": spaces.Discrete(len(apps)),
         "text": UnicodeText(64),
     })
 
 
-def action_from_space(a: dict[str, Any]) -> Action:
-    """The :class:`Action` a sample of :func:`action_space` stands for."""
+def action_from_space(a: dict[str, Any], apps: Sequence[str]) -> Action:
+    """The :class:`Action` a sample of :func:`action_space` (made with the same ``apps``) stands for.
+
+    >>> action_from_space({"type": 3, "x": 0, "y": 0, "direction": 0, "app": 1, "text": ""}, ("Notes", "Clock"))
+    OpenApp(name='Clock')
+    """
     t = ACTION_TYPES[int(a["type"])]
     if t == "click":
         return Click(int(a["x"]), int(a["y"]))
@@ -56,7 +68,7 @@ def action_from_space(a: dict[str, Any]) -> Action:
     if t == "back":
         return Back()
     if t == "open_app":
-        return OpenApp(APP_NAMES[int(a["app"])])
+        return OpenApp(apps[int(a["app"])])
     return Type(str(a["text"]))
 
 

@@ -3,7 +3,7 @@
 SB3 cannot take a ``Text`` observation nor a nested ``Dict`` action space. So:
 
 * :class:`DiscreteActions`: one ``Discrete`` action over a click grid (cell centres), the four
-  scroll directions, Back, OpenApp of each catalogue app, and "type the k-th span of the
+  scroll directions, Back, OpenApp of each app the env can open, and "type the k-th span of the
   instruction" (quoted strings first, then words: the username and password of a Login
   instruction are spans).
 * :class:`NumericObservation`: the screenshot downscaled (uint8, channel-last, what
@@ -12,7 +12,7 @@ SB3 cannot take a ``Text`` observation nor a nested ``Dict`` action space. So:
 
 >>> import gymnasium as gym, guigym
 >>> env = NumericObservation(DiscreteActions(gym.make("GuiGym-Login-v0")))
->>> int(env.action_space.n) == 9 * 16 + 4 + 1 + len(APP_NAMES) + 16, sorted(env.observation_space.spaces)
+>>> int(env.action_space.n) == 9 * 16 + 4 + 1 + len(env.unwrapped.apps) + 16, sorted(env.observation_space.spaces)
 (True, ['image', 'instruction'])
 """
 
@@ -28,7 +28,6 @@ from gymnasium import spaces
 from PIL import Image
 
 from guigym.actions import DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
-from guigym.apps.catalog import APP_NAMES
 
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
 _STRIP = "()[]{}:;,.!?'\""
@@ -56,14 +55,15 @@ def instruction_spans(text: str, k: int) -> list[str]:
 
 
 class DiscreteActions(gym.ActionWrapper):
-    """``Discrete(cols*rows + 4 + 1 + len(APP_NAMES) + type_slots)`` over the env's actions.
+    """``Discrete(cols*rows + 4 + 1 + len(env.unwrapped.apps) + type_slots)`` over the env's actions.
 
     Index layout: click cells (row-major, each at its cell centre), scroll up/down/left/right,
-    Back, OpenApp(APP_NAMES[i]), Type(span k of the instruction). A Type slot past the last
+    Back, OpenApp(apps[i]) over the env's own apps (so the size depends only on the env id),
+    Type(span k of the instruction). A Type slot past the last
     span types nothing useful and becomes the env's documented no-op.
 
     ``open_app=False`` drops the OpenApp block (``Discrete(cols*rows + 5 + type_slots)``): for
-    tasks that start inside their app (Login and Settings below ``hard``) those 40 actions
+    tasks that start inside their app (Login and Settings below ``hard``) those actions
     can only do nothing, and a smaller space is much easier to explore. A coarser ``grid``
     (e.g. ``(1, 16)``: one full-width cell per 40-px band, which still hits every list row of
     the default 360x640 viewport) and fewer ``type_slots`` shrink it further.
@@ -75,7 +75,7 @@ class DiscreteActions(gym.ActionWrapper):
         self.width, self.height = env.unwrapped.width, env.unwrapped.height
         self.type_slots = type_slots
         self.n_click = self.cols * self.rows
-        self.apps = APP_NAMES if open_app else ()
+        self.apps: tuple[str, ...] = tuple(env.unwrapped.apps) if open_app else ()
         self.action_space = spaces.Discrete(self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + type_slots)
 
     def cell_center(self, i: int) -> tuple[int, int]:
@@ -113,7 +113,8 @@ class DiscreteActions(gym.ActionWrapper):
             return self.n_click + len(DIRECTIONS)
         if isinstance(action, OpenApp):
             if action.name not in self.apps:
-                raise ValueError(f"{action} is not expressible: this wrapper has open_app=False")
+                why = "this wrapper has open_app=False" if not self.apps else f"this env's apps are {list(self.apps)}"
+                raise ValueError(f"{action} is not expressible: {why}")
             return self.n_click + len(DIRECTIONS) + 1 + self.apps.index(action.name)
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
         k = spans.index(action.text) if action.text in spans else self.type_slots - 1

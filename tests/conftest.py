@@ -11,12 +11,12 @@ import gymnasium as gym  # noqa: E402
 import pytest  # noqa: E402
 
 import guigym  # noqa: E402
-from guigym.apps import FAMILIES  # noqa: E402
-from guigym.registration import ENVS  # noqa: E402
+from guigym.registration import env_ids, id_levels  # noqa: E402
 
-#: (env id, level) for every registered id and every level of its family.
-ID_LEVELS = [(e.id, lvl) for e in ENVS if e.family in FAMILIES for lvl in FAMILIES[e.family].levels]
-IDS = [e.id for e in ENVS if e.family in FAMILIES]
+#: (env id, level) for every registered id and every level of its family; an id whose family
+#: is unknown raises here instead of silently leaving the matrix.
+ID_LEVELS = id_levels()
+IDS = env_ids()
 
 
 def make(env_id: str, **kw):

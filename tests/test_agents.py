@@ -28,12 +28,12 @@ from agents.executors import instruction_action, match_element, quoted
 from agents.plan_act import NOOP
 from guigym.actions import Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
 from guigym.apps import FAMILIES
-from guigym.registration import ENVS, env_ids
+from guigym.registration import env_ids, id_levels
 from guigym.rewards import Executor as RewardExecutor
 from guigym.rewards import grounded_reward
 
 IDS = env_ids()
-ID_LEVELS = [(e.id, lvl) for e in ENVS if e.id in IDS for lvl in FAMILIES[e.family].levels]
+ID_LEVELS = id_levels()
 
 
 @pytest.fixture(scope="module")

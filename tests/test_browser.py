@@ -24,18 +24,17 @@ import pytest
 
 import guigym  # noqa: F401
 from guigym.actions import Back, Click, Scroll, Type
-from guigym.apps import FAMILIES
 from guigym.apps.base import HOME, View, Widget
 from guigym.backends import make_backend
 from guigym.backends.base import event_for
 from guigym.backends.browser import BrowserBackend, BrowserCrashed, _guard, decode_png, process_tree
 from guigym.backends.chromium import ENV_VAR, ChromiumNotFound, candidates, launch
 from guigym.layout import layout
-from guigym.registration import ENVS
+from guigym.registration import id_levels
 
 pytestmark = pytest.mark.browser
 
-ID_LEVELS = [(e.id, lvl) for e in ENVS if e.family in FAMILIES for lvl in FAMILIES[e.family].levels]
+ID_LEVELS = id_levels()
 PARITY_SEEDS = 50
 PIXEL_SEEDS = 6  # of which the first ones also take real screenshots every step
 W, H = 360, 640

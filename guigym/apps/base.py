@@ -1,10 +1,11 @@
 """The app model: widgets, screens, a navigation stack, focus, several apps on one device.
 
-Everything here is renderer-independent Python. A *scenario* (static, JSON) describes the
-device: its apps (each an ``AppSpec`` dict with screens and rows), the home screen, the theme
-and the task. A *state* (dynamic, JSON) holds what changes: the foreground app, each app's
-navigation stack, field values, toggles, focus, scroll rows and app data. ``view(scn, st)``
-says what is on screen; ``apply(scn, st, event)`` is the app's behaviour, written once.
+Everything here is renderer-independent Python. A *scenario* (static, JSON; see
+:mod:`guigym.apps.schema`) describes the device: its apps (each an ``AppSpec`` with screens
+and rows), the home screen, the theme and the task. A *device state* (dynamic, JSON) holds
+what changes: the foreground app, each app's navigation stack, field values, toggles, focus,
+scroll rows and app data. ``view(scenario, state)`` says what is on screen;
+``apply(scenario, state, event)`` is the apps' behaviour, written once.
 
 Backends only draw views and turn low-level input into :class:`~guigym.events.Event` s.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from guigym.apps.schema import AppSpec, AppState, DeviceState, RowSpec, Scenario, icon_app, icon_id
 from guigym.events import Event
 
 HOME = "home"
@@ -79,35 +81,41 @@ class View:
         return -1
 
 
-def copy_state(st: Any) -> Any:
+def copy_state(state: Any) -> Any:
     """Fast deep copy of plain JSON data (dicts, lists, scalars)."""
-    if isinstance(st, dict):  # recurse only into containers: most values are scalars
-        return {k: copy_state(v) if isinstance(v, (dict, list)) else v for k, v in st.items()}
-    if isinstance(st, list):
-        return [copy_state(v) if isinstance(v, (dict, list)) else v for v in st]
-    return st
+    if isinstance(state, dict):  # recurse only into containers: most values are scalars
+        return {k: copy_state(v) if isinstance(v, (dict, list)) else v for k, v in state.items()}
+    if isinstance(state, list):
+        return [copy_state(v) if isinstance(v, (dict, list)) else v for v in state]
+    return state
 
 
-def row(wid: str, kind: str, label: str, **kw: Any) -> dict[str, Any]:
-    """A row spec for an ``AppSpec`` screen (JSON form of a :class:`Widget`)."""
+def row(wid: str, kind: str, label: str, **kw: Any) -> RowSpec:
+    """A row spec for an ``AppSpec`` screen (JSON form of a :class:`Widget`); options that
+    are None are left out.
+
+    >>> row("user", "input", "Username", value="", to=None)
+    {'id': 'user', 'kind': 'input', 'label': 'Username', 'value': ''}
+    """
     d: dict[str, Any] = {"id": wid, "kind": kind, "label": label}
     d.update({k: v for k, v in kw.items() if v is not None})
-    return d
+    return d  # type: ignore[return-value]
 
 
 class App:
-    """Generic app behaviour over an ``AppSpec``.
+    """Generic app behaviour over an :class:`~guigym.apps.schema.AppSpec`.
 
-    An ``AppSpec`` is ``{"kind", "name", "root", "screens": {sid: {"title", "rows": [...],
-    "parent": sid | None, "pop_on_select": bool}}}``. Generic rules: a link pushes its
-    screen; an input takes focus; a checkbox/toggle flips; a radio option selects itself
-    into its group's value (and pops the screen when ``pop_on_select``); a button calls the
-    family's handler ``on_button``. Families subclass this for buttons and dynamic rows.
+    Generic rules: a link pushes its screen; an input takes focus; a checkbox/toggle flips;
+    a radio option selects itself into its group's value (and pops the screen when the
+    screen has ``pop_on_select``); a button calls the hook ``on_button``. Apps with their
+    own behaviour subclass this (buttons, rows made from app data) and register their
+    ``kind`` with :func:`register_app`. Hooks get the app's spec and a private copy of its
+    :class:`~guigym.apps.schema.AppState` to mutate.
     """
 
     kind = "generic"
 
-    def initial_state(self, spec: dict[str, Any]) -> dict[str, Any]:
+    def initial_state(self, spec: AppSpec) -> AppState:
         """Stack at the root screen; every row that has a ``value`` and every choice group
         (``spec["defaults"]``) starts with its default, so values are always present."""
         values: dict[str, Any] = dict(spec.get("defaults", {}))
@@ -118,18 +126,18 @@ class App:
         return {"stack": [spec["root"]], "scroll": {}, "focus": None, "values": values, "data": {}}
 
     # --- what is on screen -------------------------------------------------------------
-    def title(self, spec: dict[str, Any], ast: dict[str, Any], sid: str) -> str:
+    def title(self, spec: AppSpec, state: AppState, sid: str) -> str:
         return spec["screens"][sid]["title"]
 
-    def rows(self, spec: dict[str, Any], ast: dict[str, Any], sid: str) -> list[Widget]:
-        values = ast["values"]
+    def rows(self, spec: AppSpec, state: AppState, sid: str) -> list[Widget]:
+        values = state["values"]
         out: list[Widget] = []
         for r in spec["screens"][sid]["rows"]:
             w = Widget(**r)
             if w.kind in ("input", "checkbox", "toggle", "label") and w.id in values:
                 w.value = values[w.id]
             elif w.kind == "radio":
-                w.value = values.get(w.group) == w.option
+                w.value = values.get(w.group) == w.option  # type: ignore[arg-type]
             if w.kind == "link" and w.group is not None:  # a link that shows a setting's choice
                 w.detail = self.choice_label(spec, values.get(w.group))
             if w.kind == "label" and w.value == "":  # an empty message label is not drawn
@@ -137,14 +145,14 @@ class App:
             out.append(w)
         return out
 
-    def choice_label(self, spec: dict[str, Any], option: Any) -> str:
+    def choice_label(self, spec: AppSpec, option: Any) -> str:
         return str(spec.get("option_labels", {}).get(option, option if option is not None else ""))
 
-    def parent(self, spec: dict[str, Any], sid: str) -> str | None:
+    def parent(self, spec: AppSpec, sid: str) -> str | None:
         scr = spec["screens"].get(sid)
         return scr.get("parent") if scr else None
 
-    def path_to(self, spec: dict[str, Any], sid: str) -> list[str] | None:
+    def path_to(self, spec: AppSpec, sid: str) -> list[str] | None:
         """Screens from the root to ``sid`` along links, or None if no link leads there."""
         path = [sid]
         seen = {sid}
@@ -157,136 +165,150 @@ class App:
         return path
 
     # --- behaviour ---------------------------------------------------------------------
-    def on_event(self, spec: dict[str, Any], ast: dict[str, Any], ev: Event, w: Widget | None, dev: dict[str, Any]) -> None:
-        """Mutate ``ast`` (a private copy) for ``ev`` on the current screen."""
-        sid = ast["stack"][-1]
+    def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
+        """Mutate ``state`` (a private copy) for ``ev`` on the current screen."""
+        sid = state["stack"][-1]
         if ev.kind == "scroll":
-            ast["scroll"][sid] = max(0, int(ast["scroll"].get(sid, 0)) + int(ev.value))
+            state["scroll"][sid] = max(0, int(state["scroll"].get(sid, 0)) + int(ev.value))
             return
         if w is None:
             return
         if ev.kind == "input" and w.kind == "input":
-            ast["values"][w.id] = str(ev.value)
-            ast["focus"] = w.id
+            state["values"][w.id] = str(ev.value)
+            state["focus"] = w.id
         elif ev.kind == "toggle" and w.kind in ("checkbox", "toggle"):
-            ast["values"][w.id] = bool(ev.value)
-            self.on_toggle(spec, ast, w, dev)
+            state["values"][w.id] = bool(ev.value)
+            self.on_toggle(spec, state, w)
         elif ev.kind == "click":
             if w.kind == "input":
-                ast["focus"] = w.id
+                state["focus"] = w.id
             elif w.kind == "link" and w.to is not None:
-                self.push(ast, w.to)
+                self.push(state, w.to)
             elif w.kind == "radio":
-                ast["values"][w.group] = w.option
-                if spec["screens"][sid].get("pop_on_select") and len(ast["stack"]) > 1:
-                    self.pop(ast)
+                state["values"][w.group] = w.option  # type: ignore[index]
+                if spec["screens"][sid].get("pop_on_select") and len(state["stack"]) > 1:
+                    self.pop(state)
             elif w.kind in ("checkbox", "toggle"):
-                ast["values"][w.id] = not bool(w.value)
-                self.on_toggle(spec, ast, w, dev)
+                state["values"][w.id] = not bool(w.value)
+                self.on_toggle(spec, state, w)
             elif w.kind == "button":
-                self.on_button(spec, ast, w, dev)
+                self.on_button(spec, state, w)
 
-    def on_button(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
-        """Family hook: a button was pressed. Default: buttons with ``to`` navigate."""
+    def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        """Hook: a button was pressed. Default: buttons with ``to`` navigate."""
         if w.to is not None:
-            self.push(ast, w.to)
+            self.push(state, w.to)
 
-    def on_toggle(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
-        """Family hook: a checkbox/toggle changed (its new value is already stored)."""
-
-    @staticmethod
-    def push(ast: dict[str, Any], sid: str) -> None:
-        ast["stack"].append(sid)
-        ast["focus"] = None
+    def on_toggle(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        """Hook: a checkbox/toggle changed (its new value is already stored)."""
 
     @staticmethod
-    def pop(ast: dict[str, Any]) -> None:
-        ast["stack"].pop()
-        ast["focus"] = None
+    def push(state: AppState, sid: str) -> None:
+        state["stack"].append(sid)
+        state["focus"] = None
+
+    @staticmethod
+    def pop(state: AppState) -> None:
+        state["stack"].pop()
+        state["focus"] = None
 
 
-#: App behaviours by ``AppSpec["kind"]``; families add theirs with :func:`register_app`.
+#: App behaviours by ``AppSpec["kind"]``; app modules add theirs with :func:`register_app`.
 APP_KINDS: dict[str, App] = {"generic": App()}
 
 
 def register_app(cls: type[App]) -> type[App]:
+    """Class decorator: ``AppSpec`` s of kind ``cls.kind`` behave as ``cls``."""
+    if cls.kind in APP_KINDS and type(APP_KINDS[cls.kind]) is not cls:
+        raise ValueError(f"app kind {cls.kind!r} is already registered by {type(APP_KINDS[cls.kind]).__name__}")
     APP_KINDS[cls.kind] = cls()
     return cls
 
 
-def app_of(scn: dict[str, Any], name: str) -> tuple[App, dict[str, Any]]:
-    spec = scn["apps"][name]
+def app_of(scenario: Scenario, name: str) -> tuple[App, AppSpec]:
+    """The behaviour and spec of the app called ``name``."""
+    spec = scenario["apps"][name]
     return APP_KINDS[spec["kind"]], spec
 
 
 ICONS_PER_PAGE = 20  # 4 columns x 5 rows
 
 
-def initial_state(scn: dict[str, Any], foreground: str) -> dict[str, Any]:
-    """The device state at the start of an episode."""
-    st: dict[str, Any] = {"fg": foreground, "page": 0, "apps": {}}
-    for name, spec in scn["apps"].items():
-        st["apps"][name] = APP_KINDS[spec["kind"]].initial_state(spec)
-    return st
+def initial_state(scenario: Scenario, foreground: str) -> DeviceState:
+    """The device state before the scenario's start values (every app at its root)."""
+    state: DeviceState = {"fg": foreground, "page": 0, "apps": {}}
+    for name, spec in scenario["apps"].items():
+        state["apps"][name] = APP_KINDS[spec["kind"]].initial_state(spec)
+    return state
 
 
-def view(scn: dict[str, Any], st: dict[str, Any]) -> View:
-    """What the screen shows in state ``st``."""
-    theme = scn.get("theme", {})
-    if st["fg"] == HOME:
-        names = scn["home"]["icons"]
-        rows = [Widget(id=f"icon:{n}", kind="icon", label=n, value=scn["apps"][n].get("color")) for n in names]
-        pages = max(1, -(-len(rows) // ICONS_PER_PAGE))
-        return View(HOME, HOME, "", rows, grid=True, page=st["page"], pages=pages, theme=theme)
-    app, spec = app_of(scn, st["fg"])
-    ast = st["apps"][st["fg"]]
-    sid = ast["stack"][-1]
+def start_state(scenario: Scenario) -> DeviceState:
+    """The device state at the start of an episode: ``scenario["start"]`` applied."""
+    state = initial_state(scenario, scenario["start"]["fg"])
+    for app, values in scenario["start"].get("values", {}).items():
+        state["apps"][app]["values"].update(values)
+    return state
+
+
+def home_pages(scenario: Scenario) -> int:
+    return max(1, -(-len(scenario["home"]["icons"]) // ICONS_PER_PAGE))
+
+
+def view(scenario: Scenario, state: DeviceState) -> View:
+    """What the screen shows in ``state``."""
+    theme = scenario.get("theme", {})
+    if state["fg"] == HOME:
+        names = scenario["home"]["icons"]
+        rows = [Widget(id=icon_id(n), kind="icon", label=n, value=scenario["apps"][n].get("color")) for n in names]
+        return View(HOME, HOME, "", rows, grid=True, page=state["page"], pages=home_pages(scenario), theme=theme)
+    app, spec = app_of(scenario, state["fg"])
+    app_state = state["apps"][state["fg"]]
+    sid = app_state["stack"][-1]
     return View(
-        st["fg"], sid, app.title(spec, ast, sid), app.rows(spec, ast, sid),
-        scroll=int(ast["scroll"].get(sid, 0)), focus=ast["focus"], theme=theme,
+        state["fg"], sid, app.title(spec, app_state, sid), app.rows(spec, app_state, sid),
+        scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"], theme=theme,
     )
 
 
-def find_app(scn: dict[str, Any], name: str) -> str | None:
+def find_app(scenario: Scenario, name: str) -> str | None:
     """The app called ``name`` (case-insensitive, surrounding spaces ignored), if any."""
     want = name.strip().casefold()
-    for n in scn["apps"]:
+    for n in scenario["apps"]:
         if n.casefold() == want:
             return n
     return None
 
 
-def apply(scn: dict[str, Any], st: dict[str, Any], ev: Event, v: View | None = None) -> dict[str, Any]:
-    """The next state after ``ev``. ``st`` is not modified."""
-    new = copy_state(st)
+def apply(scenario: Scenario, state: DeviceState, ev: Event, v: View | None = None) -> DeviceState:
+    """The next state after ``ev`` (``v``: the view of ``state``, if already made).
+    ``state`` is not modified."""
+    new: DeviceState = copy_state(state)
     if ev.kind == "open_app":
-        name = find_app(scn, str(ev.value))
+        name = find_app(scenario, str(ev.value))
         if name is not None:
             new["fg"] = name
         return new
     if ev.kind == "back":
         if new["fg"] == HOME:
             return new
-        ast = new["apps"][new["fg"]]
-        if len(ast["stack"]) > 1:
-            App.pop(ast)
-        elif scn.get("home", {}).get("enabled"):
-            ast["focus"] = None
+        app_state = new["apps"][new["fg"]]
+        if len(app_state["stack"]) > 1:
+            App.pop(app_state)
+        elif scenario.get("home", {}).get("enabled"):
+            app_state["focus"] = None
             new["fg"] = HOME
         return new
     if new["fg"] == HOME:
         if ev.kind == "page":
-            pages = max(1, -(-len(scn["home"]["icons"]) // ICONS_PER_PAGE))
-            new["page"] = min(pages - 1, max(0, new["page"] + int(ev.value)))
-        elif ev.kind == "click" and ev.widget and ev.widget.startswith("icon:"):
-            name = find_app(scn, ev.widget[5:])
+            new["page"] = min(home_pages(scenario) - 1, max(0, new["page"] + int(ev.value)))
+        elif ev.kind == "click" and ev.widget:
+            icon = icon_app(ev.widget)
+            name = find_app(scenario, icon) if icon is not None else None
             if name is not None:
                 new["fg"] = name
         return new
-    v = v if v is not None else view(scn, st)
+    v = v if v is not None else view(scenario, state)
     w = v.find(ev.widget) if ev.widget else None
-    app, spec = app_of(scn, new["fg"])
-    app.on_event(spec, new["apps"][new["fg"]], ev, w, new)
+    app, spec = app_of(scenario, new["fg"])
+    app.on_event(spec, new["apps"][new["fg"]], ev, w)
     return new
-
-

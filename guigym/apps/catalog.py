@@ -1,14 +1,16 @@
-"""Names shared by families: app names (one global catalogue, so the ``OpenApp`` part of
-the action space is fixed), people, and simple "stub" apps that fill a home screen."""
+"""Names shared by families: app names, people, and simple "stub" apps that fill a home screen.
+
+An env's ``OpenApp`` actions name only its own family's apps (``Family.apps``), so adding
+names here changes no existing env's spaces unless a family draws from the grown tuple.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
 from guigym.apps.base import row
 from guigym.apps.family import pick
+from guigym.apps.schema import AppSpec
 
 #: Apps a login scenario is about (brand names).
 BRANDS: tuple[str, ...] = (
@@ -23,7 +25,7 @@ STUB_APPS: tuple[str, ...] = (
     "Browser", "Store", "Video", "Calculator", "Podcasts", "Wallet", "Translate", "Radio",
     "Recorder", "Compass", "Books", "Health", "News", "Games", "Drive",
 )
-#: Every app name an ``OpenApp`` may name (the action space's ``app`` index).
+#: Every app name some family uses (for agents that name apps themselves; envs use ``Family.apps``).
 APP_NAMES: tuple[str, ...] = BRANDS + TOOL_APPS + ("Settings",) + STUB_APPS
 
 FIRST_NAMES: tuple[str, ...] = (
@@ -46,7 +48,7 @@ ICON_COLORS: tuple[tuple[int, int, int], ...] = (
 )
 
 
-def stub_app(rng: np.random.Generator, name: str) -> dict[str, Any]:
+def stub_app(rng: np.random.Generator, name: str) -> AppSpec:
     """A distractor app: one screen with a few labels and a harmless button."""
     return {
         "kind": "generic", "name": name, "root": "main", "color": list(pick(rng, ICON_COLORS)),

@@ -1,28 +1,38 @@
 """What an app family provides: scenario generation, the task's goals, success and failure.
 
 A family is one module in ``guigym/apps/`` with a :class:`Family` subclass. ``generate``
-takes the env's ``np_random`` (all randomness comes from it) and returns a JSON scenario;
-the other hooks read a state. The oracle (``guigym.oracle``) turns goals into grounded
+takes the env's ``np_random`` (all randomness comes from it) and returns a JSON
+:class:`~guigym.apps.schema.Scenario`; the other hooks read a
+:class:`~guigym.apps.schema.DeviceState`. The oracle (``guigym.oracle``) turns goals into grounded
 actions generically, so a family never writes per-backend code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
+
+from guigym.apps.schema import DeviceState, Scenario, Task
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 
 #: Colour themes (RGB). Index chosen per scenario.
 THEMES: tuple[dict[str, Any], ...] = (
-    {"name": "blue", "primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244), "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31)},
-    {"name": "green", "primary": (19, 115, 51), "on_primary": (255, 255, 255), "bg": (250, 250, 247), "surface": (232, 240, 233), "text": (28, 32, 30), "muted": (90, 100, 94), "error": (180, 30, 30)},
-    {"name": "purple", "primary": (103, 58, 183), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (237, 231, 246), "text": (33, 33, 33), "muted": (97, 97, 97), "error": (198, 40, 40)},
-    {"name": "orange", "primary": (230, 81, 0), "on_primary": (255, 255, 255), "bg": (255, 253, 250), "surface": (255, 236, 220), "text": (38, 30, 25), "muted": (110, 96, 88), "error": (183, 28, 28)},
-    {"name": "dark", "primary": (138, 180, 248), "on_primary": (32, 33, 36), "bg": (32, 33, 36), "surface": (48, 49, 52), "text": (232, 234, 237), "muted": (154, 160, 166), "error": (242, 139, 130)},
-    {"name": "teal", "primary": (0, 121, 107), "on_primary": (255, 255, 255), "bg": (248, 252, 252), "surface": (224, 242, 241), "text": (30, 36, 36), "muted": (84, 104, 104), "error": (190, 30, 45)},
+    {"name": "blue", "primary": (25, 103, 210), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (241, 243, 244),
+        "text": (32, 33, 36), "muted": (95, 99, 104), "error": (197, 34, 31)},
+    {"name": "green", "primary": (19, 115, 51), "on_primary": (255, 255, 255), "bg": (250, 250, 247), "surface": (232, 240, 233),
+        "text": (28, 32, 30), "muted": (90, 100, 94), "error": (180, 30, 30)},
+    {"name": "purple", "primary": (103, 58, 183), "on_primary": (255, 255, 255), "bg": (255, 255, 255), "surface": (237, 231, 246),
+        "text": (33, 33, 33), "muted": (97, 97, 97), "error": (198, 40, 40)},
+    {"name": "orange", "primary": (230, 81, 0), "on_primary": (255, 255, 255), "bg": (255, 253, 250), "surface": (255, 236, 220),
+        "text": (38, 30, 25), "muted": (110, 96, 88), "error": (183, 28, 28)},
+    {"name": "dark", "primary": (138, 180, 248), "on_primary": (32, 33, 36), "bg": (32, 33, 36), "surface": (48, 49, 52),
+        "text": (232, 234, 237), "muted": (154, 160, 166), "error": (242, 139, 130)},
+    {"name": "teal", "primary": (0, 121, 107), "on_primary": (255, 255, 255), "bg": (248, 252, 252), "surface": (224, 242, 241),
+        "text": (30, 36, 36), "muted": (84, 104, 104), "error": (190, 30, 45)},
 )
 
 
@@ -43,28 +53,34 @@ class Goal:
 
 
 class Family:
-    """Base class of an app family (Login, Settings, Launcher, ...)."""
+    """Base class of an app family (Login, Settings, Launcher, ...).
+
+    ``apps`` lists every app a scenario of the family can contain, in a fixed order: it is
+    the ``app`` index of the env's action space, so it is part of the env id's contract
+    (tests pin it) and a family's scenarios must stay within it. ``task_type`` is the
+    ``TypedDict`` of the family's ``scenario["task"]``.
+    """
 
     name: str = ""
     levels: tuple[str, ...] = LEVELS
     description: str = ""
+    apps: tuple[str, ...] = ()
+    task_type: type = Task
 
-    def generate(self, rng: np.random.Generator, level: str) -> dict[str, Any]:
-        """A new scenario: ``{"family", "level", "apps", "home", "theme", "task", "start"}``.
-
-        ``task`` holds ``instruction`` plus the family's own fields; ``start`` holds the
-        foreground app (``"fg"``) and optional pre-filled ``values`` per app.
-        """
+    def generate(self, rng: np.random.Generator, level: str) -> Scenario:
+        """A new scenario: ``task`` holds ``instruction`` plus the family's own fields;
+        ``start`` holds the foreground app (``"fg"``) and optional pre-filled ``values``
+        per app."""
         raise NotImplementedError
 
-    def next_goal(self, scn: dict[str, Any], st: dict[str, Any]) -> Goal | None:
+    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         """The first unmet goal in the task's order (None when nothing is left)."""
         raise NotImplementedError
 
-    def success(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+    def success(self, scenario: Scenario, state: DeviceState) -> bool:
         raise NotImplementedError
 
-    def failed(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         """True when the task can no longer succeed (the episode ends)."""
         return False
 

@@ -25,16 +25,17 @@ Success / failure:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
 from guigym.apps.base import HOME
-from guigym.apps.catalog import BRANDS, STUB_APPS, stub_app
+from guigym.apps.catalog import BRANDS, STUB_APPS, TOOL_APPS, stub_app
 from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.schema import AppSpec, DeviceState, Scenario, Task, favourite_id
 from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, clock_app, contacts_app, notes_app
 
-TOOLS = ("Notes", "Clock", "Contacts")
+TOOLS = TOOL_APPS  # Notes, Clock, Contacts: the apps tasks are about
 OPENERS = ("Open {app} and ", "Go to {app} and ", "In {app}, ")
 JOINS = (", then ", ". Then ", "; after that, ")
 NOTE_PHRASES = ("create a note titled '{t}'", "add a new note called '{t}'", "make a note with the title '{t}'")
@@ -50,16 +51,44 @@ LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int], tuple[int, int]]]
 }
 
 
+class SwitchTarget(TypedDict):
+    screen: str
+    widget: str
+    value: bool
+    label: str  # how the instruction names it (an alarm's time, a person's name)
+
+
+class NoteTask(TypedDict):
+    type: str  # "note"
+    app: str
+    title: str
+    body: str | None  # the note's text (None: any)
+
+
+class SwitchTask(TypedDict):
+    type: str  # "switches"
+    app: str
+    targets: list[SwitchTarget]  # ons before offs, as the instruction names them
+
+
+AppTask = NoteTask | SwitchTask
+
+
+class LauncherTask(Task):
+    tasks: list[AppTask]
+
+
 def _fold(s: Any) -> str:
     return str(s).strip().casefold()
 
 
-def _switch_targets(rng: np.random.Generator, spec: dict[str, Any], ids: list[str]) -> list[dict[str, Any]]:
+def _switch_targets(rng: np.random.Generator, spec: AppSpec, ids: list[str]) -> list[SwitchTarget]:
     """Flip the switches ``ids`` of ``spec`` (found on any of its screens)."""
-    out = []
+    out: list[SwitchTarget] = []
     for wid in ids:
         sid, r = next((sid, r) for sid, s in spec["screens"].items() for r in s["rows"] if r["id"] == wid)
-        out.append({"screen": sid, "widget": wid, "value": not r["value"], "label": spec["screens"][sid]["title"] if r["label"] == "Favourite" else r["label"]})
+        label = spec["screens"][sid]["title"] if r["label"] == "Favourite" else r["label"]  # a person's name, or an alarm's time
+        out.append({"screen": sid, "widget": wid, "value": not r["value"], "label": label})
     return out
 
 
@@ -70,13 +99,15 @@ def _and(items: list[str]) -> str:
 class LauncherFamily(Family):
     name = "Launcher"
     description = "From the home screen, open Notes, Clock or Contacts and do a task; hard chains two apps."
+    apps = BRANDS + TOOL_APPS + STUB_APPS
+    task_type = LauncherTask
 
-    def generate(self, rng: np.random.Generator, level: str) -> dict[str, Any]:
+    def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (lo_i, hi_i), (lo_a, hi_a), (lo_p, hi_p) = LEVEL_SIZES[level]
         apps_used = sample(rng, list(TOOLS), 2 if level == "hard" else 1)
         tasks = [self._task(rng, level, app) for app in apps_used]
         title_avoid = [t["title"] for t in tasks if t["type"] == "note"]
-        apps: dict[str, Any] = {
+        apps: dict[str, AppSpec] = {
             "Notes": notes_app(rng, int(rng.integers(0, 4) if level == "easy" else rng.integers(2, 7)), title_avoid),
             "Clock": clock_app(rng, int(rng.integers(lo_a, hi_a + 1))),
             "Contacts": contacts_app(rng, int(rng.integers(lo_p, hi_p + 1))),
@@ -85,7 +116,7 @@ class LauncherFamily(Family):
             if t["type"] == "switches":
                 spec = apps[t["app"]]
                 ids = [r["id"] for r in spec["screens"]["main"]["rows"] if r["kind"] == "toggle"] if t["app"] == "Clock" \
-                    else [f"fav:{i}" for i in range(len(spec["people"]))]
+                    else [favourite_id(i) for i in range(len(spec["people"]))]
                 targets = _switch_targets(rng, spec, sorted(sample(rng, ids, t.pop("n")), key=ids.index))
                 # the instruction names the ons before the offs; goals follow the instruction
                 t["targets"] = [x for x in targets if x["value"]] + [x for x in targets if not x["value"]]
@@ -94,9 +125,10 @@ class LauncherFamily(Family):
             apps[name] = stub_app(rng, name)
         icons = sample(rng, list(apps), len(apps))
         text = "".join((pick(rng, JOINS) if k else "") + self._clause(rng, t, first=k == 0) for k, t in enumerate(tasks)) + "."
+        task: LauncherTask = {"instruction": text, "tasks": tasks}  # type: ignore[typeddict-item]
         return {
             "family": self.name, "level": level, "apps": apps, "home": {"enabled": True, "icons": icons}, "theme": theme(rng),
-            "start": {"fg": HOME, "values": {}}, "task": {"instruction": text, "tasks": tasks},
+            "start": {"fg": HOME, "values": {}}, "task": task,
         }
 
     def _task(self, rng: np.random.Generator, level: str, app: str) -> dict[str, Any]:
@@ -114,7 +146,8 @@ class LauncherFamily(Family):
             on = [x["label"] for x in t["targets"] if x["value"]]
             off = [x["label"] for x in t["targets"] if not x["value"]]
             if t["app"] == "Clock":
-                parts = [pick(rng, ALARM_ON if v else ALARM_OFF).format(t=ts[0]) if len(ts) == 1 else f"turn {'on' if v else 'off'} the {_and(ts)} alarms"
+                parts = [pick(rng, ALARM_ON if v else ALARM_OFF).format(t=ts[0]) if len(ts) == 1
+                         else f"turn {'on' if v else 'off'} the {_and(ts)} alarms"
                          for v, ts in ((True, on), (False, off)) if ts]
             else:
                 parts = ([f"add {_and(on)} to favourites"] if on else []) + ([f"remove {_and(off)} from favourites"] if off else [])
@@ -124,26 +157,33 @@ class LauncherFamily(Family):
 
     # --- progress --------------------------------------------------------------------------
     @staticmethod
-    def _done(st: dict[str, Any], t: dict[str, Any]) -> bool:
-        ast = st["apps"][t["app"]]
+    def _tasks(scenario: Scenario) -> list[AppTask]:
+        return cast(LauncherTask, scenario["task"])["tasks"]
+
+    @staticmethod
+    def _done(state: DeviceState, t: AppTask) -> bool:
+        app_state = state["apps"][t["app"]]
         if t["type"] == "note":
-            return any(_fold(n["title"]) == _fold(t["title"]) and (t["body"] is None or _fold(n["body"]) == _fold(t["body"])) for n in ast["data"]["notes"])
-        return all(ast["values"].get(x["widget"]) == x["value"] for x in t["targets"])
+            t = cast(NoteTask, t)
+            return any(_fold(n["title"]) == _fold(t["title"]) and (t["body"] is None or _fold(n["body"]) == _fold(t["body"]))
+                       for n in app_state["data"]["notes"])
+        return all(app_state["values"].get(x["widget"]) == x["value"] for x in cast(SwitchTask, t)["targets"])
 
-    def success(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
-        return all(self._done(st, t) for t in scn["task"]["tasks"])
+    def success(self, scenario: Scenario, state: DeviceState) -> bool:
+        return all(self._done(state, t) for t in self._tasks(scenario))
 
-    def next_goal(self, scn: dict[str, Any], st: dict[str, Any]) -> Goal | None:
-        for t in scn["task"]["tasks"]:
-            if self._done(st, t):
+    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        for t in self._tasks(scenario):
+            if self._done(state, t):
                 continue
-            ast = st["apps"][t["app"]]
+            app_state = state["apps"][t["app"]]
             if t["type"] == "switches":
-                x = next(x for x in t["targets"] if ast["values"].get(x["widget"]) != x["value"])
+                x = next(x for x in cast(SwitchTask, t)["targets"] if app_state["values"].get(x["widget"]) != x["value"])
                 return Goal(t["app"], x["screen"], x["widget"], "set", x["value"])
-            if ast["stack"][-1] != "edit":  # open a fresh editor
+            t = cast(NoteTask, t)
+            if app_state["stack"][-1] != "edit":  # open a fresh editor
                 return Goal("Notes", "main", "new", "press")
-            vals = ast["values"]
+            vals = app_state["values"]
             if vals.get("title") != t["title"]:
                 return Goal("Notes", "edit", "title", "set", t["title"])
             if t["body"] is not None and vals.get("body") != t["body"]:

@@ -22,13 +22,14 @@ Success / failure:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 import numpy as np
 
 from guigym.apps.base import HOME, App, Widget, register_app, row
 from guigym.apps.catalog import BRANDS, FIRST_NAMES, ICON_COLORS, LAST_NAMES, STUB_APPS, password, stub_app
 from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.schema import Account, AppSpec, AppState, DeviceState, HomeSpec, Scenario, ScreenSpec, StartSpec, Task
 
 USER_LABELS = (("Username", "Enter your username"), ("User name", "Your user name"), ("Login", "Login name"), ("Email", "you@example.com"))
 PASSWORD_LABELS = (("Password", "Enter your password"), ("Passcode", "Your passcode"))
@@ -40,31 +41,42 @@ SSO_LABELS = ("Sign in with Google", "Continue with Apple", "Use single sign-on"
 HEADINGS = ("Welcome back!", "Good to see you", "Please sign in", "Hello again")
 
 
+class LoginTask(Task):
+    app: str  # the app to sign in to
+    user: str
+    password: str
+    remember: bool | None  # the remember-me choice to make (None: any)
+    code: str | None  # the verification code (hard)
+
+
 @register_app
 class LoginApp(App):
+    """Sign-in behaviour; ``data`` gets ``attempts``, ``locked`` and, once signed in,
+    ``session = {"user", "remember"}``."""
+
     kind = "login"
 
-    def on_button(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
-        vals, data = ast["values"], ast["data"]
+    def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        vals, data = state["values"], state["data"]
         acct = spec["account"]
         if w.action == "signin":
             ok = vals.get("user", "") == acct["user"] and vals.get("pass", "") == acct["password"]
             if ok:
                 vals["error"] = ""
                 if acct.get("code"):
-                    self.push(ast, "verify")
+                    self.push(state, "verify")
                 else:
-                    self._sign_in(ast)
+                    self._sign_in(state)
             else:
                 data["attempts"] = int(data.get("attempts", 0)) + 1
                 vals["error"] = "Incorrect username or password"
                 limit = acct.get("max_attempts")
                 if limit and data["attempts"] >= limit:
                     data["locked"] = True
-                    self.push(ast, "locked")
+                    self.push(state, "locked")
         elif w.action == "verify":
-            if vals.get("code", "") == acct["code"]:
-                self._sign_in(ast)
+            if vals.get("code", "") == acct.get("code"):
+                self._sign_in(state)
             else:
                 vals["code_error"] = "That code is not right"
         elif w.action == "reset":
@@ -72,14 +84,14 @@ class LoginApp(App):
         elif w.action == "register":
             vals["signup_msg"] = "Registration is closed right now."
         elif w.to is not None:
-            self.push(ast, w.to)
+            self.push(state, w.to)
 
-    def _sign_in(self, ast: dict[str, Any]) -> None:
-        ast["data"]["session"] = {"user": ast["values"].get("user", ""), "remember": bool(ast["values"].get("remember", False))}
-        self.push(ast, "welcome")
+    def _sign_in(self, state: AppState) -> None:
+        state["data"]["session"] = {"user": state["values"].get("user", ""), "remember": bool(state["values"].get("remember", False))}
+        self.push(state, "welcome")
 
 
-def _spec(rng: np.random.Generator, level: str, brand: str, acct: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def _spec(rng: np.random.Generator, level: str, brand: str, acct: Account) -> tuple[AppSpec, dict[str, str]]:
     ulabel, uph = pick(rng, USER_LABELS)
     plabel, pph = pick(rng, PASSWORD_LABELS)
     labels = {"user": ulabel, "pass": plabel, "remember": pick(rng, REMEMBER_LABELS), "signin": pick(rng, SIGNIN_LABELS)}
@@ -100,7 +112,7 @@ def _spec(rng: np.random.Generator, level: str, brand: str, acct: dict[str, Any]
     head = [row("heading", "label", pick(rng, HEADINGS), style="heading")] if level != "easy" or rng.integers(2) else []
     if level == "hard":
         head.append(row("notice", "label", f"{brand} will never ask for your password by email.", style="muted"))
-    screens: dict[str, Any] = {
+    screens: dict[str, ScreenSpec] = {
         "main": {"title": f"{brand}", "parent": None, "rows": head + form + extras},
         "forgot": {"title": "Reset password", "parent": "main", "rows": [
             row("reset_email", "input", "Email", placeholder="you@example.com", value=""),
@@ -133,20 +145,24 @@ def _spec(rng: np.random.Generator, level: str, brand: str, acct: dict[str, Any]
             row("locked_hint", "label", "Try again in 24 hours.", style="muted"),
         ]},
     }
-    spec = {"kind": "login", "name": brand, "root": "main", "screens": screens, "account": acct, "color": list(pick(rng, ICON_COLORS))}
+    spec: AppSpec = {
+        "kind": "login", "name": brand, "root": "main", "screens": screens, "account": acct, "color": list(pick(rng, ICON_COLORS)),
+    }
     return spec, labels
 
 
 class LoginFamily(Family):
     name = "Login"
     description = "Sign in with a username and password (remember-me, verification code, lock-out)."
+    apps = BRANDS + STUB_APPS
+    task_type = LoginTask
 
-    def generate(self, rng: np.random.Generator, level: str) -> dict[str, Any]:
+    def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         brand = pick(rng, BRANDS)
         first = pick(rng, FIRST_NAMES)
         style = int(rng.integers(3))
         user = first if style == 0 else f"{first}.{pick(rng, LAST_NAMES)}" if style == 1 else f"{first}{int(rng.integers(10, 100))}"
-        acct: dict[str, Any] = {"user": user, "password": password(rng)}
+        acct: Account = {"user": user, "password": password(rng)}
         if level == "hard":
             acct["code"] = f"{int(rng.integers(0, 1_000_000)):06d}"
             acct["max_attempts"] = 3
@@ -172,40 +188,45 @@ class LoginFamily(Family):
         text += "."
 
         apps = {brand: spec}
-        home = {"enabled": level == "hard", "icons": [brand]}
+        home: HomeSpec = {"enabled": level == "hard", "icons": [brand]}
         if level == "hard":
             others = sample(rng, STUB_APPS, int(rng.integers(5, 12)))
             for n in others:
                 apps[n] = stub_app(rng, n)
             home["icons"] = sample(rng, [brand, *others], len(others) + 1)
-        start: dict[str, Any] = {"fg": HOME if level == "hard" else brand, "values": {}}
+        start: StartSpec = {"fg": HOME if level == "hard" else brand, "values": {}}
         if level != "easy":  # a stale entry someone left in the username field
             start["values"][brand] = {"user": pick(rng, FIRST_NAMES) + str(int(rng.integers(1, 10)))}
-        return {
-            "family": self.name, "level": level, "apps": apps, "home": home, "theme": theme(rng), "start": start,
-            "task": {"instruction": text, "app": brand, "user": acct["user"], "password": acct["password"], "remember": remember, "code": acct.get("code")},
+        task: LoginTask = {
+            "instruction": text, "app": brand, "user": acct["user"], "password": acct["password"], "remember": remember,
+            "code": acct.get("code"),
         }
+        return {"family": self.name, "level": level, "apps": apps, "home": home, "theme": theme(rng), "start": start, "task": task}
 
-    def _ast(self, scn: dict[str, Any], st: dict[str, Any]) -> dict[str, Any]:
-        return st["apps"][scn["task"]["app"]]
+    @staticmethod
+    def _task(scenario: Scenario) -> LoginTask:
+        return cast(LoginTask, scenario["task"])
 
-    def success(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
-        sess = self._ast(scn, st)["data"].get("session")
-        t = scn["task"]
+    def _app_state(self, scenario: Scenario, state: DeviceState) -> AppState:
+        return state["apps"][self._task(scenario)["app"]]
+
+    def success(self, scenario: Scenario, state: DeviceState) -> bool:
+        sess = self._app_state(scenario, state)["data"].get("session")
+        t = self._task(scenario)
         return bool(sess) and sess["user"] == t["user"] and (t["remember"] is None or sess["remember"] == t["remember"])
 
-    def failed(self, scn: dict[str, Any], st: dict[str, Any]) -> bool:
-        data = self._ast(scn, st)["data"]
-        return bool(data.get("locked")) or (bool(data.get("session")) and not self.success(scn, st))
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+        data = self._app_state(scenario, state)["data"]
+        return bool(data.get("locked")) or (bool(data.get("session")) and not self.success(scenario, state))
 
-    def next_goal(self, scn: dict[str, Any], st: dict[str, Any]) -> Goal | None:
-        t = scn["task"]
+    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        t = self._task(scenario)
         app = t["app"]
-        ast = self._ast(scn, st)
-        if ast["data"].get("session") or ast["data"].get("locked"):
+        app_state = self._app_state(scenario, state)
+        if app_state["data"].get("session") or app_state["data"].get("locked"):
             return None
-        vals = ast["values"]
-        if ast["stack"][-1] == "verify":
+        vals = app_state["values"]
+        if app_state["stack"][-1] == "verify":
             if vals.get("code", "") != t["code"]:
                 return Goal(app, "verify", "code", "set", t["code"])
             return Goal(app, "verify", "verify", "press")

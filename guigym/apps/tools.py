@@ -6,8 +6,8 @@ that draws its content from the scenario's ``rng``. Specs are plain JSON.
 * Notes (``"notes"``): a "New note" button and one link per saved note (newest first);
   the editor (reached by the button, so it has no parent link) has Title and Body fields,
   an error line and Save (an empty title shows an error; otherwise the note is appended
-  to ``data["notes"]`` and the editor closes) and Discard. Note screens (``"note:<i>"``)
-  are made on the fly from app data.
+  to ``data["notes"]`` and the editor closes) and Discard. Note screens
+  (:func:`~guigym.apps.schema.note_screen`) are made on the fly from app data.
 * Clock (``"clock"``): alarms as switches ("6:30 AM", detail "Weekdays"), an "Add alarm"
   button that opens a do-nothing time picker, links to Timer/Stopwatch/World clock.
 * Contacts (``"contacts"``): an alphabetical list of people; a person's screen shows the
@@ -16,13 +16,25 @@ that draws its content from the scenario's ``rng``. Specs are plain JSON.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import FIRST_NAMES, ICON_COLORS, LAST_NAMES
 from guigym.apps.family import pick, sample
+from guigym.apps.schema import (
+    AppSpec,
+    AppState,
+    RowSpec,
+    ScreenSpec,
+    alarm_id,
+    clock_tab,
+    contact_link,
+    contact_screen,
+    favourite_id,
+    note_index,
+    note_screen,
+    sub_id,
+)
 
 NOTE_TITLES: tuple[str, ...] = (
     "Groceries", "Packing list", "Meeting notes", "Gift ideas", "Books to read", "Recipes", "Workout plan",
@@ -37,7 +49,7 @@ NOTE_BUTTONS: tuple[str, ...] = ("New note", "Add note", "Create note")
 CLOCK_TABS: tuple[str, ...] = ("Timer", "Stopwatch", "World clock", "Bedtime")
 
 
-def _muted(wid: str, text: str) -> dict[str, Any]:
+def _muted(wid: str, text: str) -> RowSpec:
     return row(wid, "label", text, style="muted")
 
 
@@ -46,48 +58,50 @@ def _muted(wid: str, text: str) -> dict[str, Any]:
 class NotesApp(App):
     kind = "notes"
 
-    def initial_state(self, spec: dict[str, Any]) -> dict[str, Any]:
-        ast = super().initial_state(spec)
-        ast["data"]["notes"] = [dict(n) for n in spec["notes"]]
-        return ast
+    def initial_state(self, spec: AppSpec) -> AppState:
+        state = super().initial_state(spec)
+        state["data"]["notes"] = [dict(n) for n in spec["notes"]]
+        return state
 
-    def title(self, spec: dict[str, Any], ast: dict[str, Any], sid: str) -> str:
-        if sid.startswith("note:"):
-            return ast["data"]["notes"][int(sid[5:])]["title"]
-        return super().title(spec, ast, sid)
+    def title(self, spec: AppSpec, state: AppState, sid: str) -> str:
+        i = note_index(sid)
+        return state["data"]["notes"][i]["title"] if i is not None else super().title(spec, state, sid)
 
-    def rows(self, spec: dict[str, Any], ast: dict[str, Any], sid: str) -> list[Widget]:
-        if sid.startswith("note:"):
-            note = ast["data"]["notes"][int(sid[5:])]
-            return [Widget(f"{sid}.body", "label", note["body"] or "(empty note)"), Widget(f"{sid}.hint", "label", "Saved on this phone", style="muted")]
-        out = super().rows(spec, ast, sid)
+    def rows(self, spec: AppSpec, state: AppState, sid: str) -> list[Widget]:
+        i = note_index(sid)
+        if i is not None:
+            note = state["data"]["notes"][i]
+            return [Widget(sub_id(sid, "body"), "label", note["body"] or "(empty note)"),
+                    Widget(sub_id(sid, "hint"), "label", "Saved on this phone", style="muted")]
+        out = super().rows(spec, state, sid)
         if sid == "main":  # saved notes, newest first
-            notes = ast["data"]["notes"]
-            out += [Widget(f"note:{i}", "link", notes[i]["title"], detail=notes[i]["body"][:28], to=f"note:{i}") for i in reversed(range(len(notes)))]
+            notes = state["data"]["notes"]
+            out += [Widget(note_screen(k), "link", notes[k]["title"], detail=notes[k]["body"][:28], to=note_screen(k))
+                    for k in reversed(range(len(notes)))]
         return out
 
-    def parent(self, spec: dict[str, Any], sid: str) -> str | None:
-        return "main" if sid.startswith("note:") else super().parent(spec, sid)
+    def parent(self, spec: AppSpec, sid: str) -> str | None:
+        return "main" if note_index(sid) is not None else super().parent(spec, sid)
 
-    def on_button(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
-        vals = ast["values"]
+    def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        vals = state["values"]
         if w.action == "new":  # a fresh editor
             vals.update(title="", body="", edit_error="")
-            self.push(ast, "edit")
+            self.push(state, "edit")
         elif w.action == "save":
             title = str(vals.get("title", "")).strip()
             if not title:
                 vals["edit_error"] = "A note needs a title"
                 return
-            ast["data"]["notes"].append({"title": title, "body": str(vals.get("body", "")).strip()})
+            state["data"]["notes"].append({"title": title, "body": str(vals.get("body", "")).strip()})
             vals.update(title="", body="", edit_error="")
-            self.pop(ast)
+            self.pop(state)
         elif w.action == "discard":
             vals.update(title="", body="", edit_error="")
-            self.pop(ast)
+            self.pop(state)
 
 
-def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> dict[str, Any]:
+def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> AppSpec:
     """The Notes spec with ``n_notes`` saved notes whose titles are not in ``avoid``."""
     titles = sample(rng, [t for t in NOTE_TITLES if t not in avoid], n_notes)
     notes = [{"title": t, "body": pick(rng, NOTE_BODIES)} for t in titles]
@@ -101,7 +115,9 @@ def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> dict[
     return {
         "kind": "notes", "name": "Notes", "root": "main", "color": list(pick(rng, ICON_COLORS)), "notes": notes,
         "screens": {
-            "main": {"title": "Notes", "parent": None, "rows": [row("new", "button", pick(rng, NOTE_BUTTONS), action="new", style="primary")]},
+            "main": {"title": "Notes", "parent": None, "rows": [
+                row("new", "button", pick(rng, NOTE_BUTTONS), action="new", style="primary"),
+            ]},
             "edit": {"title": "New note", "parent": None, "rows": editor},
         },
     }
@@ -112,11 +128,11 @@ def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> dict[
 class ClockApp(App):
     kind = "clock"
 
-    def on_button(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
+    def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
         if w.action == "cancel":
-            self.pop(ast)
+            self.pop(state)
         else:
-            super().on_button(spec, ast, w, dev)
+            super().on_button(spec, state, w)
 
 
 def time_label(minutes: int) -> str:
@@ -125,20 +141,21 @@ def time_label(minutes: int) -> str:
     return f"{(h - 1) % 12 + 1}:{m:02d} {'AM' if h < 12 else 'PM'}"
 
 
-def clock_app(rng: np.random.Generator, n_alarms: int) -> dict[str, Any]:
-    """The Clock spec with ``n_alarms`` alarms (distinct times, sorted), ids ``alarm:HHMM``."""
+def clock_app(rng: np.random.Generator, n_alarms: int) -> AppSpec:
+    """The Clock spec with ``n_alarms`` alarms (distinct times, sorted; ids :func:`~guigym.apps.schema.alarm_id`)."""
     slots = [h * 60 + m for h in range(5, 23) for m in (0, 15, 30, 45)]
     times = sorted(sample(rng, slots, n_alarms))
-    alarms = [row(f"alarm:{t // 60:02d}{t % 60:02d}", "toggle", time_label(t), detail=pick(rng, REPEATS), value=bool(rng.integers(2))) for t in times]
-    tabs = [row(f"tab:{k}", "link", name, to=f"tab:{k}") for k, name in enumerate(CLOCK_TABS)]
-    screens: dict[str, Any] = {
+    alarms = [row(alarm_id(t), "toggle", time_label(t), detail=pick(rng, REPEATS), value=bool(rng.integers(2))) for t in times]
+    tabs = [row(clock_tab(k), "link", name, to=clock_tab(k)) for k, name in enumerate(CLOCK_TABS)]
+    screens: dict[str, ScreenSpec] = {
         "main": {"title": "Alarms", "parent": None, "rows": [*alarms, row("add", "button", "Add alarm", to="add"), *tabs]},
         "add": {"title": "Add alarm", "parent": "main", "rows": [
             row("add_hint", "label", "Pick a time"), _muted("add_time", "7:00 AM"), row("cancel", "button", "Cancel", action="cancel"),
         ]},
     }
     for k, name in enumerate(CLOCK_TABS):
-        screens[f"tab:{k}"] = {"title": name, "parent": "main", "rows": [_muted(f"tab:{k}.info", f"No {name.lower()} running")]}
+        tab = clock_tab(k)
+        screens[tab] = {"title": name, "parent": "main", "rows": [_muted(sub_id(tab, "info"), f"No {name.lower()} running")]}
     return {"kind": "clock", "name": "Clock", "root": "main", "color": list(pick(rng, ICON_COLORS)), "screens": screens}
 
 
@@ -147,33 +164,37 @@ def clock_app(rng: np.random.Generator, n_alarms: int) -> dict[str, Any]:
 class ContactsApp(App):
     kind = "contacts"
 
-    def on_button(self, spec: dict[str, Any], ast: dict[str, Any], w: Widget, dev: dict[str, Any]) -> None:
-        sid = ast["stack"][-1]
+    def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        sid = state["stack"][-1]
         if w.action in ("call", "message"):  # distractors: they only say what they would do
             verb = "Calling" if w.action == "call" else "Opening messages for"
-            ast["values"][f"{sid}.msg"] = f"{verb} {spec['screens'][sid]['title']}..."
+            state["values"][sub_id(sid, "msg")] = f"{verb} {spec['screens'][sid]['title']}..."
         else:
-            super().on_button(spec, ast, w, dev)
+            super().on_button(spec, state, w)
 
 
-def contacts_app(rng: np.random.Generator, n_people: int) -> dict[str, Any]:
-    """The Contacts spec: ``n_people`` distinct people sorted by name, screens ``c:<i>``
-    with a favourite switch ``fav:<i>``."""
+def contacts_app(rng: np.random.Generator, n_people: int) -> AppSpec:
+    """The Contacts spec: ``n_people`` distinct people sorted by name, one screen each
+    (:func:`~guigym.apps.schema.contact_screen`) with a favourite switch (:func:`~guigym.apps.schema.favourite_id`)."""
     names = [f"{f.title()} {l.title()}" for f in FIRST_NAMES for l in LAST_NAMES]
     people = sorted(sample(rng, names, n_people))
-    screens: dict[str, Any] = {"main": {"title": "Contacts", "parent": None, "rows": [row("create", "button", "Create contact", to="create")]}}
+    screens: dict[str, ScreenSpec] = {
+        "main": {"title": "Contacts", "parent": None, "rows": [row("create", "button", "Create contact", to="create")]},
+    }
     for i, name in enumerate(people):
-        sid = f"c:{i}"
-        screens["main"]["rows"].append(row(f"open:{i}", "link", name, to=sid))
+        sid = contact_screen(i)
+        screens["main"]["rows"].append(row(contact_link(i), "link", name, to=sid))
         screens[sid] = {"title": name, "parent": "main", "rows": [
-            _muted(f"{sid}.phone", f"Mobile +1 555-{int(rng.integers(100, 10000)):04d}"),
-            row(f"fav:{i}", "toggle", "Favourite", value=bool(rng.random() < 0.25)),
-            row(f"{sid}.call", "button", "Call", action="call"),
-            row(f"{sid}.message", "button", "Message", action="message"),
-            row(f"{sid}.msg", "label", "", value=""),
+            _muted(sub_id(sid, "phone"), f"Mobile +1 555-{int(rng.integers(100, 10000)):04d}"),
+            row(favourite_id(i), "toggle", "Favourite", value=bool(rng.random() < 0.25)),
+            row(sub_id(sid, "call"), "button", "Call", action="call"),
+            row(sub_id(sid, "message"), "button", "Message", action="message"),
+            row(sub_id(sid, "msg"), "label", "", value=""),
         ]}
     screens["create"] = {"title": "Create contact", "parent": "main", "rows": [
         row("new_name", "input", "Name", value=""), row("new_phone", "input", "Phone", value=""),
         _muted("create_hint", "Saving new contacts is turned off on this phone."),
     ]}
-    return {"kind": "contacts", "name": "Contacts", "root": "main", "color": list(pick(rng, ICON_COLORS)), "people": people, "screens": screens}
+    return {
+        "kind": "contacts", "name": "Contacts", "root": "main", "color": list(pick(rng, ICON_COLORS)), "people": people, "screens": screens,
+    }
