@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from guigym.actions import Action, Back, Click, OpenApp, RefStep, Scroll, Type, format_action, parse_action
+from guigym.actions import ACTION_CLASSES, Action, Back, OpenApp, RefStep, format_action, parse_action
 from guigym.apps import FAMILIES
 from guigym.apps.base import KINDS, View, apply, copy_state, find_app, start_state, view
 from guigym.apps.schema import DeviceState, Scenario
@@ -253,7 +253,7 @@ class GuiEnv(gym.Env):
         return -remaining / self._initial_len
 
     def _coerce(self, action: Any) -> tuple[Action | None, str | None]:
-        if isinstance(action, (Click, Scroll, Back, OpenApp, Type)):
+        if isinstance(action, ACTION_CLASSES):
             return action, None
         if isinstance(action, str):
             try:
