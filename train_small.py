@@ -150,6 +150,11 @@ class Args:
     uir1_type_reward: bool = True
     """``--stage1-reward uir1``: include the action-type reward ``R_type`` (UI-R1's ablation
     finds it can hinder grounding)"""
+    rollout_actor: Literal["policy", "reference"] = "policy"
+    """whose action the training rollouts execute: policy (online RL: the first step of the
+    first sampled plan); reference (the dense reference's next action: states along the expert
+    trajectory, like UI-R1's offline training data; the groups are still sampled from the
+    policy and scored the same way)"""
     uir1_coord: Literal["inbox", "iou"] = "inbox"
     """``--stage1-reward uir1``: the click reward — inbox (UI-R1's ``R_C``: 1 if the click is in
     the target's box) or iou (``R_IoU``: IoU of the 40-px click cell with the target's box)"""
@@ -342,8 +347,10 @@ class GroupPlanner:
     plans from the current policy, attaches them (with their log-probs) to the state the
     recorder just saved, and returns the first plan — whose first step the loop executes."""
 
-    def __init__(self, policy: Any, recorder: StateRecorder, group_size: int, horizon: int, generator: torch.Generator) -> None:
+    def __init__(self, policy: Any, recorder: StateRecorder, group_size: int, horizon: int, generator: torch.Generator,
+                 follow_reference: bool = False) -> None:
         self.policy, self.recorder, self.group_size, self.horizon, self.gen = policy, recorder, group_size, horizon, generator
+        self.follow_reference = follow_reference  # execute the reference's next action instead (``--rollout-actor reference``)
 
     def reset(self, seed: Optional[int] = None) -> None:
         pass  # sampling uses the trainer's generator
@@ -352,6 +359,8 @@ class GroupPlanner:
         v = self.recorder.visited[-1]  # the state being planned at (recorded by the wrapper)
         comps, (logp, mask) = self.policy.sample([v.obs], self.group_size, generator=self.gen)
         v.group = (comps, logp, mask)
+        if self.follow_reference and v.reference:
+            return Plan([PlanStep(action=v.reference[0].action)])
         return Plan([s if isinstance(s, PlanStep) else PlanStep(action=s) for s in comps[0].steps])
 
 
@@ -473,6 +482,41 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
     return out
 
 
+def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: int = 60) -> dict[str, float]:
+    """Step-level accuracy on the states of the expert trajectory (UI-R1's offline metrics):
+    on each held-out seed, follow the dense reference and compare the greedy plan's first step
+    with the reference step at every state. ``expert_type_acc``: right action type;
+    ``expert_click_acc``: at reference clicks, a click inside the target's box (grounding);
+    ``expert_step_acc``: ``action_similarity`` (type and target/arguments, abstract)."""
+    env = make_env(args, lambda o, i, h: None, save_state=False)
+    types: list[float] = []
+    clicks: list[float] = []
+    steps: list[float] = []
+    for s in seeds:
+        obs, info = env.reset(seed=s)
+        planner.reset(seed=s)
+        history: list[Any] = []
+        for _ in range(max_steps):
+            v = env.visited[-1]
+            if not v.reference:
+                break
+            ref = v.reference[0]
+            plan = planner.plan(obs, info, history)
+            pred = _step_of(plan[0]) if len(plan) else None
+            types.append(action_type_reward(pred, ref) if pred is not None else 0.0)
+            if ref.action.type == "click":
+                clicks.append(argument_reward(pred, ref) if pred is not None else 0.0)
+            steps.append(action_similarity(pred, ref, elements=v.elements, similarity=args.similarity, text=args.typed_text)
+                         if pred is not None else 0.0)
+            history.append(ref.action)
+            obs, _, term, trunc, info = env.step(ref.action)
+            if term or trunc:
+                break
+    env.close()
+    mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
+    return {"expert_type_acc": mean(types), "expert_click_acc": mean(clicks), "expert_step_acc": mean(steps)}
+
+
 # ---------------------------------------------------------------------------------- plots
 
 
@@ -546,7 +590,8 @@ class Trainer:
             from agents.executors import ElementExecutor
 
             self.executor = ElementExecutor()
-        sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen)
+        sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen,
+                               follow_reference=args.rollout_actor == "reference")
         self.rollout_agent = PlanActAgent(sampler, executor=self.executor)
         self.stages = {"1": [1], "2": [2], "both": [1, 2]}[args.stage]
         self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
@@ -675,6 +720,7 @@ class Trainer:
             "train_time_s": round(train_time, 1), "iterations": len(rows), "env_steps": self.env_steps,
             "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor),
         }
+        result["policy"].update(expert_step_metrics(a, planner_for(self.policy, True, a.horizon), seeds))
         result["policy_eval_time_s"] = round(time.time() - t1, 1)
         vals = [(r["iter"], r["time_s"], r["val_success"]) for r in rows if r.get("val_success", "") != ""]
         result["val_auc"] = float(np.mean([v for _, _, v in vals])) if vals else None  # learning speed: mean val success

@@ -40,6 +40,7 @@ import tyro
 
 ROOT = Path(__file__).resolve().parents[1]
 
+UIR1 = ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--rollout-actor", "reference"]
 SETTINGS: dict[str, list[str]] = {
     "full": [],
     "no-rep": ["--lambda-rep", "0"],
@@ -55,10 +56,11 @@ SETTINGS: dict[str, list[str]] = {
     "T5": ["--horizon", "5"],
     "T10": ["--horizon", "10"],
     "T15": ["--horizon", "15"],
-    # UI-R1: one action per state (T = 1), stage 1 only, rule-based action reward R_type + R_C
-    "uir1": ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1"],
-    "uir1-no-type": ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--no-uir1-type-reward"],
-    "uir1-iou": ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--uir1-coord", "iou"],
+    # UI-R1: one action per state (T = 1), stage 1 only, rule-based action reward R_type + R_C, on the
+    # states of the expert trajectory (UI-R1 trains on a fixed set of annotated screens, not on-policy)
+    "uir1": [*UIR1],
+    "uir1-no-type": [*UIR1, "--no-uir1-type-reward"],
+    "uir1-iou": [*UIR1, "--uir1-coord", "iou"],
 }
 DEFAULT_ORDER = ["full", "no-rep", "gamma1", "no-stage2", "stage2-control"]
 
@@ -82,10 +84,9 @@ CLAIMS: dict[str, list[Claim]] = {
     "no-stage2": [Claim("full", "success_rate", "<", "without stage 2 (grounded RL) → lower success")],
     "stage2-control": [Claim("full", "success_rate", "<", "stage 2's schedule/mask with the stage-1 reward → lower success "
                              "(the grounded reward itself helps)")],
-    "uir1-no-type": [Claim("uir1", "first_step_acc", ">", "UI-R1: without the action-type reward → better grounding "
+    "uir1-no-type": [Claim("uir1", "expert_click_acc", ">", "UI-R1: without the action-type reward → better grounding "
                            "(the action reward can hinder it)")],
-    "uir1-iou": [Claim("uir1", "success_rate", "<", "UI-R1: IoU-style coordinate reward → lower success than click-in-box"),
-                 Claim("uir1", "first_step_acc", "<", "… and worse grounding")],
+    "uir1-iou": [Claim("uir1", "expert_click_acc", "<", "UI-R1: IoU-style coordinate reward → worse grounding than click-in-box")],
     "T1": [Claim("T10", "success_rate", "<", "T = 1 worse than T ≈ 10")],
     "T3": [Claim("T10", "success_rate", "<", "T = 3 worse than T ≈ 10")],
     "T15": [Claim("T10", "success_rate", "<", "T = 15 worse than T ≈ 10 (uncertainty accumulates)")],
@@ -98,6 +99,13 @@ METRICS = [
     ("first_step_acc", "1st-step acc."),
     ("later_step_acc", "later-step acc."),
     ("mean_steps", "steps"),
+]
+#: Step-level accuracy on the expert trajectory's states (UI-R1's offline metrics); a column is
+#: shown when the runs have it (``train_small.expert_step_metrics``, runs from before it lack it).
+EXPERT_METRICS = [
+    ("expert_type_acc", "expert type acc."),
+    ("expert_click_acc", "expert click acc."),
+    ("expert_step_acc", "expert step acc."),
 ]
 
 
@@ -227,17 +235,21 @@ def _cell(values: list[float], pct: bool, n_boot: int) -> str:
 
 
 def table(results: dict[str, list[dict[str, Any]]], random_success: Optional[float], n_boot: int = 10_000) -> str:
-    head = "| setting | seeds | " + " | ".join(lbl for _, lbl in METRICS) + " | final stage reward |"
-    lines = [head, "|" + "---|" * (len(METRICS) + 3)]
+    shown = METRICS + [m for m in EXPERT_METRICS if all(_vals(runs, m[0]) for runs in results.values())]
+    head = "| setting | seeds | " + " | ".join(lbl for _, lbl in shown) + " | final stage reward |"
+    lines = [head, "|" + "---|" * (len(shown) + 3)]
     for setting, runs in results.items():
-        cells = [_cell(_vals(runs, k), pct=k != "mean_steps", n_boot=n_boot) for k, _ in METRICS]
+        cells = [_cell(_vals(runs, k), pct=k != "mean_steps", n_boot=n_boot) for k, _ in shown]
         cells.append(_cell([r["final_reward"] for r in runs if r.get("final_reward") is not None], pct=False, n_boot=n_boot))
         lines.append(f"| {setting} | {len(runs)} | " + " | ".join(cells) + " |")
     lines.append("\nMean over training seeds [95 % bootstrap interval]; percentages except steps. Held-out evaluation with the "
                  "greedy plan-act loop. plan rep.: planned steps acting on the same element as an earlier step of the plan where "
                  "the reference does not; exec rep.: executed actions on the same element as the previous one; 1st-step / "
                  "later-step acc.: action similarity of a plan's first / later steps to the reference; final stage reward: mean "
-                 "group reward over the last 10 iterations (the stage-1 or stage-2 reward being optimised).")
+                 "group reward over the last 10 iterations (the stage-1 or stage-2 reward being optimised)."
+                 + (" expert type / click / step acc.: the greedy first step on the states of the reference trajectory (UI-R1's "
+                    "offline metrics): right action type; a click inside the target's box at reference clicks; action similarity."
+                    if len(shown) > len(METRICS) else ""))
     if random_success is not None:
         lines.append(f"Random planner on the same held-out seeds: {100 * random_success:.1f} % success.")
     claims = [(s, c) for s in results for c in CLAIMS.get(s, []) if c.baseline in results]
@@ -322,7 +334,7 @@ def main(args: Args) -> dict[str, Any]:
     print(text)
     (out / "table.md").write_text(text + "\n")
     plot(results, out / "curves.png", out)
-    summary = {s: [{"run": r["run_name"], **{k: r["policy"].get(k) for k, _ in METRICS}, "final_reward": r.get("final_reward"),
+    summary = {s: [{"run": r["run_name"], **{k: r["policy"].get(k) for k, _ in METRICS + EXPERT_METRICS}, "final_reward": r.get("final_reward"),
                     "val_auc": r.get("val_auc"), "val90_iter": r.get("val90_iter"), "train_time_s": r.get("train_time_s")}
                    for r in runs] for s, runs in results.items()}
     (out / "results.json").write_text(json.dumps(summary, indent=2))

@@ -300,6 +300,45 @@ def test_uir1_stage1_reward_and_its_ablations(tmp_path):
     env.close()
 
 
+def test_expert_step_metrics_score_the_reference_and_a_wrong_planner():
+    """UI-R1's offline metrics on the expert trajectory: a planner that returns the reference's
+    step scores 1 on all three; one that always clicks the bottom-left corner gets the type
+    right exactly at the reference's clicks and never grounds one."""
+    from agents.plan_act import Plan
+    from guigym.actions import PlanStep
+
+    class Ref:
+        def reset(self, seed=None):
+            pass
+
+        def plan(self, obs, info, history):
+            return Plan([PlanStep(action=info["reference"][0].action)])
+
+    class Corner(Ref):
+        def plan(self, obs, info, history):
+            return Plan([PlanStep(action=Click(1, 639))])
+
+    args = train_small.Args()
+    assert train_small.expert_step_metrics(args, Ref(), [0, 1]) == {
+        "expert_type_acc": 1.0, "expert_click_acc": 1.0, "expert_step_acc": 1.0}
+    m = train_small.expert_step_metrics(args, Corner(), [0, 1])
+    env = gym.make(args.env_id, level=args.level)
+    kinds = [r.action.type for s in (0, 1) for r in env.reset(seed=s)[1]["reference"]]
+    env.close()
+    assert m["expert_type_acc"] == pytest.approx(kinds.count("click") / len(kinds))
+    assert m["expert_click_acc"] == 0.0 and m["expert_step_acc"] == 0.0
+
+
+def test_reference_rollouts_follow_the_expert(tmp_path):
+    """``--rollout-actor reference``: the rollouts execute the reference's actions (every
+    episode succeeds) while groups are still sampled from the policy at each state."""
+    tr = train_small.Trainer(_tiny_args(tmp_path, "ref", rollout_actor="reference", rollout_max_steps=8, stage="1"))
+    visited, success = tr.rollout()
+    tr.close()
+    assert success == 1.0
+    assert visited and all(v.group is not None and len(v.group[0]) == 4 for v in visited)
+
+
 def test_vlm_refuses_step_advantages(tmp_path):
     with pytest.raises(SystemExit, match="advantage"):
         train_small.Trainer(_tiny_args(tmp_path, "vlm", policy="vlm", advantage="step"))
