@@ -335,7 +335,8 @@ def main(args: Args) -> dict[str, Any]:
     (out / "table.md").write_text(text + "\n")
     plot(results, out / "curves.png", out)
     summary = {s: [{"run": r["run_name"], **{k: r["policy"].get(k) for k, _ in METRICS + EXPERT_METRICS},
-                    "final_reward": r.get("final_reward"), "val_auc": r.get("val_auc"), "val90_iter": r.get("val90_iter"), "train_time_s": r.get("train_time_s")}
+                    "final_reward": r.get("final_reward"), "val_auc": r.get("val_auc"), "val90_iter": r.get("val90_iter"),
+                    "train_time_s": r.get("train_time_s")}
                    for r in runs] for s, runs in results.items()}
     (out / "results.json").write_text(json.dumps(summary, indent=2))
     return {"text": text, "results": summary}
