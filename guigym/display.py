@@ -22,7 +22,7 @@ Records (``type``):
   ``clip`` (``[w, h]``: its drawing is clipped to the box; None: it may overflow) and
   ``parts``: ``rect``/``circle``/``lines``/``text`` records relative to the box's corner.
 
-Any record may carry ``name`` (``status``, ``title``, ``scrollbar``, ``dot``, ``divider``):
+Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``, ``divider``):
 what it is, for the DOM's class names and tests. Colours are ``(r, g, b)`` tuples.
 
 Adding a widget kind: write its painter here (a function of the widget, its box size, the
@@ -34,7 +34,7 @@ renderer only if it needs a native control (the browser's root element, see ``ru
 >>> v = View("app", "main", "Hello", [Widget("ok", "button", "OK", style="primary")])
 >>> items = display_list(v, layout(v, 360, 640))
 >>> [r.get("name") or r["type"] for r in items]
-['rect', 'status', 'text', 'title', 'title', 'widget']
+['rect', 'status', 'text', 'titlebar', 'title', 'widget']
 >>> ok = items[-1]
 >>> ok["box"], [p["type"] for p in ok["parts"]]
 ([16, 86, 343, 129], ['rect', 'text'])
@@ -282,7 +282,7 @@ def display_list(v: View, lay: Layout) -> list[Record]:
                 on = p == v.page
                 out.append(circle(x + p * DOT_GAP, H - DOTS_FROM_BOTTOM, 5 if on else 3, th.primary if on else th.muted, name="dot"))
         return out
-    out.append(rect(0, STATUS_H, W, TITLE_H, th.primary, name="title"))
+    out.append(rect(0, STATUS_H, W, TITLE_H, th.primary, name="titlebar"))
     out.append(text(v.title, 16, STATUS_H + 17, 30, th.on_primary, True, name="title"))
     dividers = []
     for w, box in lay.visible:
