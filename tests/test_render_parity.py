@@ -171,3 +171,19 @@ def test_drift_is_caught(renderers: tuple[MockBackend, BrowserBackend], monkeypa
     assert fails(compare(m, b, v, lay))
     monkeypatch.undo()
     assert not fails(compare(m, b, v, lay))  # the same screen without the drift passes
+
+
+def test_a_new_widget_kind_needs_no_renderer_code(renderers: tuple[MockBackend, BrowserBackend], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kind registered with a painter only is drawn alike by both renderers."""
+    from guigym.apps.base import Widget
+    from guigym.display import PAINTERS, rect, text
+
+    def badge(w: Widget, bw: int, bh: int, th: Any, focused: bool) -> list[dict[str, Any]]:
+        label = text(w.label, bw - 60, (bh - 1) // 2, 20, th.on_primary, True, "center", "middle", w=60)
+        return [rect(bw - 60, 8, 60, bh - 16, th.error, 10), label]
+
+    monkeypatch.setitem(PAINTERS, "badge", badge)
+    v = View("app", "main", "Badges", [Widget("h", "label", "Inbox", style="heading"), Widget("b", "badge", "NEW")])
+    lay = layout(v, W, H)
+    r = compare(*renderers, v, lay)
+    assert not fails(r) and r["ink"]["b"] > 0.9, r
