@@ -42,7 +42,8 @@ renderer only if it needs a native control (the browser's root element, see ``ru
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from guigym.apps.base import View, Widget
 from guigym.apps.family import DEFAULT_THEME

@@ -20,7 +20,8 @@ deliberately drifted display lists.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import gymnasium as gym
 import numpy as np

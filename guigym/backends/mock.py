@@ -1,5 +1,6 @@
 """The mock backend: draws the display list (:mod:`guigym.display`) with pygame into a numpy
-buffer, hit-tests with the shared layout. Headless (no display needed), deterministic pixels, thousands of frames/s.
+buffer, hit-tests with the shared layout. Headless (no display needed), deterministic pixels,
+thousands of frames/s.
 
 pygame is pinned (not pygame-ce) because the two draw different pixels.
 """
