@@ -238,43 +238,73 @@ DIVIDED = frozenset({"toggle", "link"})
 UNCLIPPED = frozenset({"icon"})
 
 _PARTS: dict[tuple[Any, ...], list[Record]] = {}
+_WIDGETS: dict[tuple[Any, ...], Record] = {}
+CACHE_SIZE = 4096
 
 
 def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
-    """The parts of ``w`` (memoised: the same look gives the same list object, which the
-    mock backend uses to reuse its drawing)."""
-    key = (w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th)
+    """The parts of ``w`` (memoised by look, painter included: the same look gives the same
+    list object, which the mock backend uses to reuse its drawing)."""
+    painter = PAINTERS.get(w.kind)
+    key = (painter, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th)
     out = _PARTS.get(key)
     if out is None:
-        if len(_PARTS) > 4096:
+        if len(_PARTS) > CACHE_SIZE:
             _PARTS.clear()
-        painter = PAINTERS.get(w.kind)
-        out = painter(w, bw, bh, th, focused) if painter else []
-        _PARTS[key] = out
+        out = _PARTS[key] = painter(w, bw, bh, th, focused) if painter else []
     return out
 
 
 def widget(w: Widget, box: Box, th: Theme, focused: bool) -> Record:
-    """The ``widget`` record of ``w`` placed at ``box``."""
+    """The ``widget`` record of ``w`` placed at ``box`` (memoised: most frames show the same
+    widgets as the one before; records are never mutated)."""
+    key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th)
+    rec = _WIDGETS.get(key)
+    if rec is not None:
+        return rec
+    if len(_WIDGETS) > CACHE_SIZE:
+        _WIDGETS.clear()
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0 + 1, y1 - y0 + 1
     k = w.kind
     value = str(w.value or "") if k == "input" else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
-    return {
+    rec = _WIDGETS[key] = {
         "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive, "focused": focused,
         "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh],
         "parts": parts(w, bw, bh, th, focused),
     }
+    return rec
+
+
+def _head(th: Theme, width: int, height: int, title: str | None) -> list[Record]:
+    """Background, status bar and, unless ``title`` is None (the home screen), the title bar
+    (memoised: the same on every frame of an episode)."""
+    key = (th, width, height, title)
+    out = _HEADS.get(key)
+    if out is None:
+        if len(_HEADS) > CACHE_SIZE:
+            _HEADS.clear()
+        out = [rect(0, 0, width, height, th.bg), rect(0, 0, width, STATUS_H, th.status, name="status"),
+               text("12:00", width - 48, 5, 18, th.on_primary)]
+        if title is not None:
+            out.append(rect(0, STATUS_H, width, TITLE_H, th.primary, name="titlebar"))
+            out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, name="title"))
+        _HEADS[key] = out
+    return out
+
+
+_HEADS: dict[tuple[Any, ...], list[Record]] = {}
 
 
 # ------------------------------------------------------------------------ the screen
 
 
 def display_list(v: View, lay: Layout) -> list[Record]:
-    """Everything on the screen of ``v`` placed by ``lay``, in drawing order."""
+    """Everything on the screen of ``v`` placed by ``lay``, in drawing order (a new list;
+    its records may be shared with other lists and must not be mutated)."""
     th = theme_of(v)
     W, H = lay.width, lay.height
-    out = [rect(0, 0, W, H, th.bg), rect(0, 0, W, STATUS_H, th.status, name="status"), text("12:00", W - 48, 5, 18, th.on_primary)]
+    out = list(_head(th, W, H, None if v.grid else v.title))
     if v.grid:
         out += [widget(w, box, th, False) for w, box in lay.visible]
         if v.pages > 1:
@@ -283,8 +313,6 @@ def display_list(v: View, lay: Layout) -> list[Record]:
                 on = p == v.page
                 out.append(circle(x + p * DOT_GAP, H - DOTS_FROM_BOTTOM, 5 if on else 3, th.primary if on else th.muted, name="dot"))
         return out
-    out.append(rect(0, STATUS_H, W, TITLE_H, th.primary, name="titlebar"))
-    out.append(text(v.title, 16, STATUS_H + 17, 30, th.on_primary, True, name="title"))
     dividers = []
     for w, box in lay.visible:
         out.append(widget(w, box, th, w.id == v.focus))

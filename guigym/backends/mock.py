@@ -85,34 +85,29 @@ class MockBackend(Backend):
 
     # --- drawing -----------------------------------------------------------------------
     def _draw(self, v: View, lay: Layout) -> None:
-        s = self._surf
+        s, tiles = self._surf, self._tiles
         for r in display_list(v, lay):
-            t = r["type"]
-            if t == "widget":
-                self._widget(r)
-            else:
+            if r["type"] != "widget":
                 self._paint(s, r, 0, 0)
-
-    def _widget(self, r: Record) -> None:
-        """A clipped widget is drawn once into a cached tile, then blitted: most frames reuse
-        every tile. Its parts are memoised by look (:func:`guigym.display.parts`), so the
-        parts list itself is the key (held in the cache, so its id is not reused)."""
-        x0, y0 = r["box"][0], r["box"][1]
-        ps = r["parts"]
-        if r["clip"] is None:
-            for p in ps:
-                self._paint(self._surf, p, x0, y0)
-            return
-        hit = self._tiles.get(id(ps))
-        if hit is None or hit[0] is not ps:
-            if len(self._tiles) > 512:
-                self._tiles.clear()
-            tile = pygame.Surface(r["clip"], 0, self._surf)  # same pixel format: fast blits
-            tile.fill(r["bg"])
-            for p in ps:
-                self._paint(tile, p, 0, 0)
-            hit = self._tiles[id(ps)] = (ps, tile)
-        self._surf.blit(hit[1], (x0, y0))
+                continue
+            ps = r["parts"]
+            if r["clip"] is None:  # drawn in place, free to overflow its box
+                for p in ps:
+                    self._paint(s, p, r["box"][0], r["box"][1])
+                continue
+            # Drawn once into a cached tile, then blitted: most frames reuse every tile. Parts
+            # are memoised by look (guigym.display.parts), so the list itself is the key (held
+            # in the cache, so its id cannot be reused while cached).
+            hit = tiles.get(id(ps))
+            if hit is None or hit[0] is not ps:
+                if len(tiles) > 512:
+                    tiles.clear()
+                tile = pygame.Surface(r["clip"], 0, s)  # same pixel format: fast blits
+                tile.fill(r["bg"])
+                for p in ps:
+                    self._paint(tile, p, 0, 0)
+                hit = tiles[id(ps)] = (ps, tile)
+            s.blit(hit[1], (r["box"][0], r["box"][1]))
 
     def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> None:
         """Draw one primitive record offset by ``(ox, oy)``."""
