@@ -41,28 +41,28 @@
   }
   const SVG = "http://www.w3.org/2000/svg";
 
-  // Draw one primitive record of the display list (see guigym/display.py) into `parent`,
-  // whose corner is at (ox, oy). One case per record type; nothing here computes layout.
-  function paint(r, parent, ox, oy) {
+  // Draw one primitive record of the display list (see guigym/display.py) into `parent`
+  // (coordinates are relative to its corner). One case per record type; no layout here.
+  function paint(r, parent) {
     const cls = "p" + (r.name ? " " + r.name : "");
     switch (r.type) {
       case "rect": {
         const e = el("div", cls, parent);
-        place(e, r.box[0] - ox, r.box[1] - oy, r.box[2], r.box[3]);
+        place(e, r.box[0], r.box[1], r.box[2], r.box[3]);
         fill(e, r);
         if (r.radius) e.style.borderRadius = r.radius + "px";
         return;
       }
       case "circle": {
         const e = el("div", cls + " round", parent);
-        place(e, r.center[0] - r.r - ox, r.center[1] - r.r - oy, 2 * r.r, 2 * r.r);
+        place(e, r.center[0] - r.r, r.center[1] - r.r, 2 * r.r, 2 * r.r);
         fill(e, r);
         return;
       }
       case "lines": {
         const svg = document.createElementNS(SVG, "svg");
         svg.setAttribute("class", cls);
-        place(svg, -ox, -oy, 1, 1);
+        place(svg, 0, 0, 1, 1);
         const line = document.createElementNS(SVG, "polyline");
         line.setAttribute("points", r.points.map((p) => p.join(",")).join(" "));
         line.setAttribute("fill", "none");
@@ -75,8 +75,8 @@
       case "text": {
         const e = el("span", "t" + (r.name ? " " + r.name : ""), parent);
         e.textContent = r.text == null ? "" : String(r.text);
-        e.style.left = r.x - ox + "px";
-        e.style.top = r.y - oy + "px";
+        e.style.left = r.x + "px";
+        e.style.top = r.y + "px";
         e.style.fontSize = r.px + "px";
         e.style.color = rgb(r.color);
         if (r.bold) e.style.fontWeight = "900";  // the mock emboldens its bold face once more
@@ -97,13 +97,13 @@
   // native control where the kind needs one, so that input is real) at the box, its parts,
   // then the control, last: a focused field's caret is a layer of its own, and anything
   // painted over it would need layers too (screenshots paint a single layer).
+  const ROOT_TAG = { button: "button", icon: "button", input: "label", checkbox: "label", toggle: "label", radio: "label", link: "a" };
   function widget(r, parent, ox, oy) {
     const b = r.box;
-    const tag = { button: "button", icon: "button", input: "label", checkbox: "label", toggle: "label", radio: "label", link: "a" };
-    const root = el(tag[r.kind] || "div", "w", parent);  // div: labels, and kinds this runtime does not know
+    const root = el(ROOT_TAG[r.kind] || "div", "w", parent);  // div: labels, and kinds this runtime does not know
     place(root, b[0] - ox, b[1] - oy, b[2] - b[0] + 1, b[3] - b[1] + 1);
     if (!r.clip) root.style.overflow = "visible";
-    for (const p of r.parts) paint(p, root, 0, 0);
+    for (const p of r.parts) paint(p, root);
     let ctl = null;
     switch (r.kind) {
       case "button":
@@ -165,7 +165,7 @@
     const key = JSON.stringify(items);
     if (key === old) return key;
     const frag = document.createDocumentFragment();
-    for (const r of items) paint(r, frag, 0, 0);
+    for (const r of items) paint(r, frag);
     layer.replaceChildren(frag);
     return key;
   }
