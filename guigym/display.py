@@ -22,12 +22,14 @@ Records (``type``):
   ``clip`` (``[w, h]``: its drawing is clipped to the box; None: it may overflow) and
   ``parts``: ``rect``/``circle``/``lines``/``text`` records relative to the box's corner.
 
-Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``, ``divider``):
-what it is, for the DOM's class names and tests. Colours are ``(r, g, b)`` tuples.
+Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``,
+``divider``): what it is, for the DOM's class names and tests. Colours are ``(r, g, b)``
+tuples. Records are memoised and shared between lists: never mutate one.
 
 Adding a widget kind: write its painter here (a function of the widget, its box size, the
-theme and focus, returning parts) and register it in :data:`PAINTERS`; then one case in each
-renderer only if it needs a native control (the browser's root element, see ``runtime.js``).
+theme and focus, returning parts) and register it in :data:`PAINTERS`. The mock needs
+nothing more; the browser runtime needs a case in ``widget()`` (``sites/runtime.js``) only if
+the kind takes input through a native control.
 
 >>> from guigym.apps.base import View, Widget
 >>> from guigym.layout import layout
