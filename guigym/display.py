@@ -19,7 +19,8 @@ Records (``type``):
 * ``widget``: one widget of the view: ``id``, ``kind``, ``box`` (inclusive, as in the
   layout: the hit box), ``interactive``, ``focused``, ``value`` (an input's text, a
   checkbox/toggle/radio's state), ``secret``, ``group``, ``bg`` (the colour under it),
-  ``clip`` (``[w, h]``: its drawing is clipped to the box; None: it may overflow) and
+  ``clip`` (``[w, h]`` from the box's corner: its drawing is clipped to the box and the gap
+  below it, where a list row draws its divider; None: it may overflow) and
   ``parts``: ``rect``/``circle``/``lines``/``text`` records relative to the box's corner.
 
 Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``,
@@ -45,7 +46,8 @@ the kind takes input through a native control.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from dataclasses import astuple, dataclass
+from typing import Any
 
 from guigym.apps.base import View, Widget
 from guigym.apps.family import DEFAULT_THEME
@@ -76,8 +78,11 @@ def _c(v: Any) -> Color:
     return (int(v[0]), int(v[1]), int(v[2]))
 
 
-class Theme(NamedTuple):
-    """A scenario's colours, resolved (defaults filled in, derived shades computed)."""
+@dataclass(frozen=True, eq=False, slots=True)
+class Theme:
+    """A scenario's colours, resolved (defaults filled in, derived shades computed). Compared
+    and hashed by identity: it is part of every cache key, hashed for every widget of every
+    frame (:func:`theme_of` gives one object per scenario theme)."""
 
     bg: Color
     surface: Color
@@ -104,17 +109,22 @@ def resolve_theme(theme: dict[str, Any]) -> Theme:
 
 
 _THEMES: dict[int, tuple[dict[str, Any], Theme]] = {}
+_INTERNED: dict[tuple[Color, ...], Theme] = {}
 
 
 def theme_of(v: View) -> Theme:
     """``resolve_theme(v.theme)``, memoised on the dict (a scenario's theme is never mutated;
-    the cache holds the dict, so its id cannot be reused while cached)."""
+    the cache holds the dict, so its id cannot be reused while cached) and interned: equal
+    colours give the same object, so scenarios with the same theme share cached drawings."""
     hit = _THEMES.get(id(v.theme))
     if hit is not None and hit[0] is v.theme:
         return hit[1]
     if len(_THEMES) > 256:
         _THEMES.clear()
+    if len(_INTERNED) > 256:
+        _INTERNED.clear()
     th = resolve_theme(v.theme)
+    th = _INTERNED.setdefault(astuple(th), th)
     _THEMES[id(v.theme)] = (v.theme, th)
     return th
 
@@ -205,19 +215,24 @@ def _title_lines(w: Widget, bh: int, color: Color, th: Theme) -> list[Record]:
     return [text(w.label, 0, (bh - 1) // 2, 22, color, valign="middle")]
 
 
+def _divider(bw: int, bh: int, th: Theme) -> Record:
+    """A list row's divider, in the middle of the gap below its box."""
+    return rect(0, bh - 1 + PAD_Y, bw, 1, th.divider, name="divider")
+
+
 def _toggle(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     cy, on = (bh - 1) // 2, bool(w.value)
     tx = bw - 45  # the track's left edge: 44 px left of the box's right edge
     knob = tx + 30 if on else tx + 10
     return [
         *_title_lines(w, bh, th.text, th), rect(tx, cy - 9, 40, 18, th.track_on if on else th.track_off, 9),
-        circle(knob, cy, 11, th.primary if on else KNOB_OFF), circle(knob, cy, 11, th.muted, 1),
+        circle(knob, cy, 11, th.primary if on else KNOB_OFF), circle(knob, cy, 11, th.muted, 1), _divider(bw, bh, th),
     ]
 
 
 def _link(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     chevron = text(">", bw - 1, (bh - 1) // 2, 24, th.muted, align="right", valign="middle")
-    return [*_title_lines(w, bh, th.text if w.detail else th.primary, th), chevron]
+    return [*_title_lines(w, bh, th.text if w.detail else th.primary, th), chevron, _divider(bw, bh, th)]
 
 
 def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
@@ -234,8 +249,6 @@ PAINTERS: dict[str, Painter] = {
     "label": _label, "button": _button, "input": _input, "checkbox": _check, "radio": _check, "toggle": _toggle,
     "link": _link, "icon": _icon,
 }
-#: Kinds drawn as list rows with a divider below them.
-DIVIDED = frozenset({"toggle", "link"})
 #: Kinds whose drawing may overflow their box (the home screen's icon names).
 UNCLIPPED = frozenset({"icon"})
 
@@ -272,7 +285,7 @@ def widget(w: Widget, box: Box, th: Theme, focused: bool) -> Record:
     value = str(w.value or "") if k == "input" else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
     rec = _WIDGETS[key] = {
         "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive, "focused": focused,
-        "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh],
+        "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
         "parts": parts(w, bw, bh, th, focused),
     }
     return rec
@@ -315,12 +328,8 @@ def display_list(v: View, lay: Layout) -> list[Record]:
                 on = p == v.page
                 out.append(circle(x + p * DOT_GAP, H - DOTS_FROM_BOTTOM, 5 if on else 3, th.primary if on else th.muted, name="dot"))
         return out
-    dividers = []
-    for w, box in lay.visible:
-        out.append(widget(w, box, th, w.id == v.focus))
-        if w.kind in DIVIDED:  # a list row's divider, in the gap below its box
-            dividers.append(rect(box[0], box[3] + PAD_Y, box[2] - box[0] + 1, 1, th.divider, name="divider"))
-    out += dividers
+    focus = v.focus
+    out += [widget(w, box, th, w.id == focus) for w, box in lay.visible]
     if lay.max_scroll > 0:
         body_h = H - STATUS_H - TITLE_H
         h = max(12, body_h * lay.n_visible // (lay.max_scroll + lay.n_visible))

@@ -102,8 +102,12 @@
     const b = r.box;
     const root = el(ROOT_TAG[r.kind] || "div", "w", parent);  // div: labels, and kinds this runtime does not know
     place(root, b[0] - ox, b[1] - oy, b[2] - b[0] + 1, b[3] - b[1] + 1);
-    if (!r.clip) root.style.overflow = "visible";
-    for (const p of r.parts) paint(p, root);
+    let into = root;  // parts of an unclipped widget (icons) may overflow its box
+    if (r.clip) {
+      into = el("div", "clip", root);
+      place(into, 0, 0, r.clip[0], r.clip[1]);
+    }
+    for (const p of r.parts) paint(p, into);
     let ctl = null;
     switch (r.kind) {
       case "button":

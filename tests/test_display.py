@@ -12,7 +12,7 @@ import pytest
 
 from guigym.apps.base import HOME, KINDS, View, Widget
 from guigym.backends.mock import MockBackend
-from guigym.display import DIVIDED, PAINTERS, display_list, hidden_focus, rows_clip, text, theme_of
+from guigym.display import PAINTERS, display_list, hidden_focus, rows_clip, text, theme_of
 from guigym.layout import layout
 from tests.conftest import ID_LEVELS
 
@@ -61,7 +61,10 @@ def test_display_lists_are_plain_data_placed_by_the_layout(env_id: str, level: s
             names = [r.get("name") for r in items]
             assert names.count("scrollbar") == (lay.max_scroll > 0 and not v.grid)  # a grid pages instead
             assert names.count("dot") == (v.pages if v.grid and v.pages > 1 else 0)
-            assert names.count("divider") == sum(w.kind in DIVIDED for w, _ in lay.visible)
+            for r in widgets:  # list rows (switches, links) draw a divider in the gap below their box
+                dividers = [p for p in r["parts"] if p.get("name") == "divider"]
+                assert len(dividers) == (r["kind"] in ("toggle", "link"))
+                assert all(r["box"][3] - r["box"][1] < p["box"][1] < r["clip"][1] for p in dividers)
             assert ("title" in names) == (not v.grid)
             assert sum(r["focused"] for r in widgets) == (lay.box(v.focus) is not None if v.focus else 0)
 
