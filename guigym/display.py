@@ -46,7 +46,7 @@ the kind takes input through a native control.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from guigym.apps.base import View, Widget
@@ -98,14 +98,18 @@ class Theme:
     divider: Color  # between list rows
 
 
-def resolve_theme(theme: dict[str, Any]) -> Theme:
-    """The :class:`Theme` of a scenario's ``theme`` dict (missing keys: the default theme)."""
+def _colours(theme: dict[str, Any]) -> tuple[Color, ...]:
     th = {**DEFAULT_THEME, **theme}
     p, m, s = _c(th["primary"]), _c(th["muted"]), _c(th["surface"])
-    return Theme(
+    return (
         _c(th["bg"]), s, _c(th["text"]), m, p, _c(th["on_primary"]), _c(th["error"]), mix(p, BLACK, 0.25), mix(m, s, 0.4),
         mix(p, WHITE, 0.45), mix(m, WHITE, 0.5), mix(s, m, 0.15),
     )
+
+
+def resolve_theme(theme: dict[str, Any]) -> Theme:
+    """The :class:`Theme` of a scenario's ``theme`` dict (missing keys: the default theme)."""
+    return Theme(*_colours(theme))
 
 
 _THEMES: dict[int, tuple[dict[str, Any], Theme]] = {}
@@ -123,8 +127,10 @@ def theme_of(v: View) -> Theme:
         _THEMES.clear()
     if len(_INTERNED) > 256:
         _INTERNED.clear()
-    th = resolve_theme(v.theme)
-    th = _INTERNED.setdefault(astuple(th), th)
+    cols = _colours(v.theme)
+    th = _INTERNED.get(cols)
+    if th is None:
+        th = _INTERNED[cols] = Theme(*cols)
     _THEMES[id(v.theme)] = (v.theme, th)
     return th
 
