@@ -260,6 +260,7 @@ UNCLIPPED = frozenset({"icon"})
 
 _PARTS: dict[tuple[Any, ...], list[Record]] = {}
 _WIDGETS: dict[tuple[Any, ...], Record] = {}
+_HEADS: dict[tuple[Any, ...], list[Record]] = {}
 CACHE_SIZE = 4096
 
 
@@ -313,8 +314,6 @@ def _head(th: Theme, width: int, height: int, title: str | None) -> list[Record]
         _HEADS[key] = out
     return out
 
-
-_HEADS: dict[tuple[Any, ...], list[Record]] = {}
 
 
 # ------------------------------------------------------------------------ the screen
