@@ -3,10 +3,12 @@ real DOM and records what the user did (see ``guigym/backends/browser.py``).
 
 * ``index.html`` — the page skeleton (a strict Content-Security-Policy: no network, no
   external resources); ``runtime.css`` and ``runtime.js`` are inlined into it once per page.
-* ``runtime.js`` — ``window.guigym.show(view)`` rebuilds the DOM from a view (text only
-  through ``textContent``/``value``, never HTML), ``drain()`` returns the recorded DOM events
-  (clicks, toggles, input values, wheel) and restores the DOM to the last shown view.
-* ``runtime.css`` — looks; caret hidden, animations and transitions off (deterministic pixels).
+* ``runtime.js`` — ``window.guigym.show(view)`` builds DOM from the view's display list
+  (``guigym/display.py``: one case per record type, widgets rooted in native controls; text
+  only through ``textContent``/``value``, never HTML), ``drain()`` returns the recorded DOM
+  events (clicks, toggles, input values, wheel) and restores the DOM to the last shown view.
+* ``runtime.css`` — generic rules only (every box and colour comes from Python); caret
+  hidden, animations and transitions off (deterministic pixels).
 
 The app's behaviour is not here: it stays in Python (``guigym.apps``).
 """

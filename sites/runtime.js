@@ -1,8 +1,9 @@
 // guigym runtime: draws a view (sent by Python) as real DOM and records what the user did.
 //
 // The app's behaviour lives in Python. This file only
-//   * show(view, frameId): draws `view` (every widget absolutely positioned at the box Python's
-//                  shared layout computed; unchanged widgets are kept), restores focus/values,
+//   * show(view, frameId): draws `view.items`, the display list Python computed (guigym/display.py:
+//                  rectangles, circles, lines, text runs and widgets, every colour and offset
+//                  resolved; unchanged widgets are kept), restores focus/values,
 //                  paints `frameId` into the row below the screen, and returns the DOM boxes
 //                  of the visible widgets;
 //   * drain():     returns the DOM events recorded since the last call (clicks on widgets,
@@ -27,84 +28,120 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function txt(tag, cls, s, parent) {
-    const e = el(tag, cls, parent);
-    e.textContent = s == null ? "" : String(s);
-    return e;
-  }
   function place(e, x, y, w, h) {
     e.style.left = x + "px";
     e.style.top = y + "px";
     e.style.width = w + "px";
     e.style.height = h + "px";
   }
+  function rgb(c) { return "rgb(" + c[0] + "," + c[1] + "," + c[2] + ")"; }
+  function fill(e, r) {  // a filled shape, or its outline (border px wide)
+    if (r.border) e.style.border = r.border + "px solid " + rgb(r.color);
+    else e.style.background = rgb(r.color);
+  }
+  const SVG = "http://www.w3.org/2000/svg";
 
-  // Build the elements of row `r` (box relative to the clip at ox, oy) into `parent`.
+  // Draw one primitive record of the display list (see guigym/display.py) into `parent`
+  // (coordinates are relative to its corner). One case per record type; no layout here.
+  function paint(r, parent) {
+    const cls = "p" + (r.name ? " " + r.name : "");
+    switch (r.type) {
+      case "rect": {
+        const e = el("div", cls, parent);
+        place(e, r.box[0], r.box[1], r.box[2], r.box[3]);
+        fill(e, r);
+        if (r.radius) e.style.borderRadius = r.radius + "px";
+        return;
+      }
+      case "circle": {
+        const e = el("div", cls + " round", parent);
+        place(e, r.center[0] - r.r, r.center[1] - r.r, 2 * r.r, 2 * r.r);
+        fill(e, r);
+        return;
+      }
+      case "lines": {
+        const svg = document.createElementNS(SVG, "svg");
+        svg.setAttribute("class", cls);
+        place(svg, 0, 0, 1, 1);
+        const line = document.createElementNS(SVG, "polyline");
+        line.setAttribute("points", r.points.map((p) => p.join(",")).join(" "));
+        line.setAttribute("fill", "none");
+        line.setAttribute("stroke", rgb(r.color));
+        line.setAttribute("stroke-width", String(r.width));
+        svg.appendChild(line);
+        parent.appendChild(svg);
+        return;
+      }
+      case "text": {
+        const e = el("span", "t" + (r.name ? " " + r.name : ""), parent);
+        e.textContent = r.text == null ? "" : String(r.text);
+        e.style.left = r.x + "px";
+        e.style.top = r.y + "px";
+        e.style.fontSize = r.px + "px";
+        e.style.color = rgb(r.color);
+        if (r.bold) e.style.fontWeight = "900";  // the mock emboldens its bold face once more
+        if (r.clip != null) e.style.maxWidth = r.clip + "px";
+        let tx = "0", ty = r.valign === "middle" ? "-50%" : "0";
+        if (r.align === "center" && r.w != null) {
+          e.style.width = r.w + "px";
+          e.style.textAlign = "center";
+        } else if (r.align === "center") tx = "-50%";
+        else if (r.align === "right") tx = "-100%";
+        if (tx !== "0" || ty !== "0") e.style.transform = "translate(" + tx + "," + ty + ")";
+        return;
+      }
+    }
+  }
+
+  // Build a `widget` record into `parent` (whose corner is at ox, oy): its root element (a
+  // native control where the kind needs one, so that input is real) at the box, its parts,
+  // then the control, last: a focused field's caret is a layer of its own, and anything
+  // painted over it would need layers too (screenshots paint a single layer).
+  const ROOT_TAG = { button: "button", icon: "button", input: "label", checkbox: "label", toggle: "label", radio: "label", link: "a" };
   function widget(r, parent, ox, oy) {
     const b = r.box;
-    let root, ctl = null, divider = null;
+    const root = el(ROOT_TAG[r.kind] || "div", "w", parent);  // div: labels, and kinds this runtime does not know
+    place(root, b[0] - ox, b[1] - oy, b[2] - b[0] + 1, b[3] - b[1] + 1);
+    let into = root;  // parts of an unclipped widget (icons) may overflow its box
+    if (r.clip) {
+      into = el("div", "clip", root);
+      place(into, 0, 0, r.clip[0], r.clip[1]);
+    }
+    for (const p of r.parts) paint(p, into);
+    let ctl = null;
     switch (r.kind) {
       case "button":
       case "icon":
-        root = el("button", "w " + (r.kind === "icon" ? "icon" : "btn " + (r.style === "primary" ? "primary" : "secondary")), parent);
         root.type = "button";
-        if (r.kind === "icon") {
-          const tile = txt("span", "tile", r.label.slice(0, 1).toUpperCase(), root);
-          tile.style.background = r.color || "var(--primary)";
-          txt("span", "name t", r.label, root);
-        } else {
-          txt("span", "t", r.label, el("span", "face", root));
-        }
         break;
-      case "input": {
-        root = el("label", "w field" + (r.focused ? " focused" : ""), parent);
+      case "input":
+        root.className = "w field";
         ctl = el("input", "", root);
         ctl.type = r.secret ? "password" : "text";
         ctl.autocomplete = "off";
         ctl.spellcheck = false;
-        ctl.placeholder = r.placeholder || "";
         ctl.value = r.value;
-        txt("span", "cap t", r.label, root);
         break;
-      }
       case "checkbox":
       case "toggle":
-      case "radio": {
-        root = el("label", "w " + (r.kind === "checkbox" ? "check" : r.kind) + (r.value ? " on" : ""), parent);
+      case "radio":
         ctl = el("input", "ctl", root);
         ctl.type = r.kind === "radio" ? "radio" : "checkbox";
         if (r.kind === "radio") ctl.name = "g:" + (r.group || r.id);
         ctl.checked = !!r.value;
         ctl.tabIndex = -1;
-        if (r.kind === "checkbox") el("span", "mark", el("span", "box", root));
-        else if (r.kind === "radio") el("span", "dot", root);
-        else { el("span", "track", root); el("span", "knob", root); }
-        txt("span", "t", r.label, root);
         break;
-      }
-      case "link":
-        root = el("a", "w link" + (r.detail ? " detail" : ""), parent);
-        txt("span", "t", r.label, root);
-        if (r.detail) txt("span", "d", r.detail, root);
-        txt("span", "chev", "\u203a", root);
-        break;
-      default: // label, and any interactive kind this runtime does not know (a plain target)
-        root = el("div", "w label" + (r.style ? " " + r.style : ""), parent);
-        txt("span", "t", r.label, root);
     }
-    place(root, b[0] - ox, b[1] - oy, b[2] - b[0] + 1, b[3] - b[1] + 1);
     if (r.interactive) root.dataset.wid = r.id;
     root.dataset.kind = r.kind;
-    if (r.kind === "toggle" || r.kind === "link") {  // list divider, outside the box
-      divider = el("div", "divider", parent);
-      place(divider, b[0] - ox, b[3] + 6 - oy, b[2] - b[0] + 1, 1);
-    }
-    return { root, ctl, divider, json: "" };
+    return { root, ctl, json: "" };
   }
 
   // What is on the page, so that show() redraws only what changed: unchanged widgets keep
-  // their elements (and pixels), changed ones are rebuilt, a new screen is built afresh.
-  const shown = { key: null, theme: null, title: null, titleSpan: null, bar: null, barKey: null, dots: null, dotsKey: null, parts: new Map() };
+  // their elements (and pixels), changed ones are rebuilt, a new screen is built afresh. The
+  // records before the first widget are drawn under the widgets, the others over them.
+  const shown = { key: null, under: null, over: null, parts: new Map() };
+  let under = null, over = null;
 
   function register(r, part) {
     part.json = JSON.stringify(r);
@@ -113,27 +150,28 @@
     if (part.ctl) controls.set(r.id, part.ctl); else controls.delete(r.id);
   }
 
-  function rebuild(v) {
+  function rebuild(v, widgets) {
     roots.clear();
     controls.clear();
     shown.parts = new Map();
     const frag = document.createDocumentFragment();
-    const status = el("div", "status", frag);
-    place(status, 0, 0, v.width, v.status_h);
-    txt("span", "", "12:00", status);
-    shown.titleSpan = null;
-    if (!v.grid) {
-      const title = el("div", "title", frag);
-      place(title, 0, v.status_h, v.width, v.title_h);
-      shown.titleSpan = txt("span", "t", v.title, title);
-    }
+    under = el("div", "layer", frag);
     const [cx, cy, cw, ch] = v.clip;
     clip = el("div", "body", frag);
     place(clip, cx, cy, cw, ch);
-    for (const r of v.rows) register(r, widget(r, clip, cx, cy));
+    over = el("div", "layer", frag);
+    for (const r of widgets) register(r, widget(r, clip, cx, cy));
     document.getElementById("app").replaceChildren(frag);
-    shown.title = v.title;
-    shown.bar = shown.dots = shown.barKey = shown.dotsKey = null;
+    shown.under = shown.over = null;
+  }
+
+  function chrome(layer, items, old) {
+    const key = JSON.stringify(items);
+    if (key === old) return key;
+    const frag = document.createDocumentFragment();
+    for (const r of items) paint(r, frag);
+    layer.replaceChildren(frag);
+    return key;
   }
 
   function show(v, frameId) {
@@ -144,54 +182,30 @@
     }
     const n = (frameId >>> 0) & 0xffffff;
     document.getElementById("frame-id").style.background = "rgb(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + ")";
-    const theme = JSON.stringify(v.theme);
-    if (theme !== shown.theme) {
-      const rs = document.documentElement.style;
-      for (const k of Object.keys(v.theme)) rs.setProperty("--" + k, v.theme[k]);
-      shown.theme = theme;
+    const widgets = [], below = [], above = [];
+    for (const r of v.items) {
+      if (r.type === "widget") widgets.push(r);
+      else (widgets.length ? above : below).push(r);
     }
-    const key = JSON.stringify([v.grid, v.width, v.height, v.status_h, v.title_h, v.clip, v.rows.map((r) => r.id)]);
+    const key = JSON.stringify([v.width, v.height, v.clip, widgets.map((r) => r.id)]);
     if (key !== shown.key) {
-      rebuild(v);
+      rebuild(v, widgets);
       shown.key = key;
     } else {
-      if (v.title !== shown.title && shown.titleSpan) {
-        shown.titleSpan.textContent = v.title;
-        shown.title = v.title;
-      }
       const [cx, cy] = v.clip;
-      for (const r of v.rows) {
+      for (const r of widgets) {
         const old = shown.parts.get(r.id);
         if (old.json === JSON.stringify(r)) continue;
         const frag = document.createDocumentFragment();
         const part = widget(r, frag, cx, cy);
-        if (old.divider) old.divider.remove();
         old.root.replaceWith(frag);
         register(r, part);
       }
     }
-    const barKey = JSON.stringify(v.scrollbar);
-    if (barKey !== shown.barKey) {
-      if (shown.bar) shown.bar.remove();
-      shown.bar = null;
-      if (v.scrollbar) {
-        shown.bar = el("div", "scrollbar", app);
-        place(shown.bar, ...v.scrollbar);
-      }
-      shown.barKey = barKey;
-    }
-    const dotsKey = JSON.stringify([v.grid, v.page, v.pages, v.dots_y, v.width]);
-    if (dotsKey !== shown.dotsKey) {
-      if (shown.dots) shown.dots.remove();
-      shown.dots = null;
-      if (v.grid && v.pages > 1) {
-        shown.dots = el("div", "dots", app);
-        place(shown.dots, 0, v.dots_y - 5, v.width, 10);
-        for (let p = 0; p < v.pages; p++) el("span", p === v.page ? "on" : "", shown.dots);
-      }
-      shown.dotsKey = dotsKey;
-    }
+    shown.under = chrome(under, below, shown.under);
+    shown.over = chrome(over, above, shown.over);
     view = v;
+    view.widgets = widgets;
     sync();
     return measure();
   }
@@ -200,7 +214,7 @@
   function sync() {
     if (!view) return;
     // write only what differs: a no-op write can still invalidate and cost a frame
-    for (const r of view.rows) {
+    for (const r of view.widgets) {
       const c = controls.get(r.id);
       if (!c) continue;
       if (c.type === "checkbox" || c.type === "radio") {

@@ -1,9 +1,10 @@
 """The browser backend: every app as real HTML/CSS in a headless Chromium (Playwright, sync API).
 
-The app's behaviour stays in Python. ``show`` sends the view (title, rows, their boxes from
-the shared layout, theme) to a small runtime (``sites/runtime.js``) with one call; the runtime
-draws it with real ``<input>``, ``<button>``, links and checkboxes placed absolutely at exactly
-the layout's boxes (rebuilding only the widgets that changed). Input is real: ``perform``
+The app's behaviour stays in Python. ``show`` sends the view's display list
+(:mod:`guigym.display`: every box, text run, colour and offset resolved, the same list the
+mock backend draws) to a small runtime (``sites/runtime.js``) with one call; the runtime builds
+DOM from it, each widget rooted in a real ``<input>``, ``<button>``, link or checkbox placed
+absolutely at exactly the layout's box (rebuilding only the widgets that changed). Input is real: ``perform``
 dispatches mouse presses, wheel events and text insertion through the DevTools protocol
 (what ``page.mouse``/``page.keyboard`` send), the runtime records what the DOM did (a click
 on a widget, a checkbox ``change``, the field's new ``value``, a wheel) and the backend turns
@@ -56,15 +57,14 @@ import numpy as np
 
 from guigym.actions import Action, Click, Scroll, Type
 from guigym.apps.base import View
-from guigym.apps.family import DEFAULT_THEME as _DEFAULT_THEME
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.chromium import ChromiumNotFound, launch, require_playwright
+from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
-from guigym.layout import ROW_H, STATUS_H, TITLE_H, Box, Layout, layout, row_box, scroll_delta
+from guigym.layout import Box, Layout, layout, scroll_delta
 
 __all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "process_tree", "pss_kib"]
 
-Color = tuple[int, int, int]
 #: Extra flags of this backend: exact colours (the frame id row is read back). Not
 #: `--disable-frame-rate-limit`: composited captures return sooner with it, but Chromium's CPU
 #: per step doubles, which is slower on a loaded 2-core machine.
@@ -210,75 +210,18 @@ def decode_png(data: bytes, width: int, height: int) -> np.ndarray:
 # ---------------------------------------------------------------------------- the view
 
 
-def _c(v: Any) -> Color:
-    return (int(v[0]), int(v[1]), int(v[2]))
-
-
-def _mix(a: Color, b: Color, t: float) -> Color:
-    return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t), int(a[2] + (b[2] - a[2]) * t))
-
-
-def _css(c: Color) -> str:
-    return f"rgb({c[0]},{c[1]},{c[2]})"
-
-
-def _theme(theme: dict[str, Any]) -> dict[str, str]:
-    th = {**_DEFAULT_THEME, **theme}
-    p, m, s = _c(th["primary"]), _c(th["muted"]), _c(th["surface"])
-    out = {k.replace("_", "-"): _css(_c(th[k])) for k in _DEFAULT_THEME}
-    out.update({
-        "status": _css(_mix(p, (0, 0, 0), 0.25)), "ph": _css(_mix(m, s, 0.4)), "track-on": _css(_mix(p, (255, 255, 255), 0.45)),
-        "track-off": _css(_mix(m, (255, 255, 255), 0.5)), "divider": _css(_mix(s, m, 0.15)),
-    })
-    return out
-
-
 def payload(v: View, lay: Layout) -> dict[str, Any]:
-    """The JSON the runtime draws: bars, theme and the rows with their layout boxes.
+    """The JSON the runtime draws: the display list (:mod:`guigym.display`) and the area that
+    clips the widgets.
 
-    Visible rows carry exactly their layout boxes; a focused field scrolled out of view is
-    included too (at its off-screen row position, clipped) so that typing reaches it.
+    A focused field scrolled out of view is included too (at its off-screen row position,
+    clipped) so that typing reaches it.
     """
-    width, height = lay.width, lay.height
-    placed: list[tuple[Any, Box]] = list(lay.visible)
-    scrollbar = None
-    if v.grid:
-        clip = (0, STATUS_H, width, height - STATUS_H)
-    else:
-        clip = (0, STATUS_H + TITLE_H, width, lay.n_visible * ROW_H)
-        if v.focus is not None and lay.box(v.focus) is None and v.find(v.focus) is not None:
-            first = min(v.scroll, lay.max_scroll)
-            w = v.find(v.focus)
-            placed.append((w, row_box(width, v.index(v.focus) - first)))
-        if lay.max_scroll > 0:
-            body_h = height - STATUS_H - TITLE_H
-            n = lay.max_scroll + lay.n_visible
-            h = max(12, body_h * lay.n_visible // n)
-            y = STATUS_H + TITLE_H + (body_h - h) * min(v.scroll, lay.max_scroll) // max(1, lay.max_scroll)
-            scrollbar = (width - 5, y, 3, h)
-    rows = []
-    for w, box in placed:
-        k = w.kind
-        if k == "label":
-            label, value = (str(w.value) if w.value else w.label), None
-        elif k == "input":
-            label, value = w.label, "" if w.value is None else str(w.value)
-        elif k in ("checkbox", "toggle", "radio"):
-            label, value = w.label, bool(w.value)
-        else:
-            label, value = w.label, None
-        color = _css(_c(w.value)) if k == "icon" and isinstance(w.value, (list, tuple)) and len(w.value) >= 3 else None
-        rows.append({
-            "id": w.id, "kind": k, "interactive": w.interactive, "label": label, "value": value,
-            "placeholder": w.placeholder or "", "secret": bool(w.secret), "style": w.style or "", "detail": w.detail or "",
-            "group": w.group, "focused": w.id == v.focus, "color": color, "box": [int(b) for b in box],
-        })
-    return {
-        "width": width, "height": height, "status_h": STATUS_H, "title_h": TITLE_H, "title": v.title,
-        "grid": bool(v.grid), "page": int(v.page), "pages": int(v.pages), "focus": v.focus,
-        "theme": _theme(v.theme), "clip": list(clip), "rows": rows, "scrollbar": list(scrollbar) if scrollbar else None,
-        "dots_y": height - 28,
-    }
+    items = display_list(v, lay)
+    hidden = hidden_focus(v, lay)
+    if hidden is not None:
+        items.append(hidden)
+    return {"width": lay.width, "height": lay.height, "clip": rows_clip(v, lay), "items": items, "focus": v.focus}
 
 
 # ------------------------------------------------------------------------ the driver
@@ -641,7 +584,8 @@ class BrowserBackend(Backend):
         if len(drawing) != 1:
             return None
         x = drawing[0]
-        if (x.get("offsetX"), x.get("offsetY"), x.get("width"), x.get("height")) != (0, 0, self.width, self.height + 1) or x.get("transform"):
+        whole = (x.get("offsetX"), x.get("offsetY"), x.get("width"), x.get("height")) == (0, 0, self.width, self.height + 1)
+        if not whole or x.get("transform"):
             return None
         return str(x["layerId"])
 

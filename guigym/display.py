@@ -1,0 +1,362 @@
+"""The display list: everything a screen shows, as plain records with every colour and offset resolved.
+
+:func:`display_list` turns a :class:`~guigym.apps.base.View` placed by the shared
+:class:`~guigym.layout.Layout` into a list of JSON-serialisable dicts, drawn in order. Both
+renderers draw exactly this list and hold no layout arithmetic of their own: the mock backend
+paints it with pygame, the browser runtime (``sites/runtime.js``) builds DOM from it.
+
+Records (``type``):
+
+* ``rect``: ``box`` ``[x, y, w, h]``, ``color``, ``radius`` (rounded corners), ``border``
+  (outline width; 0: filled).
+* ``circle``: ``center`` ``[x, y]``, ``r``, ``color``, ``border`` (0: filled).
+* ``lines``: an open polyline: ``points`` ``[[x, y], ...]``, ``color``, ``width``.
+* ``text``: one line of ``text`` at ``x``, ``y`` in ``color``; ``size`` is the mock font's
+  nominal size and ``px`` the same glyph height in CSS pixels; ``bold``. ``align``: ``left``
+  (left edge at ``x``), ``right`` (right edge at ``x``), ``center`` (centred in
+  ``[x, x + w)`` when ``w`` is given, else on ``x``); ``valign``: ``top`` (top at ``y``) or
+  ``middle`` (centred on ``y``); ``clip``: the widest the text may be drawn (None: no limit).
+* ``widget``: one widget of the view: ``id``, ``kind``, ``box`` (inclusive, as in the
+  layout: the hit box), ``interactive``, ``focused``, ``value`` (an input's text, a
+  checkbox/toggle/radio's state), ``secret``, ``group``, ``bg`` (the colour under it),
+  ``clip`` (``[w, h]`` from the box's corner: its drawing is clipped to the box and the gap
+  below it, where a list row draws its divider; None: it may overflow) and
+  ``parts``: ``rect``/``circle``/``lines``/``text`` records relative to the box's corner.
+
+Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``,
+``divider``): what it is, for the DOM's class names and tests. Colours are ``(r, g, b)``
+tuples. Records are memoised and shared between lists: never mutate one.
+
+Adding a widget kind: write its painter here (a function of the widget, its box size, the
+theme and focus, returning parts) and register it in :data:`PAINTERS`. The mock needs
+nothing more; the browser runtime needs a case in ``widget()`` (``sites/runtime.js``) only if
+the kind takes input through a native control.
+
+>>> from guigym.apps.base import View, Widget
+>>> from guigym.layout import layout
+>>> v = View("app", "main", "Hello", [Widget("ok", "button", "OK", style="primary")])
+>>> items = display_list(v, layout(v, 360, 640))
+>>> [r.get("name") or r["type"] for r in items]
+['rect', 'status', 'text', 'titlebar', 'title', 'widget']
+>>> ok = items[-1]
+>>> ok["box"], [p["type"] for p in ok["parts"]]
+([16, 86, 343, 129], ['rect', 'text'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from guigym.apps.base import View, Widget
+from guigym.apps.family import DEFAULT_THEME
+from guigym.layout import PAD_Y, ROW_H, STATUS_H, TITLE_H, Box, Layout, row_box
+
+Color = tuple[int, int, int]
+Record = dict[str, Any]
+WHITE: Color = (255, 255, 255)
+BLACK: Color = (0, 0, 0)
+KNOB_OFF: Color = (250, 250, 250)
+#: The mock's default font is drawn at 0.6875 of its nominal size (pygame's scaling for
+#: ``Font(None, size)``): the browser's CSS pixels for the same glyph height.
+PX_PER_SIZE = 0.6875
+DOTS_FROM_BOTTOM = 28  # page dots of the home screen: centre line above the bottom edge
+DOT_GAP = 18
+
+
+def mix(a: Color, b: Color, t: float) -> Color:
+    """``a`` moved ``t`` of the way to ``b`` (channels truncated).
+
+    >>> mix((0, 0, 0), (255, 255, 255), 0.5)
+    (127, 127, 127)
+    """
+    return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t), int(a[2] + (b[2] - a[2]) * t))
+
+
+def _c(v: Any) -> Color:
+    return (int(v[0]), int(v[1]), int(v[2]))
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Theme:
+    """A scenario's colours, resolved (defaults filled in, derived shades computed). Compared
+    and hashed by identity: it is part of every cache key, hashed for every widget of every
+    frame (:func:`theme_of` gives one object per scenario theme)."""
+
+    bg: Color
+    surface: Color
+    text: Color
+    muted: Color
+    primary: Color
+    on_primary: Color
+    error: Color
+    status: Color  # the status bar
+    placeholder: Color
+    track_on: Color  # a switch's track
+    track_off: Color
+    divider: Color  # between list rows
+
+
+def _colours(theme: dict[str, Any]) -> tuple[Color, ...]:
+    th = {**DEFAULT_THEME, **theme}
+    p, m, s = _c(th["primary"]), _c(th["muted"]), _c(th["surface"])
+    return (
+        _c(th["bg"]), s, _c(th["text"]), m, p, _c(th["on_primary"]), _c(th["error"]), mix(p, BLACK, 0.25), mix(m, s, 0.4),
+        mix(p, WHITE, 0.45), mix(m, WHITE, 0.5), mix(s, m, 0.15),
+    )
+
+
+def resolve_theme(theme: dict[str, Any]) -> Theme:
+    """The :class:`Theme` of a scenario's ``theme`` dict (missing keys: the default theme)."""
+    return Theme(*_colours(theme))
+
+
+_THEMES: dict[int, tuple[dict[str, Any], Theme]] = {}
+_INTERNED: dict[tuple[Color, ...], Theme] = {}
+
+
+def theme_of(v: View) -> Theme:
+    """``resolve_theme(v.theme)``, memoised on the dict (a scenario's theme is never mutated;
+    the cache holds the dict, so its id cannot be reused while cached) and interned: equal
+    colours give the same object, so scenarios with the same theme share cached drawings."""
+    hit = _THEMES.get(id(v.theme))
+    if hit is not None and hit[0] is v.theme:
+        return hit[1]
+    if len(_THEMES) > 256:
+        _THEMES.clear()
+    if len(_INTERNED) > 256:
+        _INTERNED.clear()
+    cols = _colours(v.theme)
+    th = _INTERNED.get(cols)
+    if th is None:
+        th = _INTERNED[cols] = Theme(*cols)
+    _THEMES[id(v.theme)] = (v.theme, th)
+    return th
+
+
+# ------------------------------------------------------------------------- primitives
+
+
+def rect(x: int, y: int, w: int, h: int, color: Color, radius: int = 0, border: int = 0, name: str | None = None) -> Record:
+    r: Record = {"type": "rect", "box": [x, y, w, h], "color": color, "radius": radius, "border": border}
+    if name:
+        r["name"] = name
+    return r
+
+
+def circle(x: int, y: int, r: int, color: Color, border: int = 0, name: str | None = None) -> Record:
+    out: Record = {"type": "circle", "center": [x, y], "r": r, "color": color, "border": border}
+    if name:
+        out["name"] = name
+    return out
+
+
+def lines(points: list[list[int]], color: Color, width: int) -> Record:
+    return {"type": "lines", "points": points, "color": color, "width": width}
+
+
+def text(
+    s: str, x: int, y: int, size: int, color: Color, bold: bool = False, align: str = "left", valign: str = "top",
+    w: int | None = None, clip: int | None = None, name: str | None = None,
+) -> Record:
+    r: Record = {
+        "type": "text", "text": s, "x": x, "y": y, "size": size, "px": int(size * PX_PER_SIZE), "color": color, "bold": bold,
+        "align": align, "valign": valign, "w": w, "clip": clip,
+    }
+    if name:
+        r["name"] = name
+    return r
+
+
+# ----------------------------------------------------------------- widget painters
+# Each returns the parts of one widget whose box is ``bw`` x ``bh`` (origin: its corner).
+
+Painter = Callable[[Widget, int, int, Theme, bool], list[Record]]
+
+
+def _label(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    color = th.error if w.style == "error" else th.muted if w.style == "muted" else th.text
+    heading = w.style == "heading"
+    return [text(str(w.value) if w.value else w.label, 0, (bh - 1) // 2, 30 if heading else 22, color, heading, valign="middle")]
+
+
+def _button(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    cy = (bh - 1) // 2
+    if w.style == "primary":
+        return [rect(0, 0, bw, bh, th.primary, 8), text(w.label, 0, cy, 24, th.on_primary, True, "center", "middle", w=bw)]
+    return [
+        rect(0, 0, bw, bh, th.surface, 8), rect(0, 0, bw, bh, th.muted, 8, 1),
+        text(w.label, 0, cy, 24, th.primary, align="center", valign="middle", w=bw),
+    ]
+
+
+def _input(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    edge = th.primary if focused else th.muted
+    val = str(w.value or "")
+    shown, color = ("\u2022" * len(val) if w.secret else val, th.text) if val else (w.placeholder, th.placeholder)
+    return [
+        rect(0, 0, bw, bh, th.surface, 4), rect(0, 0, bw, bh, edge, 4, 2 if focused else 1),
+        text(w.label, 8, 4, 16, edge), text(shown, 8, 20, 22, color, clip=bw - 16),
+    ]
+
+
+def _check(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    cy, on = (bh - 1) // 2, bool(w.value)
+    if w.kind == "checkbox":
+        mark = [rect(2, cy - 10, 20, 20, th.primary if on else th.muted, 3, 0 if on else 2)]
+        if on:
+            mark.append(lines([[6, cy], [10, cy + 5], [18, cy - 5]], WHITE, 3))
+    else:  # radio
+        mark = [circle(12, cy, 10, th.primary if on else th.muted, 2)]
+        if on:
+            mark.append(circle(12, cy, 5, th.primary))
+    return [*mark, text(w.label, 34, cy, 22, th.text, valign="middle")]
+
+
+def _title_lines(w: Widget, bh: int, color: Color, th: Theme) -> list[Record]:
+    """A list row's label, with its detail (a second, smaller line) when it has one."""
+    if w.detail:
+        return [text(w.label, 0, 4, 22, color), text(w.detail, 0, 24, 17, th.muted)]
+    return [text(w.label, 0, (bh - 1) // 2, 22, color, valign="middle")]
+
+
+def _divider(bw: int, bh: int, th: Theme) -> Record:
+    """A list row's divider, in the middle of the gap below its box."""
+    return rect(0, bh - 1 + PAD_Y, bw, 1, th.divider, name="divider")
+
+
+def _toggle(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    cy, on = (bh - 1) // 2, bool(w.value)
+    tx = bw - 45  # the track's left edge: 44 px left of the box's right edge
+    knob = tx + 30 if on else tx + 10
+    return [
+        *_title_lines(w, bh, th.text, th), rect(tx, cy - 9, 40, 18, th.track_on if on else th.track_off, 9),
+        circle(knob, cy, 11, th.primary if on else KNOB_OFF), circle(knob, cy, 11, th.muted, 1), _divider(bw, bh, th),
+    ]
+
+
+def _link(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    chevron = text(">", bw - 1, (bh - 1) // 2, 24, th.muted, align="right", valign="middle")
+    return [*_title_lines(w, bh, th.text if w.detail else th.primary, th), chevron, _divider(bw, bh, th)]
+
+
+def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    cx = (bw - 1) // 2
+    color = _c(w.value) if w.value else th.primary
+    return [
+        rect(cx - 28, 4, 56, 56, color, 14), text(w.label[:1].upper(), cx, 32, 34, WHITE, True, "center", "middle"),
+        text(w.label, cx, 66, 18, th.text, align="center"),
+    ]
+
+
+#: How each widget kind looks: one painter per kind.
+PAINTERS: dict[str, Painter] = {
+    "label": _label, "button": _button, "input": _input, "checkbox": _check, "radio": _check, "toggle": _toggle,
+    "link": _link, "icon": _icon,
+}
+#: Kinds whose drawing may overflow their box (the home screen's icon names).
+UNCLIPPED = frozenset({"icon"})
+
+_PARTS: dict[tuple[Any, ...], list[Record]] = {}
+_WIDGETS: dict[tuple[Any, ...], Record] = {}
+_HEADS: dict[tuple[Any, ...], list[Record]] = {}
+CACHE_SIZE = 4096
+
+
+def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """The parts of ``w`` (memoised by look, painter included: the same look gives the same
+    list object, which the mock backend uses to reuse its drawing)."""
+    painter = PAINTERS.get(w.kind)
+    key = (painter, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th)
+    out = _PARTS.get(key)
+    if out is None:
+        if len(_PARTS) > CACHE_SIZE:
+            _PARTS.clear()
+        out = _PARTS[key] = painter(w, bw, bh, th, focused) if painter else []
+    return out
+
+
+def widget(w: Widget, box: Box, th: Theme, focused: bool) -> Record:
+    """The ``widget`` record of ``w`` placed at ``box`` (memoised: most frames show the same
+    widgets as the one before; records are never mutated)."""
+    key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th)
+    rec = _WIDGETS.get(key)
+    if rec is not None:
+        return rec
+    if len(_WIDGETS) > CACHE_SIZE:
+        _WIDGETS.clear()
+    x0, y0, x1, y1 = box
+    bw, bh = x1 - x0 + 1, y1 - y0 + 1
+    k = w.kind
+    value = str(w.value or "") if k == "input" else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
+    rec = _WIDGETS[key] = {
+        "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive, "focused": focused,
+        "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
+        "parts": parts(w, bw, bh, th, focused),
+    }
+    return rec
+
+
+def _head(th: Theme, width: int, height: int, title: str | None) -> list[Record]:
+    """Background, status bar and, unless ``title`` is None (the home screen), the title bar
+    (memoised: the same on every frame of an episode)."""
+    key = (th, width, height, title)
+    out = _HEADS.get(key)
+    if out is None:
+        if len(_HEADS) > CACHE_SIZE:
+            _HEADS.clear()
+        out = [rect(0, 0, width, height, th.bg), rect(0, 0, width, STATUS_H, th.status, name="status"),
+               text("12:00", width - 48, 5, 18, th.on_primary)]
+        if title is not None:
+            out.append(rect(0, STATUS_H, width, TITLE_H, th.primary, name="titlebar"))
+            out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, name="title"))
+        _HEADS[key] = out
+    return out
+
+
+
+# ------------------------------------------------------------------------ the screen
+
+
+def display_list(v: View, lay: Layout) -> list[Record]:
+    """Everything on the screen of ``v`` placed by ``lay``, in drawing order (a new list;
+    its records may be shared with other lists and must not be mutated)."""
+    th = theme_of(v)
+    W, H = lay.width, lay.height
+    out = list(_head(th, W, H, None if v.grid else v.title))
+    if v.grid:
+        out += [widget(w, box, th, False) for w, box in lay.visible]
+        if v.pages > 1:
+            x = W // 2 - (v.pages - 1) * DOT_GAP // 2
+            for p in range(v.pages):
+                on = p == v.page
+                out.append(circle(x + p * DOT_GAP, H - DOTS_FROM_BOTTOM, 5 if on else 3, th.primary if on else th.muted, name="dot"))
+        return out
+    focus = v.focus
+    out += [widget(w, box, th, w.id == focus) for w, box in lay.visible]
+    if lay.max_scroll > 0:
+        body_h = H - STATUS_H - TITLE_H
+        h = max(12, body_h * lay.n_visible // (lay.max_scroll + lay.n_visible))
+        y = STATUS_H + TITLE_H + (body_h - h) * min(v.scroll, lay.max_scroll) // max(1, lay.max_scroll)
+        out.append(rect(W - 5, y, 3, h, th.muted, name="scrollbar"))
+    return out
+
+
+def rows_clip(v: View, lay: Layout) -> list[int]:
+    """``[x, y, w, h]`` of the area that holds the widgets (rows or icons): a widget outside
+    it is not shown (the browser keeps a focused field scrolled out of view there)."""
+    if v.grid:
+        return [0, STATUS_H, lay.width, lay.height - STATUS_H]
+    return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * ROW_H]
+
+
+def hidden_focus(v: View, lay: Layout) -> Record | None:
+    """The focused field when it is scrolled out of view, at its off-screen row position
+    (outside :func:`rows_clip`): the browser keeps it so that typing still reaches it."""
+    if v.grid or v.focus is None or lay.box(v.focus) is not None:
+        return None
+    w = v.find(v.focus)
+    if w is None:
+        return None
+    return widget(w, row_box(lay.width, v.index(v.focus) - min(v.scroll, lay.max_scroll)), theme_of(v), True)

@@ -1,0 +1,190 @@
+"""The two renderers draw the same display list alike: mock (pygame) and browser (headless
+Chromium) screenshots compared for every registered id x level on a few seeds, so renderer
+drift fails CI.
+
+Fonts differ (pygame's FreeSansBold, the browser's DejaVu Sans Bold at the same pixel size),
+so pictures cannot be equal; what must agree is where things are and their colours:
+
+* boxes: the DOM box of every visible widget is its layout box, exactly;
+* ink: in every visible widget's box, the bounding box of what is drawn (pixels far from the
+  background colour) overlaps between the renderers: IoU >= ``MIN_INK_IOU`` (measured worst
+  case 0.65: text widths differ between the fonts), and its top and bottom edges are at most
+  ``MAX_EDGE_DY`` px apart (measured worst case 2: glyph heights agree);
+* pixels: the share of pixels whose colours agree (largest channel difference <=
+  ``PIXEL_TOL``) is >= ``MIN_AGREEMENT`` (measured worst case 0.93: glyph edges differ; a
+  widget drawn 6 px off, a wrong theme colour or a missing bar falls far below).
+
+A drifted renderer (parts moved, a colour changed) fails these thresholds: checked below on
+deliberately drifted display lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from guigym.apps.base import View
+from guigym.backends import browser as browser_mod
+from guigym.backends.browser import BrowserBackend
+from guigym.backends.mock import MockBackend
+from guigym.display import theme_of
+from guigym.layout import Box, Layout, layout
+from tests.conftest import ID_LEVELS
+
+pytestmark = pytest.mark.browser
+
+W, H = 360, 640
+SEEDS = (0, 1, 2)
+STEPS = 3  # screens per episode: the first one and after each of the first STEPS reference steps
+PIXEL_TOL = 48
+MIN_AGREEMENT = 0.90
+MIN_INK_IOU = 0.5
+MAX_EDGE_DY = 3
+INK_TOL = 40  # a pixel is ink when some channel is this far from the background
+
+
+@pytest.fixture(scope="module")
+def renderers() -> Iterator[tuple[MockBackend, BrowserBackend]]:
+    m, b = MockBackend(W, H), BrowserBackend(W, H)
+    yield m, b
+    b.close()
+    m.close()
+
+
+def agreement(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of pixels whose colours agree within ``PIXEL_TOL`` on every channel."""
+    return float((np.abs(a.astype(np.int16) - b.astype(np.int16)).max(-1) <= PIXEL_TOL).mean())
+
+
+def ink_box(img: np.ndarray, box: Box, bg: tuple[int, int, int]) -> Box | None:
+    """Bounding box of the pixels in ``box`` that differ from the background ``bg``."""
+    x0, y0, x1, y1 = box
+    ink = np.abs(img[y0:y1 + 1, x0:x1 + 1].astype(np.int16) - np.array(bg, np.int16)).max(-1) > INK_TOL
+    ys, xs = np.nonzero(ink)
+    if len(xs) == 0:
+        return None
+    return (x0 + int(xs.min()), y0 + int(ys.min()), x0 + int(xs.max()), y0 + int(ys.max()))
+
+
+def iou(a: Box | None, b: Box | None) -> float:
+    if a is None or b is None:
+        return 1.0 if a is b else 0.0
+    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]) + 1)
+    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]) + 1)
+    area = (a[2] - a[0] + 1) * (a[3] - a[1] + 1) + (b[2] - b[0] + 1) * (b[3] - b[1] + 1) - ix * iy
+    return ix * iy / area
+
+
+def compare(m: MockBackend, b: BrowserBackend, v: View, lay: Layout) -> dict[str, Any]:
+    """Draw ``v`` with both renderers; the scores above."""
+    m.show(v, lay)
+    b.show(v, lay)
+    a, c = m.screenshot(), b.screenshot()
+    bg = theme_of(v).bg
+    ious, dys = {}, {}
+    for w, box in lay.visible:
+        ia, ic = ink_box(a, box, bg), ink_box(c, box, bg)
+        ious[w.id] = iou(ia, ic)
+        dys[w.id] = max(abs(ia[1] - ic[1]), abs(ia[3] - ic[3])) if ia is not None and ic is not None else 0
+    dom = b.boxes()
+    wrong_boxes = {w.id: (dom.get(w.id), box) for w, box in lay.visible if w.interactive and dom.get(w.id) != box}
+    return {"agreement": agreement(a, c), "ink": ious, "dy": dys, "wrong_boxes": wrong_boxes}
+
+
+def fails(r: dict[str, Any]) -> list[str]:
+    """The thresholds that the scores ``r`` of one screen miss."""
+    out = [f"DOM boxes differ from the layout's: {r['wrong_boxes']}"] if r["wrong_boxes"] else []
+    if r["agreement"] < MIN_AGREEMENT:
+        out.append(f"pixel agreement {r['agreement']:.3f} < {MIN_AGREEMENT}")
+    out += [f"{wid}: ink IoU {x:.2f} < {MIN_INK_IOU}" for wid, x in r["ink"].items() if x < MIN_INK_IOU]
+    out += [f"{wid}: ink edges {x} px apart > {MAX_EDGE_DY}" for wid, x in r["dy"].items() if x > MAX_EDGE_DY]
+    return out
+
+
+def screens(env_id: str, level: str, seed: int) -> Iterator[View]:
+    """The views of the first screens of an oracle episode (mock env)."""
+    env = gym.make(env_id, disable_env_checker=True)
+    try:
+        _, info = env.reset(seed=seed, options={"level": level})
+        for i in range(STEPS + 1):
+            yield env.unwrapped.current_view
+            if i == STEPS or not info["reference"]:
+                return
+            _, _, term, trunc, info = env.step(info["reference"][0].action)
+            if term or trunc:
+                yield env.unwrapped.current_view
+                return
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_mock_and_browser_draw_alike(renderers: tuple[MockBackend, BrowserBackend], env_id: str, level: str) -> None:
+    m, b = renderers
+    n = 0
+    for seed in SEEDS:
+        for v in screens(env_id, level, seed):
+            r = compare(m, b, v, layout(v, W, H))
+            assert not fails(r), (f"{env_id} {level} seed {seed} screen {v.screen!r}", fails(r))
+            n += 1
+    assert n >= len(SEEDS) * 2  # each episode showed several screens
+
+
+def _drifted(kind: str):  # type: ignore[no-untyped-def]
+    """A ``display_list`` for the browser that drifts from the mock's."""
+    from guigym.display import display_list
+
+    def shifted(v: View, lay: Layout) -> list[dict[str, Any]]:
+        out = []
+        for r in display_list(v, lay):
+            if r["type"] == "widget" and kind == "offset":  # every widget's drawing 6 px lower
+                r = {**r, "parts": [{**p, **_moved(p, 6)} for p in r["parts"]]}
+            elif r["type"] == "rect" and kind == "colour" and r.get("name") in ("status", "titlebar"):
+                r = {**r, "color": (r["color"][2], r["color"][0], r["color"][1])}  # channels rotated
+            out.append(r)
+        return out
+
+    return shifted
+
+
+def _moved(p: dict[str, Any], dy: int) -> dict[str, Any]:
+    if p["type"] == "rect":
+        return {"box": [p["box"][0], p["box"][1] + dy, p["box"][2], p["box"][3]]}
+    if p["type"] == "circle":
+        return {"center": [p["center"][0], p["center"][1] + dy]}
+    if p["type"] == "lines":
+        return {"points": [[x, y + dy] for x, y in p["points"]]}
+    return {"y": p["y"] + dy}
+
+
+@pytest.mark.parametrize("kind", ["offset", "colour"])
+def test_drift_is_caught(renderers: tuple[MockBackend, BrowserBackend], monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """The thresholds fail a renderer that draws widgets a few pixels off, or bars in the wrong
+    colour (the drift the test above guards against)."""
+    m, b = renderers
+    monkeypatch.setattr(browser_mod, "display_list", _drifted(kind))
+    v = next(screens("GuiGym-Settings-v0", "easy", 0))
+    lay = layout(v, W, H)
+    assert fails(compare(m, b, v, lay))
+    monkeypatch.undo()
+    assert not fails(compare(m, b, v, lay))  # the same screen without the drift passes
+
+
+def test_a_new_widget_kind_needs_no_renderer_code(renderers: tuple[MockBackend, BrowserBackend], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kind registered with a painter only is drawn alike by both renderers."""
+    from guigym.apps.base import Widget
+    from guigym.display import PAINTERS, rect, text
+
+    def badge(w: Widget, bw: int, bh: int, th: Any, focused: bool) -> list[dict[str, Any]]:
+        label = text(w.label, bw - 60, (bh - 1) // 2, 20, th.on_primary, True, "center", "middle", w=60)
+        return [rect(bw - 60, 8, 60, bh - 16, th.error, 10), label]
+
+    monkeypatch.setitem(PAINTERS, "badge", badge)
+    v = View("app", "main", "Badges", [Widget("h", "label", "Inbox", style="heading"), Widget("b", "badge", "NEW")])
+    lay = layout(v, W, H)
+    r = compare(*renderers, v, lay)
+    assert not fails(r) and r["ink"]["b"] > 0.9, r
