@@ -128,9 +128,12 @@ def answer_region(text: str, fmt: Optional[str]) -> Optional[str]:
     """
     end = text.find("</think>")
     rest = text if end < 0 else text[end + len("</think>") :]
-    m = ANSWER_RE.search(rest)
-    if m is not None:
-        return m.group(1)
+    # str.find, not ANSWER_RE.search: the lazy regex rescans to the end from every "<answer>"
+    # (quadratic on "<answer>" × 12,500); with no "</answer>" after the first, there is none later.
+    i = rest.find("<answer>")
+    j = rest.find("</answer>", i + len("<answer>")) if i >= 0 else -1
+    if j >= 0:
+        return rest[i + len("<answer>") : j]
     if fmt in ("mobile_use", None) and "<tool_call>" in rest:
         return rest
     return None

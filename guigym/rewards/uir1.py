@@ -20,7 +20,6 @@ the same rule as :func:`~guigym.rewards.trajectory_reward` and
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from guigym.actions import DONE, Click, OpenApp, RefStep, Scroll, Type
@@ -37,19 +36,14 @@ from guigym.rewards._common import (
 
 __all__ = ["action_type_reward", "argument_reward", "box_iou", "format_reward", "iou_argument_reward", "uir1_reward", "point_in_box"]
 
-# Text with no think/answer/tool_call tag in it (a "tempered" token: tags can't nest or repeat).
-_PLAIN = r"(?:(?!</?(?:think|answer|tool_call)>).)*"
-_NO_THINK_ANSWER = r"(?:(?!</?(?:think|answer)>).)*"
-_THINK = rf"<think>{_PLAIN}</think>"
-_ANSWER = rf"<answer>(?P<answer>{_NO_THINK_ANSWER})</answer>"
-_CALLS = rf"(?P<calls>(?:<tool_call>{_PLAIN}</tool_call>\s*)+)"
+# The tags of the format; text between them is free, but a tag may not appear where the
+# format has none (no nesting, no repeats). Found with one linear scan (a regex of tempered
+# tokens backtracked quadratically on long runs of whitespace).
+_TAG_RE = re.compile(r"</?(?:think|answer|tool_call)>")
 
 
-@lru_cache(maxsize=None)
-def _format_re(fmt: Optional[str], require_think: bool) -> "re.Pattern[str]":
-    answer = rf"(?:{_ANSWER}|{_CALLS})" if fmt in ("mobile_use", None) else _ANSWER
-    think = rf"{_THINK}\s*" if require_think else rf"(?:{_THINK}\s*)?"
-    return re.compile(rf"\s*{think}{answer}\s*", re.DOTALL)
+def _blank(s: str) -> bool:
+    return not s or s.isspace()
 
 
 def point_in_box(x: float, y: float, box: tuple[int, int, int, int]) -> bool:
@@ -140,10 +134,46 @@ def arguments_match(a: Any, ref: RefStep, text_score: Callable[[str, str], float
 
 
 def _well_formed_answer(text: str, fmt: Optional[str], require_think: bool) -> Optional[str]:
-    m = _format_re(fmt, require_think).fullmatch(text)
-    if m is None:
+    """The answer of ``text`` if it is exactly ``\\s* [<think>…</think> \\s*] <answer>A</answer> \\s*``
+    (think required when ``require_think``), else in ``mobile_use``/auto-detect also bare
+    ``<tool_call>…</tool_call>`` blocks (whitespace between), whose text from the first tag to
+    the end is returned. Text inside a think block or tool call holds no tag; an answer holds no
+    think/answer tag. Linear in ``len(text)``.
+
+    >>> _well_formed_answer(" <think>a</think>\\n<answer>x</answer> ", "json", True)
+    'x'
+    >>> _well_formed_answer("<think>a</think><answer>x</answer><answer>y</answer>", "json", True) is None
+    True
+    """
+    tags = [(m.start(), m.end(), m.group()) for m in _TAG_RE.finditer(text)]
+    i, pos = 0, 0  # next tag, end of what has been read
+
+    def tag(k: int, name: str) -> bool:
+        return k < len(tags) and tags[k][2] == name
+
+    if tag(0, "<think>"):
+        if not _blank(text[: tags[0][0]]) or not tag(1, "</think>"):
+            return None
+        i, pos = 2, tags[1][1]
+    elif require_think:
         return None
-    return m.group("answer") if m.group("answer") is not None else m.group("calls")
+    if not tag(i, "<answer>") and not (fmt in ("mobile_use", None) and tag(i, "<tool_call>")):
+        return None
+    if not _blank(text[pos : tags[i][0]]):
+        return None
+    if tags[i][2] == "<answer>":
+        j = i + 1
+        while j < len(tags) and tags[j][2] in ("<tool_call>", "</tool_call>"):  # allowed inside an answer
+            j += 1
+        if not tag(j, "</answer>") or j != len(tags) - 1 or not _blank(text[tags[j][1] :]):
+            return None
+        return text[tags[i][1] : tags[j][0]]
+    start = tags[i][0]
+    while i < len(tags):  # <tool_call>…</tool_call> blocks separated by whitespace only
+        if not tag(i, "<tool_call>") or not tag(i + 1, "</tool_call>") or not _blank(text[pos : tags[i][0]]):
+            return None
+        pos, i = tags[i + 1][1], i + 2
+    return text[start:] if _blank(text[pos:]) else None
 
 
 def format_reward(text: Any, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> float:
