@@ -33,6 +33,7 @@ from guigym.actions import (
     ACTION_TYPES,
     DIRECTIONS,
     DONE,
+    MAX_COORD,
     Action,
     Back,
     PlanStep,
@@ -70,9 +71,6 @@ SWIPE_LENGTH: int = 300
 MAX_TEXT_CHARS: int = 32_768
 #: Most steps a trajectory or plan yields; later steps are dropped, as with ``max_len``.
 MAX_STEPS: int = 128
-#: Largest ``|coordinate|`` a parsed action may have (int32); beyond it the text is invalid, so no
-#: huge integer (``0x`` + 5,000 digits) reaches an env's history or a reward's arithmetic.
-MAX_COORD: int = 2**31 - 1
 
 _EXPECTED: dict[str, str] = {
     "json": 'expected a JSON list of actions like [{"action": "click", "coordinate": [x, y]}] '
