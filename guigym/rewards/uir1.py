@@ -145,34 +145,32 @@ def _well_formed_answer(text: str, fmt: Optional[str], require_think: bool) -> O
     >>> _well_formed_answer("<think>a</think><answer>x</answer><answer>y</answer>", "json", True) is None
     True
     """
-    tags = [(m.start(), m.end(), m.group()) for m in _TAG_RE.finditer(text)]
-    i, pos = 0, 0  # next tag, end of what has been read
-
-    def tag(k: int, name: str) -> bool:
-        return k < len(tags) and tags[k][2] == name
-
-    if tag(0, "<think>"):
-        if not _blank(text[: tags[0][0]]) or not tag(1, "</think>"):
+    tags = _TAG_RE.finditer(text)  # read lazily: the scan stops at the first misplaced tag
+    m, pos = next(tags, None), 0  # the next tag, the end of what has been read
+    if m is not None and m.group() == "<think>":
+        close = next(tags, None)
+        if not _blank(text[: m.start()]) or close is None or close.group() != "</think>":
             return None
-        i, pos = 2, tags[1][1]
+        m, pos = next(tags, None), close.end()
     elif require_think:
         return None
-    if not tag(i, "<answer>") and not (fmt in ("mobile_use", None) and tag(i, "<tool_call>")):
+    if m is None or not _blank(text[pos : m.start()]):
         return None
-    if not _blank(text[pos : tags[i][0]]):
+    if m.group() == "<answer>":
+        for close in tags:
+            if close.group() == "</answer>":
+                return text[m.end() : close.start()] if next(tags, None) is None and _blank(text[close.end() :]) else None
+            if close.group() not in ("<tool_call>", "</tool_call>"):  # tool calls may sit inside an answer
+                return None
         return None
-    if tags[i][2] == "<answer>":
-        j = i + 1
-        while j < len(tags) and tags[j][2] in ("<tool_call>", "</tool_call>"):  # allowed inside an answer
-            j += 1
-        if not tag(j, "</answer>") or j != len(tags) - 1 or not _blank(text[tags[j][1] :]):
+    if m.group() != "<tool_call>" or fmt not in ("mobile_use", None):
+        return None
+    start = m.start()
+    while m is not None:  # <tool_call>…</tool_call> blocks, whitespace between
+        close = next(tags, None)
+        if m.group() != "<tool_call>" or not _blank(text[pos : m.start()]) or close is None or close.group() != "</tool_call>":
             return None
-        return text[tags[i][1] : tags[j][0]]
-    start = tags[i][0]
-    while i < len(tags):  # <tool_call>…</tool_call> blocks separated by whitespace only
-        if not tag(i, "<tool_call>") or not tag(i + 1, "</tool_call>") or not _blank(text[pos : tags[i][0]]):
-            return None
-        pos, i = tags[i + 1][1], i + 2
+        m, pos = next(tags, None), close.end()
     return text[start:] if _blank(text[pos:]) else None
 
 
