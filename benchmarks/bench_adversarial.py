@@ -1,8 +1,9 @@
 """Worst-case parse and reward time on hostile model output (issue 15).
 
 For every input family (each a way model text once stalled a parser or a reward) and every
-size (1k, ``MAX_TEXT_CHARS`` = 8k, the longest answer parsed in full, 10k and 100k characters) it times each parser and reward entry point on that text and
-prints the slowest call, then a one-line verdict: are all calls at 100k chars within 10 ms?
+size (1k, ``MAX_TEXT_CHARS`` = 8k, the longest answer parsed in full, 10k and 100k characters)
+it times each parser and reward entry point on that text and prints the slowest call, then a
+one-line verdict: are all calls at 100k chars within 10 ms?
 
     python benchmarks/bench_adversarial.py            # the table and the verdict
     python benchmarks/bench_adversarial.py --repeat 5 # best of 5 per call (default 3)
