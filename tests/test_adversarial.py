@@ -181,7 +181,8 @@ def test_rewards_never_raise_on_huge_numbers(answer):
         *TrajectoryReward(horizon=3)([text], reference=[REF], elements=[[{"id": "ok", "box": [10, 10, 50, 30]}]]),
         uir1_reward(text, RefStep.from_dict(REF[0])),
         format_reward(text),
-        *[d["overall"] for m in ("uir1", "trajectory") for d in compute_score([{"response": text, "ground_truth": json.dumps(REF)}], mode=m)],
+        *[d["overall"] for m in ("uir1", "trajectory")
+          for d in compute_score([{"response": text, "ground_truth": json.dumps(REF)}], mode=m)],
     ]
     assert all(isinstance(s, float) and math.isfinite(s) for s in scores)
     for parse in (parse_action, parse_trajectory, parse_plan):
@@ -284,7 +285,8 @@ def _bad_snapshots(snap: dict) -> list[tuple[str, dict]]:
         ("value too long", with_app(values={**app_state["values"], "user": "a" * (MAX_FIELD_LEN + 1)})),
         ("surrogate key", with_app(values={"\ud800": ""})),
         ("focus an int", with_app(focus=3)),
-        ("instruction too long", {**snap, "scenario": {**snap["scenario"], "task": {**snap["scenario"]["task"], "instruction": "x" * 2000}}}),
+        ("instruction too long",
+         {**snap, "scenario": {**snap["scenario"], "task": {**snap["scenario"]["task"], "instruction": "x" * 2000}}}),
     ]
 
 
