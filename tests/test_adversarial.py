@@ -335,7 +335,7 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(env_id=st.sampled_from(IDS), seed=st.integers(0, 1000), acts=st.lists(FUZZ_ACTIONS, max_size=8), data=st.data())
 def test_fuzz_step_never_raises_stays_in_space_and_fast(env_id, seed, acts, data):
     env = FUZZ_ENVS[env_id]
