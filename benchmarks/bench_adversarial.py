@@ -47,7 +47,8 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "long think + answer": lambda n: _fill("a ", n, "<think>", '</think><answer>[{"action": "back"}]</answer>'),
     "tags mixed": lambda n: _fill("<think><answer></think> </answer><tool_call>", n),
     "whitespace only": lambda n: _fill(" \n\t", n),
-    "ungrounded step, long instruction": lambda n: _fill("a b ", n, '<answer>[{"action": "click", "instruction": "Click \'', '\'"}]</answer>'),
+    "ungrounded step, long instruction":
+        lambda n: _fill("a b ", n, '<answer>[{"action": "click", "instruction": "Click \'', '\'"}]</answer>'),
     "long type text": lambda n: _fill("x", n, '<answer>[{"action": "type", "text": "', '"}]</answer>'),
 }
 
