@@ -204,7 +204,7 @@ QUADRATIC = [  # (what, call): each took seconds before
         + " " * 100_000, fmt="mobile_use")),
     ("uir1_reward, <answer> x 12,500", lambda: uir1_reward("<answer>" * 12_500, RefStep.from_dict(REF[0]))),
     ("TrajectoryReward() on 4,000 clicks", lambda: TrajectoryReward()(
-        ["<answer>" + ",".join(f'{{"action":"click","coordinate":[{i % 300},{i % 600}]}}' for i in range(4000)) + "</answer>"],
+        ["<answer>[" + ",".join(f'{{"action":"click","coordinate":[{i % 300},{i % 600}]}}' for i in range(4000)) + "]</answer>"],
         reference=[REF])),
     ("TrajectoryReward() on 120 clicks", lambda: TrajectoryReward()(
         ["<answer>[" + ",".join(f'{{"action":"click","coordinate":[{3 * i},{5 * i}]}}' for i in range(120)) + "]</answer>"],
