@@ -145,7 +145,9 @@ def parse_answer(answer: str, fmt: Optional[str], plan: bool = False, max_len: O
     ``plan=False``: :func:`guigym.actions.parse_trajectory` (grounded actions only);
     ``plan=True``: :func:`guigym.actions.parse_plan` (:class:`PlanStep` s, which may be
     ungrounded: an action type plus a grounding instruction). Rewards never raise on model
-    text, so every exception of the parser is a parse failure here.
+    text, so every exception of the parser is a parse failure here. The parsers' bounds hold:
+    an answer over :data:`~guigym.action_text.MAX_TEXT_CHARS` characters is a failure, and at
+    most :data:`~guigym.action_text.MAX_STEPS` steps are read, so every reward is fast on any text.
     """
     check_fmt(fmt)
     if max_len is not None and max_len < 1:
