@@ -10,15 +10,16 @@ STAMP  := $(VENV)/.guigym-all
 .PHONY: demo test bench chromium install clean
 
 # the library alone (mock backend): enough for the demo
-$(BASE): pyproject.toml
+$(BASE): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -c constraints.txt -e .
 	@touch $(BASE)
 
-# everything the tests touch: browser, RL (torch 2.13.0 CPU, SB3), VLM (transformers), datasets
+# everything the tests touch: browser, RL (torch 2.13.0 CPU, SB3), VLM (transformers), datasets;
+# pyproject.toml declares ranges, constraints.txt pins the exact versions CI tests
 $(STAMP): $(BASE)
-	$(BIN)/python -m pip install -q -e ".[all]"
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[all]"
 	@touch $(STAMP)
 
 install: $(STAMP)

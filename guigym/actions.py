@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Union
 
+import numpy as np
+
 from guigym.events import Event
+
+#: Largest ``|coordinate|`` an action may have (int32): beyond it an action is invalid, so no huge
+#: integer reaches a history line (``str(int)`` raises past 4,300 digits) or a reward's arithmetic.
+MAX_COORD: int = 2**31 - 1
 
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -157,6 +163,52 @@ def action_from_dict(d: Mapping[str, Any]) -> Action:
     return cls(**{f.name: cast[f.name](d[f.name]) for f in fields(cls) if f.init})  # type: ignore[no-any-return]
 
 
+def as_int(v: Any, what: str) -> int:
+    """``v`` as a Python ``int``: an ``int``, a numpy integer (a policy's ``argmax``) or a 0-d
+    integer array, within ``±MAX_COORD``. A bool, float, string or anything else is a
+    ``ValueError`` (whose message never prints a huge value).
+
+    >>> as_int(np.int64(7), "x"), as_int(np.array(3), "y")
+    (7, 3)
+    """
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {type(v).__name__}")
+    if not -MAX_COORD <= v <= MAX_COORD:
+        raise ValueError(f"{what} must be within ±{MAX_COORD}")
+    return int(v)
+
+
+def checked_action(a: Action) -> Action:
+    """``a`` with every field checked and made plain: coordinates Python ints (numpy integers
+    accepted, see :func:`as_int`), a Scroll's direction one of :data:`DIRECTIONS`, names and
+    texts ``str``. Raises ``ValueError`` (``TypeError`` for a non-action) on anything else, so
+    callers can reject the action before any state changes.
+
+    >>> checked_action(Click(np.int64(100), np.int64(200)))
+    Click(x=100, y=200)
+    """
+    if isinstance(a, Click):
+        return Click(as_int(a.x, "x"), as_int(a.y, "y"))
+    if isinstance(a, Scroll):
+        if not isinstance(a.direction, str) or a.direction not in DIRECTIONS:
+            raise ValueError(f"Scroll direction must be one of {DIRECTIONS}")
+        x = None if a.x is None else as_int(a.x, "x")
+        return Scroll(str(a.direction), x, None if a.y is None else as_int(a.y, "y"))
+    if isinstance(a, OpenApp):
+        if not isinstance(a.name, str):
+            raise ValueError(f"OpenApp name must be a str, got {type(a.name).__name__}")
+        return OpenApp(str(a.name))
+    if isinstance(a, Type):
+        if not isinstance(a.text, str):
+            raise ValueError(f"Type text must be a str, got {type(a.text).__name__}")
+        return Type(str(a.text))
+    if isinstance(a, Back):
+        return a
+    raise TypeError(f"not an action: {type(a).__name__}")
+
+
 @dataclass(frozen=True)
 class PlanStep:
     """One step of a plan (TraceR1 planner output).
@@ -217,8 +269,8 @@ def rescale_refstep(step: RefStep, from_size: tuple[int, int], to_size: tuple[in
 # The text formats moved to guigym.action_text; these names stay importable from here. Loaded
 # on first access (PEP 562) because action_text itself imports this module.
 _TEXT_NAMES: frozenset[str] = frozenset({
-    "FORMATS", "SWIPE_CENTRE", "SWIPE_LENGTH", "ActionParseError", "parse_action", "parse_trajectory", "parse_plan",
-    "format_action", "format_trajectory", "format_plan",
+    "FORMATS", "MAX_STEPS", "MAX_TEXT_CHARS", "SWIPE_CENTRE", "SWIPE_LENGTH", "ActionParseError",
+    "parse_action", "parse_trajectory", "parse_plan", "format_action", "format_trajectory", "format_plan",
 })
 
 

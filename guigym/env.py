@@ -8,9 +8,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from guigym.actions import ACTION_CLASSES, Action, Back, OpenApp, RefStep, format_action, parse_action
+from guigym.action_text import ActionParseError
+from guigym.actions import ACTION_CLASSES, Action, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
-from guigym.apps.base import KINDS, View, apply, copy_state, find_app, start_state, view
+from guigym.apps.base import KINDS, View, apply, clean_text, copy_state, find_app, printable, start_state, view
+from guigym.apps.snapshot import snapshot_problems
 from guigym.apps.schema import DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
@@ -22,6 +24,9 @@ from guigym.spaces import UnicodeText, action_from_space, action_space, element_
 REWARD_MODES = ("sparse", "shaped")
 EXTRA_OBS = ("elements", "history")
 HISTORY_LEN = 8
+#: Longest history line; longer ones (a long OpenApp name) are cut, so ``obs["history"]``
+#: (``HISTORY_LEN`` lines) always fits its space, ``UnicodeText(HISTORY_LEN * 200)``.
+HISTORY_LINE = 199
 STATE_VERSION = 1
 
 
@@ -46,7 +51,11 @@ class GuiEnv(gym.Env):
     Action: a ``Dict`` sample of ``action_space``, an :class:`~guigym.actions.Action`, or a
     string in any supported text format. The space's ``app`` indexes :attr:`apps`, the
     family's apps, so it depends only on the env id. Invalid actions are no-ops that set
-    ``info["action_error"]``.
+    ``info["action_error"]``; ``step()`` never raises on an action: numpy integers are read as
+    ints, and unparsable text, a non-integer or huge coordinate, a non-str name or text, an
+    index outside its ``Discrete`` are such no-ops. Typed text is stored as
+    :func:`~guigym.apps.base.clean_text` makes it (NUL dropped, lone surrogates replaced, at most
+    :data:`~guigym.apps.base.MAX_FIELD_LEN` characters).
 
     Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
     reference from this state; empty when done or failed), ``elements``, ``action_error``,
@@ -132,15 +141,14 @@ class GuiEnv(gym.Env):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        act, err = self._coerce(action)
+        act, err = self._coerce(action)  # validated before anything changes
         ev: Event | None = None
         if act is not None:
-            self._history = (self._history + [format_action(act, "function")])[-HISTORY_LEN:]
+            self._history = (self._history + [_history_line(act)])[-HISTORY_LEN:]
             ev, err = self._event(act)
         before = self._potential()
         if ev is not None:
-            self._state = apply(self.scenario, self._state, ev, self._view)  # type: ignore[arg-type]
-            self._refresh()
+            self._refresh(apply(self.scenario, self._state, ev, self._view))  # type: ignore[arg-type]
         success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
         ref = self._reference()
         terminated = success or ref is None
@@ -182,12 +190,28 @@ class GuiEnv(gym.Env):
 
     def set_state(self, snapshot: dict[str, Any]) -> None:
         """Restore a :meth:`get_state` snapshot: the next observation and step are exactly
-        those that followed the snapshot."""
-        if not isinstance(snapshot, dict) or snapshot.get("version") != STATE_VERSION or not {"scenario", "state"} <= snapshot.keys():
-            raise ValueError("set_state expects a snapshot returned by get_state()")
-        if snapshot["scenario"].get("family") != self.family.name:
-            raise ValueError(f"snapshot is of family {snapshot['scenario'].get('family')!r}, this env is {self.family.name!r}")
-        self._load(copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), list(snapshot.get("history", [])))
+        those that followed the snapshot.
+
+        The snapshot is checked first (:func:`~guigym.apps.snapshot.snapshot_problems`: the
+        schema, the family, values the renderers and spaces can hold, ``history`` a list of
+        str, ``initial_len`` an int ≥ 1) and by a dry run; a bad one raises one
+        ``ValueError`` listing every problem and leaves the env as it was. The history keeps its
+        last ``HISTORY_LEN`` lines, each cut to ``HISTORY_LINE`` characters."""
+        found = snapshot_problems(snapshot, self.family, STATE_VERSION, HISTORY_LEN)
+        if found:
+            raise ValueError("set_state: not a valid get_state() snapshot:\n  " + "\n  ".join(found[:20]))
+        old = (self.scenario, self._state, self._history, self._oracle)
+        history = [_cut(printable(h)) for h in snapshot.get("history", [])[-HISTORY_LEN:]]
+        try:
+            self._load(copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), history)
+            self._reference()  # the oracle must be able to plan from it too
+        except Exception as e:  # noqa: BLE001 - a state the checks missed: put the env back, then report it
+            self.scenario, self._state, self._history, self._oracle = old
+            if self._state is not None:
+                self._refresh()
+            else:
+                self._view = self._lay = self._frame = None
+            raise ValueError(f"set_state: the snapshot cannot be shown ({type(e).__name__}: {str(e)[:200]})") from e
         self._initial_len = int(snapshot.get("initial_len", 1))
 
     def reference(self) -> list[RefStep]:
@@ -232,15 +256,18 @@ class GuiEnv(gym.Env):
     def _load(self, scenario: Scenario, state: DeviceState, history: list[str]) -> None:
         if self.scenario is None or scenario is not self.scenario:
             self._oracle = Oracle(self.family, scenario, self.width, self.height)
-        self.scenario, self._state, self._history = scenario, state, history
-        self._refresh()
+        self.scenario, self._history = scenario, history
+        self._refresh(state)
 
-    def _refresh(self) -> None:
-        self._view = view(self.scenario, self._state)  # type: ignore[arg-type]
-        self._lay = layout(self._view, self.width, self.height)
-        self._key = state_key(self._state)
-        self.backend.show(self._view, self._lay)
-        self._frame = self.backend.screenshot()
+    def _refresh(self, state: DeviceState | None = None) -> None:
+        """Show ``state`` (default: the current one) and make it current; nothing is assigned
+        until it has been drawn, so a failure leaves the env's state as it was."""
+        state = self._state if state is None else state
+        v = view(self.scenario, state)  # type: ignore[arg-type]
+        lay = layout(v, self.width, self.height)
+        self.backend.show(v, lay)
+        frame = self.backend.screenshot()
+        self._state, self._view, self._lay, self._key, self._frame = state, v, lay, state_key(state), frame
 
     def _reference(self) -> list[RefStep] | None:
         return self._oracle.reference(self._state, self._key)  # type: ignore[union-attr, arg-type]
@@ -253,19 +280,24 @@ class GuiEnv(gym.Env):
         return -remaining / self._initial_len
 
     def _coerce(self, action: Any) -> tuple[Action | None, str | None]:
-        if isinstance(action, ACTION_CLASSES):
-            return action, None
+        """The valid action ``action`` stands for, or ``None`` and why not (never raises)."""
         if isinstance(action, str):
             try:
-                return parse_action(action), None
-            except ValueError as e:  # ActionParseError
+                action = parse_action(action)
+            except ActionParseError as e:
                 return None, f"could not parse action: {e}"
-        if isinstance(action, dict):
+        elif isinstance(action, dict):
             try:
-                return action_from_space(action, self.apps), None
-            except (KeyError, IndexError, TypeError, ValueError) as e:
+                action = action_from_space(action, self.apps)
+            except (KeyError, ValueError) as e:
                 return None, f"invalid action dict ({type(e).__name__}: {e}); expected a sample of env.action_space"
-        return None, f"unsupported action type {type(action).__name__}; expected an Action, a dict from action_space or a string"
+        elif not isinstance(action, ACTION_CLASSES):
+            return None, f"unsupported action type {type(action).__name__}; expected an Action, a dict from action_space or a string"
+        try:
+            act = checked_action(action)
+        except ValueError as e:
+            return None, f"invalid action: {e}"
+        return (Type(clean_text(act.text)) if isinstance(act, Type) else act), None
 
     def _event(self, act: Action) -> tuple[Event | None, str | None]:
         if isinstance(act, Back):
@@ -273,7 +305,8 @@ class GuiEnv(gym.Env):
         if isinstance(act, OpenApp):
             name = find_app(self.scenario, act.name)  # type: ignore[arg-type]
             if name is None:
-                return None, f"no app called {act.name!r} on this device; apps: {sorted(self.scenario['apps'])}"  # type: ignore[index]
+                shown = repr(act.name) if len(act.name) <= 60 else repr(act.name[:60]) + "…"
+                return None, f"no app called {shown} on this device; apps: {sorted(self.scenario['apps'])}"  # type: ignore[index]
             return Event("open_app", value=name), None
         return self.backend.perform(act)
 
@@ -309,3 +342,12 @@ class GuiEnv(gym.Env):
         pygame.surfarray.blit_array(self._window, frame.transpose(1, 0, 2))
         pygame.event.pump()
         pygame.display.flip()
+
+
+def _history_line(act: Action) -> str:
+    """One history line: the action in the function format, :func:`printable`, cut to ``HISTORY_LINE``."""
+    return _cut(printable(format_action(act, "function")))
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= HISTORY_LINE else line[: HISTORY_LINE - 1] + "…"

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type, as_int
 from guigym.apps.base import KINDS
 
 #: Characters ``sample()`` draws text from (``contains`` accepts any Unicode).
@@ -54,21 +54,36 @@ def action_space(width: int, height: int, apps: Sequence[str]) -> spaces.Dict:
     })
 
 
+def _index(a: dict[str, Any], key: str, n: int) -> int:
+    """Field ``key`` of a Dict action as an index into ``n`` choices (no silent wrap-around)."""
+    v = as_int(a[key], key)
+    if not 0 <= v < n:
+        raise ValueError(f"{key}={v} is outside Discrete({n})")
+    return v
+
+
 def action_from_space(a: dict[str, Any], apps: Sequence[str]) -> Action:
     """The :class:`Action` a sample of :func:`action_space` (made with the same ``apps``) stands for.
+
+    Only the fields of the chosen type are read. Indices (``type``, ``direction``, ``app``) must
+    be integers inside their ``Discrete`` (a negative index is an error, not Python's wrap-around),
+    ``x``/``y`` integers (:func:`~guigym.actions.as_int`; off-screen points are the backend's
+    error), ``text`` a ``str``. Anything else raises ``ValueError`` or ``KeyError``.
 
     >>> action_from_space({"type": 3, "x": 0, "y": 0, "direction": 0, "app": 1, "text": ""}, ("Notes", "Clock"))
     OpenApp(name='Clock')
     """
-    t = ACTION_TYPES[int(a["type"])]
+    t = ACTION_TYPES[_index(a, "type", len(ACTION_TYPES))]
     if t == "click":
-        return Click(int(a["x"]), int(a["y"]))
+        return Click(as_int(a["x"], "x"), as_int(a["y"], "y"))
     if t == "scroll":
-        return Scroll(DIRECTIONS[int(a["direction"])], int(a["x"]), int(a["y"]))
+        return Scroll(DIRECTIONS[_index(a, "direction", len(DIRECTIONS))], as_int(a["x"], "x"), as_int(a["y"], "y"))
     if t == "back":
         return Back()
     if t == "open_app":
-        return OpenApp(apps[int(a["app"])])
+        return OpenApp(apps[_index(a, "app", len(apps))])
+    if not isinstance(a["text"], str):
+        raise ValueError(f"text must be a str, got {type(a['text']).__name__}")
     return Type(str(a["text"]))
 
 

@@ -19,6 +19,8 @@ from guigym.apps.schema import AppSpec, AppState, DeviceState, RowSpec, Scenario
 from guigym.events import Event
 
 HOME = "home"
+#: Longest value a text field keeps, in code points (HTML's ``maxlength``): typed text beyond it is dropped.
+MAX_FIELD_LEN = 256
 #: Widget kinds a user can act on.
 INTERACTIVE = frozenset({"button", "input", "checkbox", "toggle", "link", "radio", "icon"})
 #: All widget kinds, in a fixed order (their index is the ``role`` id in observations).
@@ -88,6 +90,30 @@ def copy_state(state: Any) -> Any:
     if isinstance(state, list):
         return [copy_state(v) if isinstance(v, (dict, list)) else v for v in state]
     return state
+
+
+def printable(text: str) -> str:
+    """``text`` without NUL characters, with surrogate pairs joined into their character and
+    lone surrogates replaced by U+FFFD (as a browser stores them): a string every renderer
+    draws and every encoder accepts. Valid text comes back unchanged.
+
+    >>> printable("a\\x00b\\ud800c")
+    'ab\\ufffdc'
+    """
+    text = text.replace("\x00", "")
+    if not text.isascii():  # a no-op on valid Unicode
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def clean_text(text: str) -> str:
+    """What a text field stores of typed ``text`` (the one rule, so every backend shows the
+    same string): :func:`printable`, then cut to :data:`MAX_FIELD_LEN` code points.
+
+    >>> clean_text("a\\x00b"), len(clean_text("x" * 1000))
+    ('ab', 256)
+    """
+    return printable(text)[:MAX_FIELD_LEN]
 
 
 def row(wid: str, kind: str, label: str, **kw: Any) -> RowSpec:
@@ -174,7 +200,7 @@ class App:
         if w is None:
             return
         if ev.kind == "input" and w.kind == "input":
-            state["values"][w.id] = str(ev.value)
+            state["values"][w.id] = clean_text(str(ev.value))
             state["focus"] = w.id
         elif ev.kind == "toggle" and w.kind in ("checkbox", "toggle"):
             state["values"][w.id] = bool(ev.value)

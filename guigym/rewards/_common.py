@@ -128,9 +128,12 @@ def answer_region(text: str, fmt: Optional[str]) -> Optional[str]:
     """
     end = text.find("</think>")
     rest = text if end < 0 else text[end + len("</think>") :]
-    m = ANSWER_RE.search(rest)
-    if m is not None:
-        return m.group(1)
+    # str.find, not ANSWER_RE.search: the lazy regex rescans to the end from every "<answer>"
+    # (quadratic on "<answer>" × 12,500); with no "</answer>" after the first, there is none later.
+    i = rest.find("<answer>")
+    j = rest.find("</answer>", i + len("<answer>")) if i >= 0 else -1
+    if j >= 0:
+        return rest[i + len("<answer>") : j]
     if fmt in ("mobile_use", None) and "<tool_call>" in rest:
         return rest
     return None
@@ -142,7 +145,9 @@ def parse_answer(answer: str, fmt: Optional[str], plan: bool = False, max_len: O
     ``plan=False``: :func:`guigym.actions.parse_trajectory` (grounded actions only);
     ``plan=True``: :func:`guigym.actions.parse_plan` (:class:`PlanStep` s, which may be
     ungrounded: an action type plus a grounding instruction). Rewards never raise on model
-    text, so every exception of the parser is a parse failure here.
+    text, so every exception of the parser is a parse failure here. The parsers' bounds hold:
+    an answer over :data:`~guigym.action_text.MAX_TEXT_CHARS` characters is a failure, and at
+    most :data:`~guigym.action_text.MAX_STEPS` steps are read, so every reward is fast on any text.
     """
     check_fmt(fmt)
     if max_len is not None and max_len < 1:

@@ -20,7 +20,6 @@ the same rule as :func:`~guigym.rewards.trajectory_reward` and
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from guigym.actions import DONE, Click, OpenApp, RefStep, Scroll, Type
@@ -37,19 +36,14 @@ from guigym.rewards._common import (
 
 __all__ = ["action_type_reward", "argument_reward", "box_iou", "format_reward", "iou_argument_reward", "uir1_reward", "point_in_box"]
 
-# Text with no think/answer/tool_call tag in it (a "tempered" token: tags can't nest or repeat).
-_PLAIN = r"(?:(?!</?(?:think|answer|tool_call)>).)*"
-_NO_THINK_ANSWER = r"(?:(?!</?(?:think|answer)>).)*"
-_THINK = rf"<think>{_PLAIN}</think>"
-_ANSWER = rf"<answer>(?P<answer>{_NO_THINK_ANSWER})</answer>"
-_CALLS = rf"(?P<calls>(?:<tool_call>{_PLAIN}</tool_call>\s*)+)"
+# The tags of the format; text between them is free, but a tag may not appear where the
+# format has none (no nesting, no repeats). Found with one linear scan (a regex of tempered
+# tokens backtracked quadratically on long runs of whitespace).
+_TAG_RE = re.compile(r"</?(?:think|answer|tool_call)>")
 
 
-@lru_cache(maxsize=None)
-def _format_re(fmt: Optional[str], require_think: bool) -> "re.Pattern[str]":
-    answer = rf"(?:{_ANSWER}|{_CALLS})" if fmt in ("mobile_use", None) else _ANSWER
-    think = rf"{_THINK}\s*" if require_think else rf"(?:{_THINK}\s*)?"
-    return re.compile(rf"\s*{think}{answer}\s*", re.DOTALL)
+def _blank(s: str) -> bool:
+    return not s or s.isspace()
 
 
 def point_in_box(x: float, y: float, box: tuple[int, int, int, int]) -> bool:
@@ -140,10 +134,44 @@ def arguments_match(a: Any, ref: RefStep, text_score: Callable[[str, str], float
 
 
 def _well_formed_answer(text: str, fmt: Optional[str], require_think: bool) -> Optional[str]:
-    m = _format_re(fmt, require_think).fullmatch(text)
-    if m is None:
+    """The answer of ``text`` if it is exactly ``\\s* [<think>…</think> \\s*] <answer>A</answer> \\s*``
+    (think required when ``require_think``), else in ``mobile_use``/auto-detect also bare
+    ``<tool_call>…</tool_call>`` blocks (whitespace between), whose text from the first tag to
+    the end is returned. Text inside a think block or tool call holds no tag; an answer holds no
+    think/answer tag. Linear in ``len(text)``.
+
+    >>> _well_formed_answer(" <think>a</think>\\n<answer>x</answer> ", "json", True)
+    'x'
+    >>> _well_formed_answer("<think>a</think><answer>x</answer><answer>y</answer>", "json", True) is None
+    True
+    """
+    tags = _TAG_RE.finditer(text)  # read lazily: the scan stops at the first misplaced tag
+    m, pos = next(tags, None), 0  # the next tag, the end of what has been read
+    if m is not None and m.group() == "<think>":
+        close = next(tags, None)
+        if not _blank(text[: m.start()]) or close is None or close.group() != "</think>":
+            return None
+        m, pos = next(tags, None), close.end()
+    elif require_think:
         return None
-    return m.group("answer") if m.group("answer") is not None else m.group("calls")
+    if m is None or not _blank(text[pos : m.start()]):
+        return None
+    if m.group() == "<answer>":
+        for close in tags:
+            if close.group() == "</answer>":
+                return text[m.end() : close.start()] if next(tags, None) is None and _blank(text[close.end() :]) else None
+            if close.group() not in ("<tool_call>", "</tool_call>"):  # tool calls may sit inside an answer
+                return None
+        return None
+    if m.group() != "<tool_call>" or fmt not in ("mobile_use", None):
+        return None
+    start = m.start()
+    while m is not None:  # <tool_call>…</tool_call> blocks, whitespace between
+        close = next(tags, None)
+        if m.group() != "<tool_call>" or not _blank(text[pos : m.start()]) or close is None or close.group() != "</tool_call>":
+            return None
+        m, pos = next(tags, None), close.end()
+    return text[start:] if _blank(text[pos:]) else None
 
 
 def format_reward(text: Any, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> float:
