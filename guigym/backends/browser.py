@@ -29,8 +29,10 @@ reaches the DOM only through ``textContent``/``value``; view data travels as a C
 argument, never as source code.
 
 Faults: every DevTools call runs under a watchdog (``timeout_s``): a browser that hangs is
-killed. A dead browser makes ``perform`` raise :class:`BrowserCrashed`; ``show`` (hence
-``env.reset()``) starts a new one. ``close()`` is idempotent and kills what is left.
+killed. Once the browser has died (a failed call, or its process gone), every ``env.step()``
+raises :class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
+``show`` and ``screenshot`` all raise), until ``env.reset()`` (or ``set_state``), whose
+``show`` starts a new browser. ``close()`` is idempotent and kills what is left.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ import inspect
 import io
 import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -346,10 +349,12 @@ class BrowserBackend(Backend):
     def show(self, v: View, lay: Layout) -> None:
         self._view, self._lay, self._shot = v, lay, None
         try:
+            if self._browser is not None:
+                self._check_alive()  # a dead browser inside env.step() is an error, not a restart
             self.start()  # no-op while the browser is healthy
             self._redraw()
         except BrowserCrashed:  # died now or earlier: the state lives in Python, so redraw it
-            self.start()
+            self._recover()
             self._redraw()
 
     def screenshot(self) -> np.ndarray:
@@ -357,12 +362,13 @@ class BrowserBackend(Backend):
             raise RuntimeError("show() a view first")
         if self._shot is None:
             try:
-                if not self.started:
+                if self._browser is None:
                     self.start()
                     self._redraw()
+                self._check_alive()
                 self._shot = self._capture()
             except BrowserCrashed:
-                self.start()
+                self._recover()
                 self._redraw()
                 self._shot = self._capture()
         return self._shot.copy()
@@ -371,6 +377,7 @@ class BrowserBackend(Backend):
         v, lay = self._view, self._lay
         if v is None or lay is None:
             raise RuntimeError("show() a view first")
+        self._check_alive()  # also for actions that never reach the page (off-screen, ...)
         if isinstance(action, Click):
             if off_screen(action.x, action.y, lay.width, lay.height):
                 return event_for(action, v, lay)  # the mock's error, page untouched
@@ -404,7 +411,12 @@ class BrowserBackend(Backend):
         return event_for(action, v, lay)
 
     def boxes(self) -> dict[str, Box]:
-        """Boxes measured in the DOM (``getBoundingClientRect``) at the last ``show``."""
+        """Boxes measured in the DOM (``getBoundingClientRect``) at the last ``show``.
+
+        Raises :class:`BrowserCrashed` once the browser has died (``env.step`` calls this on
+        every step, so a step that never touches the page, e.g. unparsable text, raises too)."""
+        if self._browser is not None or self._broken is not None:
+            self._check_alive()
         return dict(self._boxes)
 
     def close(self) -> None:
@@ -542,6 +554,25 @@ class BrowserBackend(Backend):
     def _alive(self) -> None:
         if self._broken is not None or self._browser is None:
             raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
+
+    def _check_alive(self) -> None:
+        """Raise :class:`BrowserCrashed` if the browser has died, even if Playwright has not
+        told us yet (its events arrive only during a browser call): the browser process is
+        looked up in ``/proc`` (a few microseconds; skipped where there is no ``/proc``)."""
+        if self._broken is None and self._browser is not None and self._main_pid is not None and self._owner_pid == os.getpid():
+            if not _running(self._main_pid):
+                self._mark_broken("the browser process exited")
+        self._alive()
+
+    def _recover(self) -> None:
+        """After a browser death found by ``show``/``screenshot``: start a new browser, unless
+        this is inside ``env.step()`` (the documented contract: every step raises
+        :class:`BrowserCrashed` until the next ``reset()``; the env has no other hook into the
+        backend at reset, so the caller is recognised by its code object)."""
+        if _inside_env_step():
+            self._mark_broken("the browser died")
+            self._alive()
+        self.start()
 
     def _mark_broken(self, why: str) -> None:
         if self._broken is None:
@@ -795,6 +826,32 @@ def _weak_call(ref: "weakref.ref[BrowserBackend]", method: str, *args: Any) -> N
     obj = ref()
     if obj is not None:
         getattr(obj, method)(*args)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie is not); True where ``/proc`` is absent."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except FileNotFoundError:
+        return not os.path.isdir("/proc/self")
+    except OSError:
+        return True
+    state = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
+    return state not in (b"Z", b"X", b"x")
+
+
+def _inside_env_step() -> bool:
+    """Whether a :meth:`guigym.env.GuiEnv.step` is on the call stack (only asked after a crash)."""
+    from guigym.env import GuiEnv  # here: guigym.env imports the backends
+
+    step = GuiEnv.step.__code__
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is step:
+            return True
+        f = f.f_back  # type: ignore[assignment]
+    return False
 
 
 def _wait_gone(pids: list[int], timeout: float) -> None:
