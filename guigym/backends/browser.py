@@ -24,7 +24,9 @@ the view it shows in a pixel row below the screen (cropped), so a stale one is n
 returned. Caret hidden, animations off; cached until the next ``show``.
 
 Safety: the page is a self-contained document under a strict Content-Security-Policy; every
-request that is not loopback is aborted; the resolver knows no host but localhost; view text
+request that is not loopback is aborted: by the route guard, and below it (for what routing
+never sees, WebSocket handshakes) by the launch flags of :mod:`guigym.backends.chromium` (the
+resolver knows no host but loopback; anything else goes to a proxy that does not exist); view text
 reaches the DOM only through ``textContent``/``value``; view data travels as a CDP call
 argument, never as source code.
 
