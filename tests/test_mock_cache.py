@@ -30,7 +30,7 @@ def test_text_cache_is_bounded_in_bytes() -> None:
     assert len(text.cache) >= 4  # full: evicted down to the budget, not emptied
     last = next(reversed(text.cache))  # the most recent entry survives; a hit moves an entry to the end
     first = next(iter(text.cache))
-    text.render(*first)
+    text.render(first[0], first[1], first[3], first[2])  # the key is (text, size, bold, colour)
     assert next(reversed(text.cache)) == first and last in text.cache
     huge = text.render("W" * 50_000, 40, (0, 0, 0))  # over the whole budget: drawn, not cached
     assert huge.get_width() > 0 and text.nbytes <= 1 << 20
