@@ -188,3 +188,29 @@ def test_websockets_reach_only_loopback(launch_args: tuple[str, ...]) -> None:
         b.close()
         srv.shutdown()
         listener.close()
+
+
+# ------------------------------------------------------------------------------- memory
+
+
+def test_periodic_garbage_collection_is_invisible_and_frees_the_heap() -> None:
+    """With ``gc_every=4``, 13 resets collect 3 times (the probe screen's show counts too),
+    each collection leaves the page's JS heap small, and every screenshot equals the one of
+    a browser that never collects."""
+    envs = [gym.make("GuiGym-Settings-v0", backend="browser", disable_env_checker=True, backend_kwargs={"gc_every": n})
+            for n in (4, 0)]
+    try:
+        shots: list[list[bytes]] = [[], []]
+        for seed in range(13):
+            for env, out in zip(envs, shots):
+                obs, _ = env.reset(seed=seed, options={"level": "hard"})
+                out.append(obs["screenshot"].tobytes())
+            b = envs[0].unwrapped.backend
+            if b._shows % 4 == 0:  # this show collected
+                used = b._send("Runtime.getHeapUsage")["usedSize"]
+                assert used < 4 << 20, f"{used} bytes of JS heap right after a collection"
+        assert envs[0].unwrapped.backend.collections == 14 // 4 and envs[1].unwrapped.backend.collections == 0
+        assert shots[0] == shots[1]
+    finally:
+        for env in envs:
+            env.close()
