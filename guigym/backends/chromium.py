@@ -35,8 +35,13 @@ LAUNCH_ARGS = (
     "--mute-audio",
     "--hide-scrollbars",
     "--font-render-hinting=none",
-    # network: resolve no host but loopback (pages are also route-blocked and CSP-locked)
+    # network, below Playwright's route guard (which never sees WebSocket handshakes): resolve no
+    # host but loopback (IP literals included), and send everything else to a proxy that does
+    # not exist, so a connection that leaves loopback fails even if the resolver rules are
+    # overridden (the bypass list is exactly the route guard's loopback hosts)
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+    "--proxy-server=http://no-network.invalid:9",
+    "--proxy-bypass-list=<-loopback>;localhost;127.0.0.1;[::1]",
 )
 
 INSTALL_HELP = (

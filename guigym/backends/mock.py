@@ -8,6 +8,7 @@ pygame is pinned (not pygame-ce) because the two draw different pixels.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from typing import Any
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -23,29 +24,51 @@ from guigym.events import Event
 from guigym.layout import Box, Layout
 
 
-class _Text:
-    """Font and rendered-text caches (text rendering dominates drawing time)."""
+#: Most bytes of rendered text the mock keeps cached per backend (least recently used dropped
+#: first): long typed values render wide surfaces, so an entry count alone would not bound it.
+TEXT_CACHE_BYTES = 64 << 20
+TEXT_CACHE_ENTRIES = 4096
+#: The same for the widget tiles (drawn once, then blitted); cleared when full.
+TILE_CACHE_BYTES = 64 << 20
+TILE_CACHE_ENTRIES = 512
 
-    def __init__(self) -> None:
+
+class _Text:
+    """Font and rendered-text caches (text rendering dominates drawing time), bounded by
+    :data:`TEXT_CACHE_BYTES` and :data:`TEXT_CACHE_ENTRIES` (LRU; a cached surface is the one
+    a fresh render would give, so eviction never changes a pixel)."""
+
+    def __init__(self, max_bytes: int = TEXT_CACHE_BYTES, max_entries: int = TEXT_CACHE_ENTRIES) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
         self.fonts: dict[tuple[int, bool], pygame.font.Font] = {}
-        self.cache: dict[tuple[str, int, bool, Color], pygame.Surface] = {}
+        self.cache: OrderedDict[tuple[str, int, bool, Color], pygame.Surface] = OrderedDict()
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self.nbytes = 0  # pixel bytes of the cached surfaces
 
     def render(self, text: str, size: int, color: Color, bold: bool = False) -> pygame.Surface:
         key = (text, size, bold, color)
         surf = self.cache.get(key)
-        if surf is None:
-            font = self.fonts.get((size, bold))
-            if font is None:
-                font = pygame.font.Font(None, size)
-                font.set_bold(bold)
-                self.fonts[(size, bold)] = font
-            if len(self.cache) > 4096:
-                self.cache.clear()
-            surf = font.render(text, True, color)
+        if surf is not None:
+            self.cache.move_to_end(key)
+            return surf
+        font = self.fonts.get((size, bold))
+        if font is None:
+            font = pygame.font.Font(None, size)
+            font.set_bold(bold)
+            self.fonts[(size, bold)] = font
+        surf = font.render(text, True, color)
+        n = _nbytes(surf)
+        if n <= self.max_bytes:
+            while self.cache and (self.nbytes + n > self.max_bytes or len(self.cache) >= self.max_entries):
+                self.nbytes -= _nbytes(self.cache.popitem(last=False)[1])
             self.cache[key] = surf
+            self.nbytes += n
         return surf
+
+
+def _nbytes(surf: pygame.Surface) -> int:
+    return surf.get_pitch() * surf.get_height()
 
 
 class MockBackend(Backend):
@@ -62,6 +85,7 @@ class MockBackend(Backend):
         self._surf = pygame.image.frombuffer(self._arr, (width, height), "RGB")
         self._text = _Text()
         self._tiles: dict[int, tuple[list[Record], pygame.Surface]] = {}
+        self._tile_bytes = 0
         self._view: View | None = None
         self._lay: Layout | None = None
 
@@ -100,13 +124,15 @@ class MockBackend(Backend):
             # in the cache, so its id cannot be reused while cached).
             hit = tiles.get(id(ps))
             if hit is None or hit[0] is not ps:
-                if len(tiles) > 512:
-                    tiles.clear()
                 tile = pygame.Surface(r["clip"], 0, s)  # same pixel format: fast blits
+                if len(tiles) > TILE_CACHE_ENTRIES or self._tile_bytes + _nbytes(tile) > TILE_CACHE_BYTES:
+                    tiles.clear()
+                    self._tile_bytes = 0
                 tile.fill(r["bg"])
                 for p in ps:
                     self._paint(tile, p, 0, 0)
                 hit = tiles[id(ps)] = (ps, tile)
+                self._tile_bytes += _nbytes(tile)
             s.blit(hit[1], (r["box"][0], r["box"][1]))
 
     def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> None:

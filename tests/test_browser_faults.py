@@ -1,0 +1,216 @@
+"""Browser faults and isolation against a real headless Chromium (issue 15, items 8 and 12).
+
+* After Chromium dies mid-episode, every ``step()`` raises ``BrowserCrashed`` whatever the
+  action (including the ones that never reach the page: Back, OpenApp, off-screen clicks,
+  unparsable text), until ``reset()`` starts a new browser.
+* WebSocket handshakes to a host that is not loopback never leave the browser (Playwright's
+  route guard does not see them; a dead proxy with loopback bypass does).
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import signal
+import socket
+import threading
+import time
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import guigym  # noqa: F401
+from guigym.actions import Back, Click, OpenApp, Scroll, Type
+from guigym.backends.browser import BrowserCrashed
+
+pytestmark = pytest.mark.browser
+
+
+def _gone(pid: int, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _actions(env: gym.Env) -> dict[str, Any]:
+    apps = sorted(env.unwrapped.scenario["apps"])
+    return {
+        "click": Click(180, 320), "off-screen click": Click(5000, 5000), "scroll": Scroll("down"), "type": Type("alice"),
+        "back": Back(), "open app": OpenApp(apps[0]), "unknown app": OpenApp("NoSuchApp"), "unparsable text": "not an action",
+        "action text": '{"action": "back"}', "action dict": env.action_space.sample(),
+    }
+
+
+def test_every_action_raises_after_a_crash_until_reset() -> None:
+    env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+    try:
+        obs0, _ = env.reset(seed=3)
+        b = env.unwrapped.backend
+        kinds = _actions(env)
+        for i, (name, first) in enumerate(kinds.items()):
+            pid = b.browser_pid
+            os.kill(pid, signal.SIGKILL)
+            assert _gone(pid)
+            t = time.monotonic()
+            with pytest.raises(BrowserCrashed, match="reset"):
+                env.step(first)
+            assert time.monotonic() - t < 5, name
+            for other, act in kinds.items():  # and every step stays an error until reset
+                with pytest.raises(BrowserCrashed):
+                    env.step(act)
+                assert b.browser_pid == pid, f"{other} after {name} restarted Chromium"
+            obs, info = env.reset(seed=3)
+            assert b.restarts == i + 1 and b.browser_pid != pid
+            assert obs["screenshot"].tobytes() == obs0["screenshot"].tobytes()
+            _, _, _, _, info = env.step(info["reference"][0].action)
+            assert info["event"] is not None and info["action_error"] is None
+    finally:
+        env.close()
+
+
+# --------------------------------------------------------------------------- WebSockets
+
+
+class _Listener:
+    """A plain TCP listener on every interface that records which connections arrive."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("0.0.0.0", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.arrived: list[bytes] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(2)
+                try:
+                    self.arrived.append(conn.recv(4096))
+                except OSError:
+                    self.arrived.append(b"")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    """A loopback page without a CSP (the runtime page's CSP would block every WebSocket)."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        body = b"<html><body>no csp</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+_OPEN_WS = """url => new Promise(done => {
+    let w; try { w = new WebSocket(url); } catch (e) { done('refused: ' + e.name); return; }
+    w.onopen = () => done('open'); w.onerror = () => done('error'); setTimeout(() => done('timeout'), 4000);
+})"""
+
+
+def _not_loopback_hosts() -> list[str]:
+    """Addresses of this machine that reach the listener but are not loopback to the guard."""
+    hosts = {"127.0.0.2"}  # loopback to the kernel, not to guigym's rule (exactly localhost, 127.0.0.1, ::1)
+    try:
+        for *_, addr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            if not addr[0].startswith("127."):
+                hosts.add(addr[0])
+    except OSError:
+        pass
+    return sorted(hosts)
+
+
+def _arrives(host: str, port: int, listener: _Listener) -> bool:
+    n = len(listener.arrived)
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except OSError:
+        return False
+    end = time.monotonic() + 2
+    while len(listener.arrived) == n and time.monotonic() < end:
+        time.sleep(0.01)
+    return len(listener.arrived) > n
+
+
+@pytest.mark.parametrize("launch_args", [(), ("--host-resolver-rules=MAP nothing.invalid ~NOTFOUND",)], ids=["default", "resolver-off"])
+def test_websockets_reach_only_loopback(launch_args: tuple[str, ...]) -> None:
+    """A page opens real WebSockets: to loopback they connect, to any other address of this
+    machine (a listener that would record the handshake) nothing arrives, also with the
+    resolver rules overridden (the proxy layer alone); the runtime page opens none at all."""
+    from guigym.backends.browser import BrowserBackend
+
+    listener = _Listener()
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    b = BrowserBackend(360, 640, launch_args=launch_args)
+    try:
+        runtime = b.page
+        n = len(listener.arrived)  # the runtime page's CSP (connect-src 'none'): not even loopback
+        assert runtime.evaluate(_OPEN_WS, f"ws://127.0.0.1:{listener.port}/") in ("error", "refused: SecurityError")
+        time.sleep(0.2)
+        assert len(listener.arrived) == n
+        page = runtime.context.new_page()
+        page.goto(f"http://127.0.0.1:{srv.server_address[1]}/", timeout=5000)
+        for host in ("127.0.0.1", "localhost"):  # the listener sees loopback handshakes
+            n = len(listener.arrived)
+            page.evaluate(_OPEN_WS, f"ws://{host}:{listener.port}/ws")
+            time.sleep(0.2)
+            assert any(b"Upgrade: websocket" in x for x in listener.arrived[n:]), host
+        hosts = [h for h in _not_loopback_hosts() if _arrives(h, listener.port, listener)]
+        assert hosts, "no address of this machine other than loopback reaches the listener"
+        for host in hosts:
+            n = len(listener.arrived)
+            assert page.evaluate(_OPEN_WS, f"ws://{host}:{listener.port}/ws") == "error", host
+            time.sleep(0.2)
+            assert listener.arrived[n:] == [], f"a WebSocket handshake to {host} left the browser"
+        page.close()
+    finally:
+        b.close()
+        srv.shutdown()
+        listener.close()
+
+
+# ------------------------------------------------------------------------------- memory
+
+
+def test_periodic_garbage_collection_is_invisible_and_frees_the_heap() -> None:
+    """With ``gc_every=4``, 13 resets collect 3 times (the probe screen's show counts too),
+    each collection leaves the page's JS heap small, and every screenshot equals the one of
+    a browser that never collects."""
+    envs = [gym.make("GuiGym-Settings-v0", backend="browser", disable_env_checker=True, backend_kwargs={"gc_every": n})
+            for n in (4, 0)]
+    try:
+        shots: list[list[bytes]] = [[], []]
+        for seed in range(13):
+            for env, out in zip(envs, shots):
+                obs, _ = env.reset(seed=seed, options={"level": "hard"})
+                out.append(obs["screenshot"].tobytes())
+            b = envs[0].unwrapped.backend
+            if b._shows % 4 == 0:  # this show collected
+                used = b._send("Runtime.getHeapUsage")["usedSize"]
+                assert used < 4 << 20, f"{used} bytes of JS heap right after a collection"
+        assert envs[0].unwrapped.backend.collections == 14 // 4 and envs[1].unwrapped.backend.collections == 0
+        assert shots[0] == shots[1]
+    finally:
+        for env in envs:
+            env.close()
