@@ -141,6 +141,13 @@ class GuiEnv(gym.Env):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
+        self.backend.in_step = True  # a dead renderer must raise here, not restart (see Backend.in_step)
+        try:
+            return self._step(action)
+        finally:
+            self.backend.in_step = False
+
+    def _step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         act, err = self._coerce(action)  # validated before anything changes
         ev: Event | None = None
         if act is not None:

@@ -19,6 +19,10 @@ class Backend:
     """
 
     name = "base"
+    #: True while :meth:`guigym.env.GuiEnv.step` runs (set by the env): a backend that finds
+    #: its renderer dead must then raise rather than quietly start a new one (steps raise
+    #: until the next ``reset()``, which may restart it)
+    in_step: bool = False
 
     def __init__(self, width: int, height: int, **kwargs: Any) -> None:
         self.width, self.height = width, height

@@ -51,7 +51,6 @@ import inspect
 import io
 import os
 import signal
-import sys
 import threading
 import time
 import uuid
@@ -580,10 +579,9 @@ class BrowserBackend(Backend):
 
     def _recover(self) -> None:
         """After a browser death found by ``show``/``screenshot``: start a new browser, unless
-        this is inside ``env.step()`` (the documented contract: every step raises
-        :class:`BrowserCrashed` until the next ``reset()``; the env has no other hook into the
-        backend at reset, so the caller is recognised by its code object)."""
-        if _inside_env_step():
+        this is inside ``env.step()`` (``in_step``, set by the env; the documented contract:
+        every step raises :class:`BrowserCrashed` until the next ``reset()``)."""
+        if self.in_step:
             self._mark_broken("the browser died")
             self._alive()
         self.start()
@@ -857,19 +855,6 @@ def _running(pid: int) -> bool:
         return True
     state = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
     return state not in (b"Z", b"X", b"x")
-
-
-def _inside_env_step() -> bool:
-    """Whether a :meth:`guigym.env.GuiEnv.step` is on the call stack (only asked after a crash)."""
-    from guigym.env import GuiEnv  # here: guigym.env imports the backends
-
-    step = GuiEnv.step.__code__
-    f = sys._getframe(1)
-    while f is not None:
-        if f.f_code is step:
-            return True
-        f = f.f_back  # type: ignore[assignment]
-    return False
 
 
 def _wait_gone(pids: list[int], timeout: float) -> None:
