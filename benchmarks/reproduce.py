@@ -3,6 +3,7 @@
     python benchmarks/reproduce.py --table defaults     # train_small.py with its defaults, seeds 1–5
     python benchmarks/reproduce.py --table ablations    # benchmarks/ablations.py, its default settings, seeds 1–5
     python benchmarks/reproduce.py --table ppo          # benchmarks/ppo_baseline.py (SB3 PPO vs random), seeds 0–2
+    python benchmarks/reproduce.py --table ppo200       # the same at 200k env steps per seed (≈ 14 CPU-minutes each)
     python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
     python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
     python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
@@ -45,7 +46,7 @@ HORIZON_TASK = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16 
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "ppo", "uir1", "horizon", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     """training seeds of the GRPO tables (every one is reported)"""
@@ -152,13 +153,17 @@ def ablations_table(args: Args) -> str:
     return res["text"]
 
 
-def ppo_table(args: Args) -> str:
-    """``benchmarks/ppo_baseline.py`` (its measured setting; finished seeds are reused)."""
-    out = Path(args.out) / "ppo"
-    ppo_baseline.main(["--seeds", *map(str, args.ppo_seeds), "--out", str(out), "--png", str(ROOT / "docs" / "ppo_baseline.png")])
+def ppo_table(args: Args, steps: int | None = None) -> str:
+    """``benchmarks/ppo_baseline.py`` (its measured setting, or ``steps`` env steps per seed;
+    finished seeds are reused)."""
+    name = "ppo" if steps is None else f"ppo{steps // 1000}"
+    out = Path(args.out) / name
+    png = ROOT / "docs" / ("ppo_baseline.png" if steps is None else f"ppo_baseline_{steps // 1000}k.png")
+    ppo_baseline.main(["--seeds", *map(str, args.ppo_seeds), "--out", str(out), "--png", str(png)]
+                      + ([] if steps is None else ["--steps", str(steps)]))
     lines = (out / "table.md").read_text().strip().split("\n")
-    _save("ppo", lines, args, json.loads((out / "results.json").read_text()),
-          f"python benchmarks/reproduce.py --table ppo --ppo-seeds {' '.join(map(str, args.ppo_seeds))}", seeds=args.ppo_seeds)
+    _save(name, lines, args, json.loads((out / "results.json").read_text()),
+          f"python benchmarks/reproduce.py --table {name} --ppo-seeds {' '.join(map(str, args.ppo_seeds))}", seeds=args.ppo_seeds)
     return "\n".join(lines)
 
 
@@ -191,8 +196,9 @@ def update_readme(names: list[str]) -> list[str]:
 
 def main(args: Args) -> None:
     # the horizon sweep (hours on 2 cores: Settings hard, 25 runs) is not part of the README run yet
-    names = ["defaults", "ablations", "ppo", "uir1"] if args.table == "readme" else [args.table]
-    tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table}
+    names = ["defaults", "ablations", "ppo", "ppo200", "uir1"] if args.table == "readme" else [args.table]
+    tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table,
+              "ppo200": lambda a: ppo_table(a, steps=200_000)}
     tables.update({n: (lambda a, n=n: sweep_table(n, a)) for n in SWEEPS})
     for n in names:
         print(tables[n](args), flush=True)
