@@ -73,8 +73,8 @@ from guigym.rewards import (  # noqa: E402
     action_similarity,
     action_type_reward,
     argument_reward,
-    iou_argument_reward,
     grounded_rewards,
+    iou_argument_reward,
     repetition,
     same_target,
     step_target,
@@ -150,14 +150,14 @@ class Args:
     uir1_type_reward: bool = True
     """``--stage1-reward uir1``: include the action-type reward ``R_type`` (UI-R1's ablation
     finds it can hinder grounding)"""
+    uir1_coord: Literal["inbox", "iou"] = "inbox"
+    """``--stage1-reward uir1``: the click reward — inbox (UI-R1's ``R_C``: 1 if the click is in
+    the target's box) or iou (``R_IoU``: IoU of the 40-px click cell with the target's box)"""
     rollout_actor: Literal["policy", "reference"] = "policy"
     """whose action the training rollouts execute: policy (online RL: the first step of the
     first sampled plan); reference (the dense reference's next action: states along the expert
     trajectory, like UI-R1's offline training data; the groups are still sampled from the
     policy and scored the same way)"""
-    uir1_coord: Literal["inbox", "iou"] = "inbox"
-    """``--stage1-reward uir1``: the click reward — inbox (UI-R1's ``R_C``: 1 if the click is in
-    the target's box) or iou (``R_IoU``: IoU of the 40-px click cell with the target's box)"""
     lr: float = _GRPO.lr
     """Adam learning rate"""
     anneal_lr: bool = True
