@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -17,6 +20,15 @@ from guigym.registration import env_ids, id_levels  # noqa: E402
 #: is unknown raises here instead of silently leaving the matrix.
 ID_LEVELS = id_levels()
 IDS = env_ids()
+
+
+def load_example(name: str):
+    """Import ``examples/<name>.py`` as module ``name`` (the examples are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "examples" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # dataclasses resolve string annotations through sys.modules
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def make(env_id: str, **kw):

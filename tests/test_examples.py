@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("trl")
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_example(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses resolve string annotations through sys.modules
-    spec.loader.exec_module(mod)
-    return mod
+from tests.conftest import load_example  # noqa: E402
 
 
 def test_trl_grpo_smoke(tmp_path):

@@ -4,7 +4,6 @@ examples/trl_grpo.py and grpo_update."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
 import typing
 from pathlib import Path
@@ -19,14 +18,7 @@ from agents.grpo import Completion, GRPOConfig, grpo_update  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train_small  # noqa: E402
-
-
-def _load_example(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses resolve string annotations through sys.modules
-    spec.loader.exec_module(mod)
-    return mod
+from tests.conftest import load_example  # noqa: E402
 
 
 def test_train_small_flags_are_the_config_fields():
@@ -41,7 +33,7 @@ def test_train_small_flags_are_the_config_fields():
 
 
 def test_trl_example_maps_its_flags_onto_the_config():
-    ex = _load_example("trl_grpo")
+    ex = load_example("trl_grpo")
     cfg = ex.Args(data="d", model="m", num_generations=2, learning_rate=3e-4, horizon=4).grpo
     assert (cfg.group_size, cfg.lr, cfg.horizon) == (2, 3e-4, 4)
     assert cfg.gamma == ex.Args(data="d", model="m").gamma == GRPOConfig().gamma
