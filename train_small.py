@@ -45,6 +45,7 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
+import functools
 import json
 import os
 import random
@@ -64,8 +65,9 @@ import tyro  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
+from agents.env_pool import EnvPool, ProcessEnvPool  # noqa: E402
 from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
-from agents.plan_act import Plan, PlanActAgent, run_episode, summarize  # noqa: E402
+from agents.plan_act import NOOP, Plan, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import PlanStep  # noqa: E402
@@ -106,6 +108,14 @@ class Args:
     """where runs are written"""
     threads: int = 1
     """torch CPU threads (1 is fastest on a busy 2-core machine: no spin-waiting)"""
+    rollout_workers: int = 0
+    """0: training episodes one after another in this process (the path behind the README's
+    tables); N >= 1: the ``episodes_per_iter`` episodes run in lockstep, one batched policy call
+    per step for all of them, their envs spread over N worker processes (or N Ray actors with
+    ``--ray-address``); the curves are the same for every N >= 1 (not the same as for 0)"""
+    ray_address: Optional[str] = None
+    """with ``--rollout-workers N``: run the rollout envs on N Ray actors of this cluster
+    (``auto``: the cluster ``ray start`` made; ``local``: start one here); needs ``guigym[ray]``"""
     progress: bool = True
     """show a tqdm progress bar"""
     save_model: bool = True
@@ -286,10 +296,36 @@ class StateRecorder(gym.Wrapper):
 
     def _record(self, obs: Any, info: dict) -> None:
         state = self.env.unwrapped.get_state() if self.save_state else None
-        key = json.dumps(state["state"], sort_keys=True, default=str) + repr(self.history[-4:]) if state else ""
-        elements = [{k: e[k] for k in ("id", "box", "label", "role") if k in e} for e in info.get("elements") or ()]
-        seen = self.transform(obs, info, list(self.history))
-        self.visited.append(Visited(seen, state, list(info.get("reference") or []), key, None, elements))
+        self.visited.append(visit(self.transform, obs, info, self.history, state))
+
+
+def visit(transform: Any, obs: Any, info: dict, history: list, state: Optional[dict]) -> Visited:
+    """The :class:`Visited` record of a decision point (its ``group`` is attached when planned)."""
+    key = json.dumps(state["state"], sort_keys=True, default=str) + repr(history[-4:]) if state else ""
+    elements = [{k: e[k] for k in ("id", "box", "label", "role") if k in e} for e in info.get("elements") or ()]
+    return Visited(transform(obs, info, list(history)), state, list(info.get("reference") or []), key, None, elements)
+
+
+class ElementsView:
+    """What an executor reads of an env (``env.unwrapped.elements()``), taken from a step's
+    ``info``: with ``--rollout-workers`` the envs live in other processes."""
+
+    def __init__(self, info: dict) -> None:
+        self._elements = list(info.get("elements") or ())
+        self.unwrapped = self
+
+    def elements(self) -> list[dict]:
+        return self._elements
+
+
+def make_rollout_pool(args: Args) -> EnvPool:
+    """``episodes_per_iter`` mock envs over ``rollout_workers`` processes, or Ray actors."""
+    env_fn = functools.partial(gym.make, args.env_id, level=args.level, backend="mock")
+    if args.ray_address:
+        from guigym.distributed import RayEnvPool
+
+        return RayEnvPool(env_fn, args.episodes_per_iter, actors=args.rollout_workers, address=args.ray_address)
+    return ProcessEnvPool(env_fn, args.episodes_per_iter, workers=args.rollout_workers)
 
 
 def make_env(args: Args, transform: Any, save_state: bool = True) -> StateRecorder:
@@ -593,6 +629,9 @@ class Trainer:
         sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen,
                                follow_reference=args.rollout_actor == "reference")
         self.rollout_agent = PlanActAgent(sampler, executor=self.executor)
+        if args.ray_address and args.rollout_workers < 1:
+            raise SystemExit("--ray-address needs --rollout-workers N (N >= 1 actors)")
+        self.pool: Optional[EnvPool] = make_rollout_pool(args) if args.rollout_workers > 0 else None
         self.stages = {"1": [1], "2": [2], "both": [1, 2]}[args.stage]
         self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
         self.stage = self.stages[0]
@@ -619,6 +658,47 @@ class Trainer:
             self.env_steps += rec.steps
         return [v for v in self.env.visited if v.reference and v.group is not None], float(np.mean(wins))
 
+    def rollout_lockstep(self) -> tuple[list[Visited], float]:
+        """``--rollout-workers N``: the ``episodes_per_iter`` episodes in lockstep over the env
+        pool. At every step, one batched ``sample`` of ``G`` plans for the states of all
+        unfinished episodes (in episode order), then one pool step that runs the first step of
+        each first plan. Nothing depends on how the envs are spread over workers."""
+        a = self.args
+        n, G = a.episodes_per_iter, a.group_size
+        seeds = [int(self.rng.integers(TRAIN_SEEDS)) for _ in range(n)]
+        obs, infos = map(list, zip(*self.pool.reset(range(n), seeds)))
+        history: list[list[Any]] = [[] for _ in range(n)]
+        steps, success = [0] * n, [False] * n
+        per_episode: list[list[Visited]] = [[] for _ in range(n)]
+        active = list(range(n))
+        self.policy.eval()
+        while active:
+            vs = [visit(self.env.transform, obs[i], infos[i], history[i], infos[i]["state"]) for i in active]
+            comps, (logp, mask) = self.policy.sample([v.obs for v in vs], G, generator=self.gen)
+            actions = []
+            for j, (i, v) in enumerate(zip(active, vs)):
+                v.group = (comps[j * G:(j + 1) * G], logp[j * G:(j + 1) * G], mask[j * G:(j + 1) * G])
+                per_episode[i].append(v)
+                if a.rollout_actor == "reference" and v.reference:
+                    step = PlanStep(action=v.reference[0].action)
+                else:
+                    first = comps[j * G].steps[:1]
+                    step = (first[0] if isinstance(first[0], PlanStep) else PlanStep(action=first[0])) if first else NOOP
+                actions.append(self.rollout_agent.ground(ElementsView(infos[i]), step)[0])
+            still = []
+            for i, act, (o, _r, term, trunc, info) in zip(active, actions, self.pool.step(active, actions)):
+                obs[i], infos[i] = o, info
+                steps[i] += 1
+                self.env_steps += 1
+                if act is not None:
+                    history[i].append(act)
+                if term or trunc or steps[i] >= a.rollout_max_steps:
+                    success[i] = bool(info.get("success", False))
+                else:
+                    still.append(i)
+            active = still
+        return [v for ep in per_episode for v in ep if v.reference], float(np.mean(success))
+
     def iteration(self, it: int) -> dict[str, Any]:
         """Roll out (sampling a group at every visited state), score the groups, update."""
         a = self.args
@@ -626,7 +706,7 @@ class Trainer:
         if a.anneal_lr:
             for pg in self.optimizer.param_groups:
                 pg["lr"] = a.lr * (1.0 - it / max(1, a.iterations))
-        visited, rollout_success = self.rollout()
+        visited, rollout_success = self.rollout_lockstep() if self.pool is not None else self.rollout()
         if a.dedupe_states:  # one group per distinct state (app state + recent history)
             visited = list({v.key: v for v in reversed(visited)}.values())
         pick = sorted(self.rng.choice(len(visited), size=min(a.states_per_iter, len(visited)), replace=False).tolist()) if visited else []
@@ -746,6 +826,8 @@ class Trainer:
     def close(self) -> None:
         self.env.close()
         self.score_env.close()
+        if self.pool is not None:
+            self.pool.close()
 
 
 def train(args: Args) -> dict[str, Any]:
