@@ -209,7 +209,21 @@ QUADRATIC = [  # (what, call): each took seconds before
     ("TrajectoryReward() on 120 clicks", lambda: TrajectoryReward()(
         ["<answer>[" + ",".join(f'{{"action":"click","coordinate":[{3 * i},{5 * i}]}}' for i in range(120)) + "]</answer>"],
         reference=[REF])),
+    ("trajectory_reward on 100,000 Click objects", lambda: trajectory_reward(
+        [Click(i % 300, i % 600) for i in range(100_000)], [RefStep.from_dict(REF[0])])),
 ]
+
+
+def test_trajectory_reward_scores_at_most_max_steps():
+    """Called directly (no parser in front), ``trajectory_reward`` scores the first MAX_STEPS
+    steps of any iterable; a horizon beyond that is a clear error."""
+    ref = [RefStep.from_dict(r) for r in REF]
+    pred = [Click(1, 1)] * (5 * MAX_STEPS)  # every step after the first is a repeat: each one counts
+    assert trajectory_reward(pred, ref, gamma=1.0) == trajectory_reward(pred[:MAX_STEPS], ref, gamma=1.0)
+    assert trajectory_reward(iter(pred), ref, gamma=1.0) == trajectory_reward(pred[:MAX_STEPS], ref, gamma=1.0)
+    assert trajectory_reward(pred[:MAX_STEPS], ref, gamma=1.0) != trajectory_reward(pred[:MAX_STEPS - 1], ref, gamma=1.0)
+    with pytest.raises(ValueError, match="MAX_STEPS"):
+        trajectory_reward(pred, ref, horizon=MAX_STEPS + 1)
 
 
 @pytest.mark.parametrize("what,call", QUADRATIC, ids=[q[0] for q in QUADRATIC])

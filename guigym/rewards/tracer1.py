@@ -34,10 +34,11 @@ Choices, each documented where it is made (``README.md`` lists them against the 
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, Literal, Optional, Sequence
 
-from guigym.actions import DONE, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
+from guigym.actions import DONE, MAX_STEPS, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
 from guigym.grounding import instruction_action, match_element
 from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind, token_f1
 from guigym.rewards.uir1 import arguments_match
@@ -357,10 +358,11 @@ def trajectory_step_rewards(
     """
     if not 0.0 <= gamma <= 1.0:
         raise ValueError(f"gamma must be in [0, 1], got {gamma}")
-    if horizon is not None and horizon < 0:
-        raise ValueError(f"horizon must be >= 0, got {horizon}")
+    if horizon is not None and not 0 <= horizon <= MAX_STEPS:
+        raise ValueError(f"horizon must be in [0, {MAX_STEPS}] (MAX_STEPS), got {horizon}")
     _check(similarity, text)
-    steps = list(pred) if horizon is None else list(pred)[:horizon]
+    # at most MAX_STEPS steps are scored (the parsers keep no more): bounded time on any input
+    steps = list(itertools.islice(pred, MAX_STEPS if horizon is None else horizon))
     end = next((i + 1 for i, s in enumerate(steps) if _is_done(s)), len(steps))
     steps = steps[:end]
     targets = [step_target(s, elements, ref) for s in steps] if lambda_rep != 0 else []
@@ -391,7 +393,8 @@ def trajectory_reward(
 ) -> float:
     """``R = Σ_{t=1..T} γ^(t-1) · (λ_align · sim(pred_t, ref_t) − λ_rep · rep_t)``.
 
-    ``T = len(pred)``, capped at ``horizon`` when given, and ending at the first ``done``
+    ``T = len(pred)``, capped at ``horizon`` when given (at most ``MAX_STEPS`` = 128, the
+    most any parser keeps; longer predictions are cut there), and ending at the first ``done``
     step; ``sim`` is :func:`action_similarity` (``similarity``, ``text``, ``elements``) and 0
     for ``t`` beyond the end of ``ref``, except that a ``done`` step scores 1 exactly at
     ``t = len(ref)``; ``rep_t`` is :func:`repetition` (same element; clicks on no known
