@@ -53,7 +53,7 @@ class ElementExecutor:
         if step.action is not None:
             return step.action
         kind = step.kind
-        if kind in ("back", "type", "open_app", "scroll"):
+        if kind in ("back", "type", "open_app", "scroll", "answer"):
             a = instruction_action(kind, step.instruction)
             if a is None:
                 self.last_error = f"cannot read a {kind} action from {step.instruction!r}"

@@ -10,7 +10,7 @@ Output: a plan of ``T`` steps, decoded autoregressively over a discrete action v
 Each step is up to three decisions ("tokens"):
 
 ====================  =====================================================================
-``type``              click / scroll / back / open_app / type (``guigym.actions.ACTION_TYPES``)
+``type``              click / scroll / back / open_app / type (``POLICY_TYPES``: no Answer)
 argument              click: a cell of a 16×9 grid (40 px cells at 360×640; the click point
                       is the cell centre) · scroll: a direction · open_app: an index into
                       ``guigym.apps.catalog.APP_NAMES`` · type: the first instruction word
@@ -57,7 +57,9 @@ from guigym.apps.catalog import APP_NAMES
 __all__ = ["TinyConfig", "TinyObs", "TinyPolicy", "TinyPlanner", "split_words", "cell_centre", "point_cell"]
 
 CLICK, SCROLL, BACK, OPEN_APP, TYPE = range(5)
-N_TYPES = len(ACTION_TYPES)
+#: The action types the tiny policy plans: the five screen actions (it answers no questions).
+POLICY_TYPES: tuple[str, ...] = ACTION_TYPES[:5]
+N_TYPES = len(POLICY_TYPES)
 NONE_TYPE = N_TYPES  # history padding
 TOK_PER_STEP = 3  # type, argument, span length
 

@@ -77,7 +77,7 @@ _EXPECTED: dict[str, str] = {
     "json": 'expected a JSON list of actions like [{"action": "click", "coordinate": [x, y]}] '
     "inside <answer>…</answer>",
     "function": 'expected function calls like click(x=12, y=30), scroll(direction="down"), '
-    'type(text="…"), open_app(name="…") or back(), one per line',
+    'type(text="…"), open_app(name="…"), back() or answer(text="…"), one per line',
     "mobile_use": 'expected <tool_call>{"name": "mobile_use", "arguments": '
     '{"action": "click", "coordinate": [x, y]}}</tool_call> blocks',
 }
@@ -105,6 +105,7 @@ _JSON_NAMES: dict[str, str] = {
     "open_app": "open_app",
     "back": "back",
     "navigate_back": "back",
+    "answer": "answer",
 }
 _MOBILE_NAMES: dict[str, str] = {
     "click": "click",
@@ -112,6 +113,7 @@ _MOBILE_NAMES: dict[str, str] = {
     "type": "type",
     "open": "open_app",
     "system_button": "back",
+    "answer": "answer",
 }
 _MOBILE_OUT: dict[str, str] = {v: k for k, v in _MOBILE_NAMES.items()}
 # Canonical argument → key of the json / mobile-use vocabulary, where they differ.
@@ -120,7 +122,7 @@ _MOBILE_KEYS: dict[str, str] = {"name": "text"}
 # Names of the plan terminator (plans only): "terminate" is Qwen2.5-VL's mobile-use name.
 _DONE_NAMES: frozenset[str] = frozenset({"done", "end", "stop", "finish", "finished", "complete", "terminate"})
 _UNSUPPORTED: frozenset[str] = frozenset(
-    {"long_press", "wait", "terminate", "key", "answer", "navigate_home", "home", "swipe", "status"}
+    {"long_press", "wait", "terminate", "key", "navigate_home", "home", "swipe", "status"}
 )
 # Function format: parameters in positional order, and every accepted keyword.
 _POSITIONAL: dict[str, tuple[str, ...]] = {
@@ -129,6 +131,7 @@ _POSITIONAL: dict[str, tuple[str, ...]] = {
     "type": ("text",),
     "open_app": ("name",),
     "back": (),
+    "answer": ("text",),
 }
 _KEYWORDS: dict[str, frozenset[str]] = {
     "click": frozenset({"x", "y", "coordinate", "instruction"}),
@@ -136,6 +139,7 @@ _KEYWORDS: dict[str, frozenset[str]] = {
     "type": frozenset({"text", "instruction"}),
     "open_app": frozenset({"name", "app_name", "app", "instruction"}),
     "back": frozenset({"instruction"}),
+    "answer": frozenset({"text", "instruction"}),
 }
 
 _THINK_RE = re.compile(r"\s*<think>.*?</think>", re.DOTALL)
@@ -308,8 +312,8 @@ def _canonical_fields(d: Mapping[str, Any], kind: str, mobile: bool) -> dict[str
         p = _optional_point(d, "scroll")
         if p is not None:
             out["x"], out["y"] = p
-    elif kind == "type":
-        out["text"] = _string(d, ("text",), "type")
+    elif kind in ("type", "answer"):
+        out["text"] = _string(d, ("text",), kind)
     elif kind == "open_app":
         keys = ("text", "app_name", "app", "name") if mobile else ("app_name", "app", "name")
         out["name"] = _string(d, keys, "open" if mobile else "open_app")
@@ -670,12 +674,13 @@ def format_action(action: Action, fmt: str = "json") -> str:
     ``json``      ``<answer>[{"action": "click", "coordinate": [12, 30]}]</answer>``;
                   ``{"action": "scroll", "direction": "down"}`` (+ ``"coordinate"``),
                   ``{"action": "type", "text": "…"}``, ``{"action": "open_app", "app_name": "…"}``,
-                  ``{"action": "back"}``
+                  ``{"action": "back"}``, ``{"action": "answer", "text": "…"}``
     ``function``  ``click(x=12, y=30)``, ``scroll(direction="down")`` (+ ``x=, y=``),
-                  ``type(text="…")``, ``open_app(name="…")``, ``back()``
+                  ``type(text="…")``, ``open_app(name="…")``, ``back()``, ``answer(text="…")``
     ``mobile_use``  ``<tool_call>\\n{"name": "mobile_use", "arguments": {…}}\\n</tool_call>`` with
                   ``click`` (coordinate), ``swipe`` (coordinate, coordinate2), ``type`` (text),
-                  ``open`` (text), ``system_button`` (button "Back")
+                  ``open`` (text), ``system_button`` (button "Back"), ``answer`` (text: Qwen2.5-VL's
+                  own name; its ``terminate`` ends a plan)
     ============  ==========================================================================
 
     In ``mobile_use`` a ``Scroll`` is a swipe of :data:`SWIPE_LENGTH` pixels from its point

@@ -1,7 +1,8 @@
 """Low-level GUI actions, reference and plan steps, and the canonical action dict.
 
 The five actions of UI-R1 / AndroidControl: ``Click``, ``Scroll``, ``Back``, ``OpenApp``,
-``Type``. Coordinates are pixels of the observed screenshot. Their text formats (parsing
+``Type``, and AndroidWorld's ``Answer`` (the reply to an information task).
+Coordinates are pixels of the observed screenshot. Their text formats (parsing
 model output, writing prompts) live in :mod:`guigym.action_text`; the names defined there
 are also importable from here, as they were before the split.
 
@@ -28,7 +29,7 @@ MAX_COORD: int = 2**31 - 1
 
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
-ACTION_TYPES: tuple[str, ...] = ("click", "scroll", "back", "open_app", "type")
+ACTION_TYPES: tuple[str, ...] = ("click", "scroll", "back", "open_app", "type", "answer")
 #: The plan terminator's type: a plan step ``PlanStep(action_type=DONE)`` says "the task is
 #: complete after the steps before me; plan no further". It is not an env action.
 DONE: str = "done"
@@ -85,10 +86,20 @@ class Type:
     type: str = field(default="type", init=False, repr=False)
 
 
-Action = Union[Click, Scroll, Back, OpenApp, Type]
+@dataclass(frozen=True)
+class Answer:
+    """Reply ``text`` to the user and end the task (AndroidWorld's ``answer``). An information
+    task ("What time does the meeting start?") succeeds when the answer matches the fact
+    (:func:`guigym.answers.answers_match`); in a task that asks nothing it is a no-op."""
+
+    text: str
+    type: str = field(default="answer", init=False, repr=False)
+
+
+Action = Union[Click, Scroll, Back, OpenApp, Type, Answer]
 #: The action classes, in the order of :data:`ACTION_TYPES`: ``isinstance(x, ACTION_CLASSES)``
 #: tells an action from anything else.
-ACTION_CLASSES: tuple[type, ...] = (Click, Scroll, Back, OpenApp, Type)
+ACTION_CLASSES: tuple[type, ...] = (Click, Scroll, Back, OpenApp, Type, Answer)
 _CLASS_OF: dict[str, type] = dict(zip(ACTION_TYPES, ACTION_CLASSES))
 
 
@@ -200,10 +211,10 @@ def checked_action(a: Action) -> Action:
         if not isinstance(a.name, str):
             raise ValueError(f"OpenApp name must be a str, got {type(a.name).__name__}")
         return OpenApp(str(a.name))
-    if isinstance(a, Type):
+    if isinstance(a, (Type, Answer)):
         if not isinstance(a.text, str):
-            raise ValueError(f"Type text must be a str, got {type(a.text).__name__}")
-        return Type(str(a.text))
+            raise ValueError(f"{type(a).__name__} text must be a str, got {type(a.text).__name__}")
+        return type(a)(str(a.text))
     if isinstance(a, Back):
         return a
     raise TypeError(f"not an action: {type(a).__name__}")

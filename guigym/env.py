@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from guigym.action_text import ActionParseError
-from guigym.actions import ACTION_CLASSES, Action, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
+from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
 from guigym.apps.base import KINDS, View, apply, clean_text, copy_state, find_app, printable, start_state, view
 from guigym.apps.snapshot import snapshot_problems
@@ -307,6 +307,8 @@ class GuiEnv(gym.Env):
         return (Type(clean_text(act.text)) if isinstance(act, Type) else act), None
 
     def _event(self, act: Action) -> tuple[Event | None, str | None]:
+        if isinstance(act, Answer):  # no family has information tasks yet: nothing asks a question
+            return None, f"{self.family.name}'s tasks ask no question: Answer is a no-op here (it ends information tasks)"
         if isinstance(act, Back):
             return Event("back"), None
         if isinstance(act, OpenApp):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-EventKind = Literal["click", "input", "toggle", "scroll", "back", "open_app", "page"]
+EventKind = Literal["click", "input", "toggle", "scroll", "back", "open_app", "page", "answer"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class Event:
     * ``page``: the home screen moved by ``value`` pages (int, + = right).
     * ``back``: system Back.
     * ``open_app``: the app ``value`` (its name) was brought to the foreground.
+    * ``answer``: the user was told ``value`` (the text of an ``Answer``; in a reference step, the
+      expected answer: a string, a number or a list, see :func:`guigym.answers.answers_match`).
     """
 
     kind: EventKind

@@ -19,7 +19,7 @@ import re
 from difflib import SequenceMatcher
 from typing import Any, Optional, Sequence
 
-from guigym.actions import DIRECTIONS, Action, Back, OpenApp, Scroll, Type
+from guigym.actions import DIRECTIONS, Action, Answer, Back, OpenApp, Scroll, Type
 
 __all__ = ["quoted", "match_element", "instruction_action", "normalize_label"]
 
@@ -98,7 +98,12 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
 def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action]:
     """The action of a step that needs no pointing, read from its instruction: Back; Type
     (the first quoted text: "Type 'alice' into …"); OpenApp ("Open the Notes app", or the
-    quoted name); Scroll (the direction word). ``None`` for a click or when unreadable."""
+    quoted name); Scroll (the direction word); Answer (the first quoted text, or what follows
+    "Answer"/"Reply": "Answer '3 pm'"). ``None`` for a click or when unreadable.
+
+    >>> instruction_action("answer", "Answer: 3 pm"), instruction_action("answer", "Reply 'Room B' to the user")
+    (Answer(text='3 pm'), Answer(text='Room B'))
+    """
     if kind == "back":
         return Back()
     if kind == "type":
@@ -113,6 +118,12 @@ def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action
             return OpenApp(q[0])
         m = re.search(r"\bopen\s+(?:the\s+)?(.+?)(?:\s+app)?\s*$", instruction.strip().rstrip("."), re.IGNORECASE)
         return OpenApp(m.group(1)) if m else None
+    if kind == "answer":
+        q = quoted(instruction)
+        if q:
+            return Answer(q[0])
+        m = re.match(r"\s*(?:answer|reply|say)\b\s*(?:with\b)?\s*:?\s*(.+?)\s*$", instruction, re.IGNORECASE)
+        return Answer(m.group(1)) if m else None
     if kind == "scroll":
         for w in normalize_label(instruction).split():
             if w in DIRECTIONS:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type, as_int
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int
 from guigym.apps.base import KINDS
 
 #: Characters ``sample()`` draws text from (``contains`` accepts any Unicode).
@@ -33,9 +33,11 @@ class UnicodeText(spaces.Text):
         return f"UnicodeText({self.min_length}, {self.max_length})"
 
 
-def action_space(width: int, height: int, apps: Sequence[str]) -> spaces.Dict:
+def action_space(width: int, height: int, apps: Sequence[str], answer: bool = False) -> spaces.Dict:
     """``Dict(type, x, y, direction, app, text)``; ``type`` indexes ``ACTION_TYPES``
-    (click, scroll, back, open_app, type) and only the fields of that type are used.
+    (click, scroll, back, open_app, type, and with ``answer=True`` answer: only families whose
+    tasks ask questions have it, so the spaces of the others are unchanged) and only the
+    fields of that type are used (``text`` by Type and Answer).
     ``app`` indexes ``apps``: the apps the env can open (its family's, never a global list,
     so one env's space does not change when another family adds apps).
 
@@ -45,7 +47,7 @@ def action_space(width: int, height: int, apps: Sequence[str]) -> spaces.Dict:
     if not apps:
         raise ValueError("action_space needs at least one app name (OpenApp's choices)")
     return spaces.Dict({
-        "type": spaces.Discrete(len(ACTION_TYPES)),
+        "type": spaces.Discrete(len(ACTION_TYPES) if answer else ACTION_TYPES.index("answer")),
         "x": spaces.Discrete(width),
         "y": spaces.Discrete(height),
         "direction": spaces.Discrete(len(DIRECTIONS)),
@@ -62,8 +64,9 @@ def _index(a: dict[str, Any], key: str, n: int) -> int:
     return v
 
 
-def action_from_space(a: dict[str, Any], apps: Sequence[str]) -> Action:
-    """The :class:`Action` a sample of :func:`action_space` (made with the same ``apps``) stands for.
+def action_from_space(a: dict[str, Any], apps: Sequence[str], answer: bool = False) -> Action:
+    """The :class:`Action` a sample of :func:`action_space` (made with the same ``apps`` and
+    ``answer``) stands for.
 
     Only the fields of the chosen type are read. Indices (``type``, ``direction``, ``app``) must
     be integers inside their ``Discrete`` (a negative index is an error, not Python's wrap-around),
@@ -73,7 +76,7 @@ def action_from_space(a: dict[str, Any], apps: Sequence[str]) -> Action:
     >>> action_from_space({"type": 3, "x": 0, "y": 0, "direction": 0, "app": 1, "text": ""}, ("Notes", "Clock"))
     OpenApp(name='Clock')
     """
-    t = ACTION_TYPES[_index(a, "type", len(ACTION_TYPES))]
+    t = ACTION_TYPES[_index(a, "type", len(ACTION_TYPES) if answer else ACTION_TYPES.index("answer"))]
     if t == "click":
         return Click(as_int(a["x"], "x"), as_int(a["y"], "y"))
     if t == "scroll":
@@ -84,7 +87,7 @@ def action_from_space(a: dict[str, Any], apps: Sequence[str]) -> Action:
         return OpenApp(apps[_index(a, "app", len(apps))])
     if not isinstance(a["text"], str):
         raise ValueError(f"text must be a str, got {type(a['text']).__name__}")
-    return Type(str(a["text"]))
+    return Type(str(a["text"])) if t == "type" else Answer(str(a["text"]))
 
 
 def element_space(width: int, height: int) -> spaces.Sequence:

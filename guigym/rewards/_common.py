@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 
 from guigym.action_text import FORMATS, parse_plan, parse_trajectory
 from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
+from guigym.answers import answers_match
 from guigym.events import Event
 
 #: What a reward accepts as one predicted step: a grounded action, a plan step (grounded or
@@ -90,8 +91,9 @@ def events_match(produced: Any, expected: Any) -> bool:
 
     Same ``kind`` and ``widget``, and by kind: ``input`` the same value (exact); ``toggle``
     the same value; ``scroll``/``page`` the same sign of value (direction, not distance);
-    ``open_app`` the same name case-insensitively (widget too); ``click``/``back`` nothing
-    more. ``None`` never matches.
+    ``open_app`` the same name case-insensitively (widget too); ``answer`` the produced text
+    states the expected answer (:func:`guigym.answers.answers_match`); ``click``/``back``
+    nothing more. ``None`` never matches.
     """
     a, b = as_event(produced), as_event(expected)
     if a is None or b is None or a.kind != b.kind:
@@ -101,6 +103,8 @@ def events_match(produced: Any, expected: Any) -> bool:
             return norm_name(v) if isinstance(v, str) else v
 
         return n(a.widget) == n(b.widget) and n(a.value) == n(b.value)
+    if a.kind == "answer":
+        return answers_match(a.value, b.value)
     if a.widget != b.widget:
         return False
     if a.kind in ("input", "toggle"):

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Optional
 
-from guigym.actions import DONE, Click, OpenApp, RefStep, Scroll, Type
+from guigym.actions import DONE, Answer, Click, OpenApp, RefStep, Scroll, Type
+from guigym.answers import answers_match
 from guigym.rewards._common import (
     Pred,
     answer_region,
@@ -83,6 +84,8 @@ def argument_reward(pred: Pred, ref: Optional[RefStep], strict: bool = True) -> 
     * Scroll: ``1[direction = ref direction]``;
     * OpenApp: ``1[strip(lower(name)) = strip(lower(ref name))]``;
     * Type: token F1 of the lower-cased, whitespace-split texts (∈ [0, 1]);
+    * Answer: 1 if it states the expected answer (:func:`guigym.answers.answers_match`), else
+      the token F1 of the texts;
     * Back: 1; ``done`` at a terminal state (``ref=None``): 1.
 
     An ungrounded :class:`~guigym.actions.PlanStep` carries no arguments: it scores 1 for
@@ -117,7 +120,9 @@ def argument_reward(pred: Pred, ref: Optional[RefStep], strict: bool = True) -> 
 def arguments_match(a: Any, ref: RefStep, text_score: Callable[[str, str], float]) -> float:
     """The argument check of a grounded action ``a`` against ``ref`` (types already equal):
     Click in ``ref.box`` (the exact point without a box), same scroll direction, same app
-    name (case/space-insensitive), ``text_score(typed, ref text)`` for Type; 0 otherwise.
+    name (case/space-insensitive), ``text_score(typed, ref text)`` for Type; for Answer 1 if
+    it states the expected answer (the reference's ``answer`` event value, else its text;
+    :func:`guigym.answers.answers_match`), else ``text_score``; 0 otherwise.
     Shared by :func:`argument_reward` (token F1) and TraceR1's ``action_similarity``."""
     r = ref.action
     if isinstance(r, Click) and isinstance(a, Click):
@@ -130,6 +135,10 @@ def arguments_match(a: Any, ref: RefStep, text_score: Callable[[str, str], float
         return 1.0 if norm_name(a.name) == norm_name(r.name) else 0.0
     if isinstance(r, Type) and isinstance(a, Type):
         return float(text_score(a.text, r.text))
+    if isinstance(r, Answer) and isinstance(a, Answer):
+        ev = ref.event
+        expected = ev.value if ev is not None and ev.kind == "answer" and ev.value is not None else r.text
+        return 1.0 if answers_match(a.text, expected) else float(text_score(a.text, r.text))
     return 0.0
 
 

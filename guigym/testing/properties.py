@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from hypothesis import HealthCheck, Phase, assume, given, seed as hseed, settings
 from hypothesis import strategies as st
 
-from guigym.actions import DIRECTIONS, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep
 from guigym.testing.adapters import RewardUnderTest
 from guigym.testing.fixtures import Case, Reference
 from guigym.testing.strategies import KINDS, actions, done_step, model_texts, parses, plan_steps, plans
@@ -413,8 +413,8 @@ def _rescale_pred(data: Any, case: Case, geo: _Geometry) -> list[PlanStep]:
                 a = Scroll(d, data.draw(xs), data.draw(ys))
             else:
                 a = ra if kind == "match" else data.draw(actions(case.screenshot_size, types=(ra.type,)))
-        if a is None:
-            a = data.draw(actions(case.screenshot_size))
+        if a is None:  # screen actions only: an Answer has no coordinates to rescale
+            a = data.draw(actions(case.screenshot_size, types=SCREEN_TYPES))
         if isinstance(a, Scroll) and a.x is None:
             a = Scroll(a.direction, data.draw(xs), data.draw(ys))  # explicit points: mobile_use writes none as the centre
         out.append(PlanStep(action=a))
@@ -473,6 +473,10 @@ def check_rescale_invariant(
                             f"  rescaled:   {_short([s.action or s for s in scaled_pred], 600)}")
 
     _run(body, max_examples, seed, shrink)
+
+
+#: The action types that act on the screen (every type but Answer).
+SCREEN_TYPES: tuple[str, ...] = tuple(t for t in ACTION_TYPES if t != "answer")
 
 
 #: Every check, by name, in the order :func:`run_all_checks` runs them.

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 from hypothesis import strategies as st
 
 from guigym.action_text import FORMATS, format_plan, parse_plan, parse_trajectory
-from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, PlanStep, Scroll, Type
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Answer, Back, Click, OpenApp, PlanStep, Scroll, Type
 
 __all__ = [
     "MAX_TEXT",
@@ -106,6 +106,7 @@ def actions(
         "back": st.just(Back()),
         "open_app": st.builds(OpenApp, st.sampled_from(_app_names()) | st.text(_SAFE_CHARS, min_size=1, max_size=20)),
         "type": st.builds(Type, text),
+        "answer": st.builds(Answer, text),
     }
     return st.one_of([by_type[t] for t in types])
 

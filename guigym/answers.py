@@ -1,0 +1,155 @@
+"""When does an :class:`~guigym.actions.Answer` match the fact an information task asks for?
+
+:func:`answers_match` compares the canonical forms of both sides (:func:`canonical_answer`):
+
+1. **Text**: Unicode NFKC, case-folded, whitespace runs → one space, surrounding quotes and
+   trailing ``.``/``!`` removed ("  Room  B. " = "room b").
+2. **Numbers**: thousands separators, a leading currency sign and a trailing ``%`` ignored, and
+   compared as numbers ("1,000" = "1000.0"; "$12.50" = "12.5").
+3. **Times**: "3 pm", "3:00 PM", "15:00" and "15.00" are all ``15:00``.
+4. **Dates**: ISO (2026-12-01), "Dec 1, 2026", "1 December 2026", "Tuesday, December 1, 2026" and
+   slashed US dates (12/01/2026: month first); without a year ("Dec 1") only month and day
+   are compared, so the expected date must then have no year either.
+5. **Lists**: when the expected answer is a list (or tuple), the given text is split at commas,
+   semicolons, newlines and a final " and ", and the two are compared as multisets: order is
+   free, each item must match once.
+
+Anything else must be equal after step 1. ``answers_match`` never raises on any text; the
+answer is read up to :data:`MAX_ANSWER_CHARS` characters (longer never matches).
+
+>>> answers_match("  3 PM ", "15:00"), answers_match("1,250", 1250), answers_match("Bob and alice", ["Alice", "Bob"])
+(True, True, True)
+>>> answers_match("December 1, 2026", "2026-12-01"), answers_match("Room B.", "room b"), answers_match("Room C", "Room B")
+(True, True, False)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any, Union
+
+__all__ = ["MAX_ANSWER_CHARS", "Expected", "answers_match", "canonical_answer", "answer_f1"]
+
+#: Longest answer compared; a longer one never matches (keeps matching linear and cheap).
+MAX_ANSWER_CHARS: int = 1_000
+
+Expected = Union[str, int, float, Sequence[str]]
+
+_WS = re.compile(r"\s+")
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
+_TIME = re.compile(r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?")
+_LIST_SPLIT = re.compile(r"\s*(?:[,;\n]\s*(?:and\s+)?|\s+and\s+)\s*")
+_DATE_FORMATS = (
+    "%Y-%m-%d", "%b %d %Y", "%B %d %Y", "%d %b %Y", "%d %B %Y", "%m/%d/%Y", "%a %b %d %Y", "%A %B %d %Y",
+    "%a %d %b %Y", "%A %d %B %Y",
+)
+_DAY_FORMATS = ("%b %d", "%B %d", "%d %b", "%d %B", "%m/%d", "%a %b %d", "%A %B %d")
+
+
+def _text(s: str) -> str:
+    s = unicodedata.normalize("NFKC", s).casefold()
+    s = _WS.sub(" ", s).strip()
+    s = s.strip("\"'“”‘’`").strip()
+    return s.rstrip(".!").strip()
+
+
+def _as_number(s: str) -> float | None:
+    t = s.replace(",", "").replace(" ", "")
+    t = t.lstrip("$€£¥")
+    t = t[:-1] if t.endswith("%") else t
+    if not _NUMBER.fullmatch(t):
+        return None
+    v = float(t)
+    return v if math.isfinite(v) else None
+
+
+def _as_time(s: str) -> str | None:
+    m = _TIME.fullmatch(s)
+    if not m or (m.group(2) is None and m.group(3) is None):  # a bare number is a number
+        return None
+    h, mins, ampm = int(m.group(1)), int(m.group(2) or 0), (m.group(3) or "").replace(".", "")
+    if mins > 59 or (ampm and not 1 <= h <= 12) or h > 23:
+        return None
+    if ampm:
+        h = h % 12 + (12 if ampm == "pm" else 0)
+    return f"{h:02d}:{mins:02d}"
+
+
+def _as_date(s: str) -> str | None:
+    t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", s.replace(",", " "))
+    t = _WS.sub(" ", t).strip()
+    for fmts, with_year in ((_DATE_FORMATS, True), (_DAY_FORMATS, False)):
+        for f in fmts:
+            try:
+                d = datetime.strptime(t, f).date()
+            except ValueError:
+                continue
+            return d.isoformat() if with_year else f"--{d.month:02d}-{d.day:02d}"
+    return None
+
+
+def canonical_answer(value: Any) -> str:
+    """One answer (not a list) in canonical form: ``"n:<float>"``, ``"t:HH:MM"``,
+    ``"d:YYYY-MM-DD"`` (``"d:--MM-DD"`` without a year) or the normalised text.
+
+    >>> canonical_answer("$1,250.00"), canonical_answer("7:05 pm"), canonical_answer("Dec 1st"), canonical_answer(" Hi  there! ")
+    ('n:1250.0', 't:19:05', 'd:--12-01', 'hi there')
+    """
+    if isinstance(value, bool):
+        return _text(str(value))
+    if isinstance(value, (int, float)):
+        return f"n:{float(value)}" if math.isfinite(value) else _text(str(value))
+    if isinstance(value, date):
+        return f"d:{value.isoformat()}"
+    s = _text(str(value))
+    for kind, parse in (("n", _as_number), ("t", _as_time), ("d", _as_date)):
+        got = parse(s)
+        if got is not None:
+            return f"{kind}:{got}"
+    return s
+
+
+def _items(given: str) -> list[str]:
+    return [p for p in _LIST_SPLIT.split(_text(given)) if p]
+
+
+def answers_match(given: Any, expected: Expected) -> bool:
+    """Whether the answer ``given`` (a model's text) states ``expected`` (see the module
+    docstring for the normalisation). Never raises: a non-string ``given`` is compared through
+    ``str``, an over-long one (> :data:`MAX_ANSWER_CHARS`) never matches."""
+    if not isinstance(given, str):
+        given = "" if given is None else str(given)
+    if len(given) > MAX_ANSWER_CHARS:
+        return False
+    try:
+        if isinstance(expected, (list, tuple)):
+            want = Counter(canonical_answer(e) for e in expected)
+            return Counter(canonical_answer(p) for p in _items(given)) == want
+        return canonical_answer(given) == canonical_answer(expected)
+    except (ValueError, OverflowError):
+        return False
+
+
+def answer_f1(given: Any, expected: Expected) -> float:
+    """Partial credit: 1.0 when :func:`answers_match`, else the token F1 of the normalised
+    texts (a list's items joined by spaces). In [0, 1].
+
+    >>> answer_f1("the meeting starts at 3 pm", "3 pm"), answer_f1("Room B", "room b")
+    (0.5, 1.0)
+    """
+    if answers_match(given, expected):
+        return 1.0
+    if not isinstance(given, str) or len(given) > MAX_ANSWER_CHARS:  # as answers_match reads it
+        given = "" if given is None or isinstance(given, str) else str(given)
+    g = _text(given).split()
+    e = _text(" ".join(map(str, expected)) if isinstance(expected, (list, tuple)) else str(expected)).split()
+    common = sum((Counter(g) & Counter(e)).values())
+    if not common:
+        return 0.0
+    p, r = common / len(g), common / len(e)
+    return 2 * p * r / (p + r)
