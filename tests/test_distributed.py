@@ -9,6 +9,7 @@ of Ray (or Chromium) outlives the module.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -211,6 +212,30 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
         venv.reset_envs([0], [1, 2])
     with pytest.raises(ValueError, match="values"):
         venv.set_attr("level", ["easy"])
+
+
+def test_callable_env_time_limit_batched_actions_and_usage_errors(cluster: Cluster) -> None:
+    """An env factory instead of an id; its TimeLimit truncates and NEXT_STEP resets; a batch
+    sampled from ``action_space`` is split per env; stepping before a reset is an error."""
+    v = RayVectorEnv(functools.partial(gym.make, ENV, max_episode_steps=2), num_actors=1, envs_per_actor=2)
+    try:
+        with pytest.raises(gym.error.ResetNeeded):
+            v.step(["back()", "back()"])
+        with pytest.raises(gym.error.ResetNeeded):
+            v.step_envs([0], ["back()"])
+        obs0, _ = v.reset(seed=np.int64(5))
+        with pytest.raises(ValueError, match="3 actions for num_envs=2"):
+            v.step(["back()"] * 3)
+        v.action_space.seed(0)
+        truncs = [v.step(v.action_space.sample())[3] for _ in range(3)]
+        assert [list(t) for t in truncs] == [[False, False], [True, True], [False, False]]
+        obs, *_ = v.step(["back()", "back()"])
+        assert obs["instruction"] != obs0["instruction"], "autoreset continues the seeded RNG: a new task"
+        local = gym.make(ENV)
+        local.reset(seed=6)
+        assert local.reset()[0]["instruction"] == v.call("observe")[1]["instruction"]
+    finally:
+        v.close()
 
 
 def test_killed_and_exiting_actors_are_replaced_and_reported(venv: RayVectorEnv) -> None:
