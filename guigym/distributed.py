@@ -19,7 +19,7 @@ env.unwrapped.get_state()`` after every reset and step.
 first call). An actor that dies (``ray.kill``, ``os._exit``, its node gone) or misses its deadline
 is killed and replaced by a fresh one; an env that raises (e.g. ``BrowserCrashed`` after Chromium
 died) stays in its live actor. Either way the episode is reported as failed, never as a hang:
-``info["actor_failed"]`` is True (``info["failure"]`` says why; both keys are in every info), the
+``info["actor_failed"]`` is True (``info["actor_error"]`` says why; both keys are in every info), the
 step is ``truncated`` with reward 0 and the last good observation, and the env must be reset
 (``step`` does so on the next call, like any finished episode; ``step_envs`` keeps reporting the
 failure until ``reset_envs``). A reset that fails is retried on a fresh actor
@@ -53,7 +53,7 @@ import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
 
 try:
     import ray
-    from ray.exceptions import GetTimeoutError, RayError
+    from ray.exceptions import GetTimeoutError, RayError, RayTaskError
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError("guigym.distributed needs Ray: pip install 'guigym[ray]'") from e
 
@@ -62,13 +62,23 @@ __all__ = ["CODECS", "ActorFailure", "EnvActor", "PackedFrame", "RayVectorEnv", 
 #: Lossless screenshot codecs for cross-node links (``None``: raw numpy, zero-copy on a node).
 CODECS = (None, "zlib", "png")
 #: Keys every info from this module carries (also on success, so vector infos always have them).
-FAILED, FAILURE = "actor_failed", "failure"
+FAILED, FAILURE = "actor_failed", "actor_error"
 
 EnvSource = str | Callable[[], gym.Env]
 
 
 class ActorFailure(RuntimeError):
-    """A remote call could not be completed even on a fresh actor (a reset, ``call``, ``set_attr``)."""
+    """A remote call could not be completed: a reset even on fresh actors, or a ``call`` /
+    ``set_attr`` whose actor died (it has been replaced)."""
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """An actor's call that gave no result: ``error`` is the exception an actor method raised (the
+    actor lives on), ``None`` when the actor died or missed its deadline (it was replaced)."""
+
+    why: str
+    error: BaseException | None = None
 
 
 # --------------------------------------------------------------------------- frame codecs
@@ -222,7 +232,7 @@ class RayVectorEnv(VectorEnv):
         reset_retries: fresh actors a failing reset is retried on before :class:`ActorFailure`.
         **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...).
 
-    Info keys added to every env's info: ``actor_failed`` (bool) and ``failure`` (why, or ``""``).
+    Info keys added to every env's info: ``actor_failed`` (bool) and ``actor_error`` (why, or ``""``).
     """
 
     def __init__(
@@ -253,6 +263,8 @@ class RayVectorEnv(VectorEnv):
             raise ValueError(f"env kwargs {sorted(env_kwargs)} need an env id; a callable makes its env itself")
         if timeout_s <= 0 or start_timeout_s <= 0 or reset_retries < 0:
             raise ValueError("timeout_s and start_timeout_s must be > 0 and reset_retries >= 0")
+        if isinstance(env, str):  # a bad id or kwarg fails here, clearly, not as a dead actor
+            gym.make(env, **env_kwargs).close()
         if actor_options is None or isinstance(actor_options, Mapping):
             per_actor = [dict(actor_options or {}) for _ in range(num_actors)]
         else:
@@ -411,8 +423,20 @@ class RayVectorEnv(VectorEnv):
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """``getattr(env, name)(*args, **kwargs)`` (or the attribute itself) for every env."""
-        per_actor = self._remote_each(lambda a, k: a.call.remote(self._local_ids, name, args, kwargs), f"call({name!r})")
-        return tuple(v for k in range(self.num_actors) for v in per_actor[k])
+        return tuple(self.call_envs(range(self.num_envs), name, *args, **kwargs))
+
+    def call_envs(self, indices: Sequence[int], name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """:meth:`call` on envs ``indices`` only (e.g. ``call_envs([3], "set_state", snapshot)``),
+        results in that order. An actor that fails is replaced and :class:`ActorFailure` raised."""
+        idx = self._check_indices(indices)
+        by_actor: dict[int, list[int]] = {}
+        for i in idx:
+            by_actor.setdefault(i // self.envs_per_actor, []).append(i)
+        got = self._wait({k: self.actors[k].call.remote([i % self.envs_per_actor for i in ii], name, args, kwargs)
+                          for k, ii in by_actor.items()})
+        _raise_failures(got, f"call({name!r})")
+        value = {i: v for k, ii in by_actor.items() for i, v in zip(ii, got[k], strict=True)}
+        return [value[i] for i in idx]
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         return self.call(name)
@@ -493,32 +517,32 @@ class RayVectorEnv(VectorEnv):
                 done[k] = pending.pop(k)
             for k in [k for k in pending if limit[k] <= time.monotonic() - t0]:
                 del pending[k]
-                out[k] = f"no answer within {limit[k]:g} s"
+                out[k] = _Failed(f"no answer within {limit[k]:g} s")
         if done:
             ray.wait(list(done.values()), num_returns=len(done), timeout=self.timeout_s)  # pull them in parallel
         for k, ref in done.items():
             try:
                 out[k] = ray.get(ref, timeout=self.timeout_s)
                 self._fresh[k] = False
+            except RayTaskError as e:  # the method raised; the actor is fine
+                out[k] = _Failed(f"{type(e.cause).__name__ if e.cause else 'RayTaskError'}: {str(e.cause or e)[:300]}", e)
             except (RayError, GetTimeoutError) as e:
-                out[k] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
-        for k, why in out.items():
-            if isinstance(why, str):
-                self._replace(k, why)
+                out[k] = _Failed(_summary(e))
+        for k, v in out.items():
+            if isinstance(v, _Failed) and v.error is None:
+                self._replace(k, v.why)
         return out
 
     def _remote_each(self, submit: Callable[[Any, int], Any], what: str) -> dict[int, Any]:
         got = self._wait({k: submit(a, k) for k, a in enumerate(self.actors)})
-        bad = {k: v for k, v in got.items() if isinstance(v, str)}
-        if bad:
-            raise ActorFailure(f"{what} failed on actors {sorted(bad)} (replaced; their envs need a reset): {bad}")
+        _raise_failures(got, what)
         return got
 
     def _describe(self, k: int) -> dict[str, Any]:
         if self._described[k] is None:
             got = self._wait({k: self.actors[k].describe.remote()})[k]
-            if isinstance(got, str):
-                raise ActorFailure(f"actor {k} did not start: {got}")
+            if isinstance(got, _Failed):
+                raise ActorFailure(f"actor {k} did not start: {got.why}")
             self._described[k] = got
         return self._described[k]  # type: ignore[return-value]
 
@@ -533,7 +557,7 @@ class RayVectorEnv(VectorEnv):
             jobs.setdefault(k, []).append(job)
             where.append((k, len(jobs[k]) - 1))
         got = self._wait({k: self.actors[k].run.remote(js) for k, js in jobs.items()})
-        return [(False, got[k]) if isinstance(got[k], str) else got[k][n] for k, n in where]
+        return [(False, got[k].why) if isinstance(got[k], _Failed) else got[k][n] for k, n in where]
 
     def _reset(self, idx: list[int], seeds: list[int | None], options: list[dict[str, Any] | None]) -> list[tuple[Any, dict[str, Any]]]:
         """Reset envs ``idx``; failures are retried on fresh actors, then :class:`ActorFailure`."""
@@ -591,6 +615,26 @@ class RayVectorEnv(VectorEnv):
         if len(set(idx)) != len(idx):
             raise ValueError(f"duplicate env indices in {idx}")
         return idx
+
+
+def _summary(e: BaseException) -> str:
+    """The exception's type, first line and, when Ray appends a traceback (an actor that died in
+    its constructor), the line that names the cause."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    first = f"{type(e).__name__}: {lines[0][:300] if lines else ''}"
+    return first if len(lines) < 2 else f"{first} ... {lines[-1][:300]}"
+
+
+def _raise_failures(got: dict[int, Any], what: str) -> None:
+    """Raise the exception an actor method raised (as its own type), else :class:`ActorFailure`
+    for actors that died or hung (already replaced; their envs need a reset)."""
+    bad = {k: v for k, v in got.items() if isinstance(v, _Failed)}
+    for v in bad.values():
+        if v.error is not None:
+            raise v.error.as_instanceof_cause() if isinstance(v.error, RayTaskError) else v.error
+    if bad:
+        raise ActorFailure(f"{what} failed on actors {sorted(bad)} (replaced; their envs need a reset): "
+                           f"{ {k: v.why for k, v in bad.items()} }")
 
 
 def _unpack_obs(obs: Any) -> Any:

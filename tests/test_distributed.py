@@ -212,6 +212,17 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
         venv.reset_envs([0], [1, 2])
     with pytest.raises(ValueError, match="values"):
         venv.set_attr("level", ["easy"])
+    with pytest.raises(gym.error.NameNotFound):  # checked in the driver, before any actor starts
+        RayVectorEnv("GuiGym-Nope-v0")
+    with pytest.raises(ValueError, match="unknown level"):
+        RayVectorEnv(ENV, level="extreme")
+    # an env method that raises is the caller's error, as its own type; the actor lives on
+    with pytest.raises(AttributeError):
+        venv.call("no_such_method")
+    with pytest.raises(ValueError, match="not a valid get_state"):
+        venv.call_envs([2], "set_state", {"version": 1})
+    assert venv.restarts == [0, 0]
+    assert venv.call_envs([3, 1], "level") == ["easy", "easy"]
 
 
 def test_callable_env_time_limit_batched_actions_and_usage_errors(cluster: Cluster) -> None:
@@ -253,7 +264,7 @@ def test_killed_and_exiting_actors_are_replaced_and_reported(venv: RayVectorEnv)
         obs, rew, _, trunc, info = venv.step(["back()"] * 4)
         assert time.monotonic() - t < 30
         assert list(info["actor_failed"]) == [False, False, True, True] and list(trunc) == [False, False, True, True]
-        assert "Actor" in info["failure"][2] and info["failure"][0] == "" and list(rew) == [0, 0, 0, 0]
+        assert "Actor" in info["actor_error"][2] and info["actor_error"][0] == "" and list(rew) == [0, 0, 0, 0]
         assert np.array_equal(obs["screenshot"][2:], last[2:]), "a failed env repeats its last observation"
         assert venv.restarts[1] == restarts + n
         obs, rew, term, trunc, info = venv.step(["back()"] * 4)  # autoreset on the new actor
@@ -269,7 +280,7 @@ def test_subset_failure_is_reported_until_reset(venv: RayVectorEnv) -> None:
     assert info["actor_failed"] and tr and r == 0.0 and not te and not info2["actor_failed"]
     # env 1 shared the dead actor: its episode is gone too, though it was not stepped
     (_, _, _, tr1, info1), = venv.step_envs([1], ["back()"])
-    assert info1["actor_failed"] and tr1 and "replaced" in info1["failure"]
+    assert info1["actor_failed"] and tr1 and "replaced" in info1["actor_error"]
     (obs, info), = venv.reset_envs([1], [2])
     local = gym.make(ENV)
     assert same_obs(obs, local.reset(seed=2)[0]) and not info["actor_failed"]
@@ -286,8 +297,8 @@ def test_hung_actor_is_timed_out_and_replaced(cluster: Cluster) -> None:
         _, _, _, trunc, info = v.step(["back()", "back()"])
         took = time.monotonic() - t
         assert 2.5 < took < 20, took
-        assert list(info["actor_failed"]) == [True, False], info["failure"]
-        assert "no answer within 3 s" in info["failure"][0] and trunc[0]
+        assert list(info["actor_failed"]) == [True, False], info["actor_error"]
+        assert "no answer within 3 s" in info["actor_error"][0] and trunc[0]
         _, _, _, trunc, info = v.step(["back()", "back()"])
         assert not info["actor_failed"].any() and v.restarts == [1, 0]
     finally:
@@ -305,8 +316,10 @@ def test_close_returns_when_every_actor_is_dead(cluster: Cluster) -> None:
     v.close()
     v.close()  # idempotent
     assert time.monotonic() - t < 15 and v.closed
-    with pytest.raises(ActorFailure, match="did not start"):
+    with pytest.raises(ActorFailure, match="did not start: no answer within 2 s"):
         RayVectorEnv(ENV, actor_options={"resources": {"no_such_node": 1}}, start_timeout_s=2)
+    with pytest.raises(ActorFailure, match="ZeroDivisionError"):  # an env factory that raises in the actor
+        RayVectorEnv(functools.partial(divmod, 1, 0))
 
 
 @pytest.mark.browser
@@ -332,7 +345,7 @@ def test_browser_envs_on_two_nodes_match_local_and_survive_a_chromium_crash(clus
         pid = ray.get(v.actors[1].__ray_call__.remote(lambda self: self.envs[0].unwrapped.backend.browser_pid))
         os.kill(pid, signal.SIGKILL)
         _, rew, _, trunc, info = v.step(["back()", "back()"])
-        assert rew[1] == 0 and list(info["actor_failed"]) == [False, True] and trunc[1] and "BrowserCrashed" in info["failure"][1]
+        assert rew[1] == 0 and list(info["actor_failed"]) == [False, True] and trunc[1] and "BrowserCrashed" in info["actor_error"][1]
         obs, _, _, trunc, info = v.step(["back()", "back()"])
         assert not info["actor_failed"].any() and not trunc.any() and v.restarts == [0, 0]
         new_pid = ray.get(v.actors[1].__ray_call__.remote(lambda self: self.envs[0].unwrapped.backend.browser_pid))
