@@ -233,6 +233,9 @@ class RayVectorEnv(VectorEnv):
         **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...).
 
     Info keys added to every env's info: ``actor_failed`` (bool) and ``actor_error`` (why, or ``""``).
+    :meth:`step` and :meth:`reset` merge infos the Gymnasium way (arrays with ``_key`` masks; a
+    dict value such as ``state`` nests); ``gymnasium.wrappers.vector.DictInfoToList`` gives one
+    dict per env back, and :meth:`reset_envs` / :meth:`step_envs` return them as they are.
     """
 
     def __init__(
@@ -293,7 +296,7 @@ class RayVectorEnv(VectorEnv):
         self._last_obs: list[Any] = [None] * self.num_envs
 
         try:
-            first = self._describe(0)
+            first = self._describe([0])[0]
         except BaseException:
             self.close()
             raise
@@ -314,11 +317,11 @@ class RayVectorEnv(VectorEnv):
 
     def node_ids(self) -> list[str]:
         """The Ray node id of each actor (as it runs now; a replaced actor may have moved)."""
-        return [self._describe(k)["node_id"] for k in range(self.num_actors)]
+        return [d["node_id"] for d in self._describe(range(self.num_actors))]
 
     def pids(self) -> list[int]:
         """The process id of each actor."""
-        return [self._describe(k)["pid"] for k in range(self.num_actors)]
+        return [d["pid"] for d in self._describe(range(self.num_actors))]
 
     # --- lockstep rollout API -----------------------------------------------------------
     def reset_envs(
@@ -327,7 +330,9 @@ class RayVectorEnv(VectorEnv):
     ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """Reset envs ``indices`` (``seeds[j]`` for ``indices[j]``; ``options``: one mapping or one per
         env) and return ``[(obs, info), ...]`` in that order. Other envs are untouched. A reset that
-        fails is retried on a fresh actor ``reset_retries`` times, then :class:`ActorFailure`."""
+        fails is retried ``reset_retries`` times (on a fresh actor when its actor died; the other
+        envs of that actor then lost their episodes too, which their next step reports), then
+        :class:`ActorFailure`."""
         idx = self._check_indices(indices)
         seeds = [None] * len(idx) if seeds is None else list(seeds)
         if len(seeds) != len(idx):
@@ -469,7 +474,8 @@ class RayVectorEnv(VectorEnv):
 
     # --- internals ------------------------------------------------------------------------
     def _spawn(self, k: int) -> Any:
-        return _RemoteEnvActor.options(max_restarts=0, max_task_retries=0, **self._actor_options[k]).remote(*self._actor_args)
+        # replacement is ours (a fresh actor, the episode reported as failed): Ray's own restarts off unless asked for
+        return _RemoteEnvActor.options(**{"max_restarts": 0, "max_task_retries": 0, **self._actor_options[k]}).remote(*self._actor_args)
 
     def _replace(self, k: int, why: str) -> None:
         """Kill actor ``k`` (whatever its state) and start a fresh one; its envs' episodes are lost."""
@@ -538,13 +544,14 @@ class RayVectorEnv(VectorEnv):
         _raise_failures(got, what)
         return got
 
-    def _describe(self, k: int) -> dict[str, Any]:
-        if self._described[k] is None:
-            got = self._wait({k: self.actors[k].describe.remote()})[k]
-            if isinstance(got, _Failed):
-                raise ActorFailure(f"actor {k} did not start: {got.why}")
-            self._described[k] = got
-        return self._described[k]  # type: ignore[return-value]
+    def _describe(self, ks: Sequence[int]) -> list[dict[str, Any]]:
+        """Where actors ``ks`` run and what their envs look like (asked once per actor, in parallel)."""
+        got = self._wait({k: self.actors[k].describe.remote() for k in ks if self._described[k] is None})
+        for k, d in got.items():
+            if isinstance(d, _Failed):
+                raise ActorFailure(f"actor {k} did not start: {d.why}")
+            self._described[k] = d
+        return [self._described[k] for k in ks]  # type: ignore[misc]
 
     def _exec(self, items: list[tuple[int, tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
         """Run ``(env index, job)`` items, one call per actor, all actors in parallel; one record
