@@ -608,8 +608,8 @@ class RayVectorEnv(VectorEnv):
         return self._last_obs[i], 0.0, False, True, {FAILED: True, FAILURE: why}
 
     def _public_obs(self, obs: dict[str, Any]) -> dict[str, Any]:
-        if self.copy and isinstance(obs, dict):
-            return {k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in obs.items()}
+        if self.copy and isinstance(obs, dict):  # only zero-copy views are read-only; unpacked frames are fresh already
+            return {k: (np.array(v) if isinstance(v, np.ndarray) and not v.flags.writeable else v) for k, v in obs.items()}
         return obs
 
     def _check_index(self, i: Any) -> int:

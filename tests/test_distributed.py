@@ -223,6 +223,10 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
         venv.call_envs([2], "set_state", {"version": 1})
     assert venv.restarts == [0, 0]
     assert venv.call_envs([3, 1], "level") == ["easy", "easy"]
+    with pytest.raises(ActorFailure, match="unknown level 'extreme'"):  # the env's own error, after the retries
+        venv.reset_envs([0], [1], options={"level": "extreme"})
+    (obs, info), = venv.reset_envs([0], [1], options={"level": "hard"})
+    assert info["level"] == "hard" and venv.restarts == [0, 0]
 
 
 def test_callable_env_time_limit_batched_actions_and_usage_errors(cluster: Cluster) -> None:
@@ -245,6 +249,11 @@ def test_callable_env_time_limit_batched_actions_and_usage_errors(cluster: Clust
         local = gym.make(ENV)
         local.reset(seed=6)
         assert local.reset()[0]["instruction"] == v.call("observe")[1]["instruction"]
+        # raw frames arrive as zero-copy views of Ray's store; copy=True (default) hands out writable copies
+        assert v.reset_envs([0], [1])[0][0]["screenshot"].flags.writeable
+        v.copy = False
+        view = v.reset_envs([0], [1])[0][0]["screenshot"]
+        assert not view.flags.writeable and np.array_equal(view, local.reset(seed=1)[0]["screenshot"])
     finally:
         v.close()
 
