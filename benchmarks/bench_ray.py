@@ -21,6 +21,7 @@ import os
 import pickle
 import platform
 import time
+import zlib
 from typing import Any
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -32,6 +33,7 @@ import ray
 
 import guigym
 from guigym.distributed import CODECS, RayVectorEnv, pack_frame
+from guigym.registration import env_ids
 
 
 def single_random(env: gym.Env, steps: int) -> float:
@@ -88,30 +90,37 @@ def vector_oracle(v: RayVectorEnv, steps: int) -> float:
     return n / (time.perf_counter() - t)
 
 
-def step_bytes(env_id: str, backend: str, level: str, steps: int) -> dict[str | None, tuple[float, float, float]]:
-    """Per codec: mean bytes of one env's step record (obs + info, as the actor returns it,
-    pickle protocol 5 ≈ what Ray moves), of its screenshot alone, and ms to encode a frame."""
+def step_bytes(env_id: str, backend: str, level: str, steps: int) -> dict[str | None, tuple[float, float, float, float]]:
+    """Per codec: mean bytes of one env's step record as the actor returns it (pickle protocol 5
+    ≈ what Ray moves; with a codec the info is zlib-packed too), the same with
+    ``record_state=True``, the screenshot alone, and ms to encode a frame."""
     env = gym.make(env_id, backend=backend, level=level)
     env.action_space.seed(0)
+    rng = np.random.default_rng(0)
     records = []
     _, info = env.reset(seed=0)
     for _ in range(steps):
-        obs, r, term, trunc, info = env.step(env.action_space.sample() if np.random.rand() < 0.5 or not info["reference"]
-                                              else info["reference"][0].action)
-        records.append((obs, r, term, trunc, info))
+        act = info["reference"][0].action if info["reference"] and rng.random() < 0.5 else env.action_space.sample()
+        obs, r, term, trunc, info = env.step(act)
+        records.append((obs, r, term, trunc, info, env.unwrapped.get_state()))
         if term or trunc:
             _, info = env.reset()
     env.close()
+
+    def size(codec: str | None, obs: dict[str, Any], packed: Any, rest: tuple[Any, ...], info: dict[str, Any]) -> int:
+        info = {**info, "actor_failed": False, "actor_error": ""}
+        body = zlib.compress(pickle.dumps(info, protocol=5), 1) if codec else info
+        return len(pickle.dumps((True, {**obs, "screenshot": packed}, *rest, body), protocol=5))
+
     out = {}
     for codec in CODECS:
-        total = shot = 0
         t = time.perf_counter()
-        packed = [pack_frame(obs["screenshot"], codec) for obs, *_ in records]
-        enc_ms = (time.perf_counter() - t) / len(records) * 1e3
-        for (obs, r, term, trunc, info), p in zip(records, packed):
-            total += len(pickle.dumps((True, {**obs, "screenshot": p}, r, term, trunc, info), protocol=5))
-            shot += len(pickle.dumps(p, protocol=5))
-        out[codec] = (total / len(records), shot / len(records), enc_ms if codec else 0.0)
+        packed = [pack_frame(rec[0]["screenshot"], codec) for rec in records]
+        enc_ms = (time.perf_counter() - t) / len(records) * 1e3 if codec else 0.0
+        plain = [size(codec, obs, p, (r, te, tr), info) for (obs, r, te, tr, info, _), p in zip(records, packed)]
+        state = [size(codec, obs, p, (r, te, tr), {**info, "state": st}) for (obs, r, te, tr, info, st), p in zip(records, packed)]
+        shot = [len(pickle.dumps(p, protocol=5)) for p in packed]
+        out[codec] = (float(np.mean(plain)), float(np.mean(state)), float(np.mean(shot)), enc_ms)
     return out
 
 
@@ -161,10 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, r, o in rows:
         print(f"{name:34} {r:11.0f} {r / base_r:6.2f} {o:11.0f} {o / base_o:6.2f}")
 
-    print(f"\nbytes per step per env ({args.bytes_steps} steps, half oracle, half random):")
-    print(f"{'':8} {'obs+info':>10} {'screenshot':>11} {'encode ms':>10}")
-    for codec, (total, shot, ms) in step_bytes(args.env, args.backend, args.level, args.bytes_steps).items():
-        print(f"{codec or 'raw':8} {total:10.0f} {shot:11.0f} {ms:10.2f}")
+    print(f"\nbytes per step per env ({args.bytes_steps} steps, half oracle, half random; +state: record_state=True):")
+    print(f"{'':28} {'':5} {'obs+info':>10} {'+state':>10} {'screenshot':>11} {'encode ms':>10}")
+    for env_id in env_ids() if args.backend == "mock" else [args.env]:  # mock: every id, it is quick
+        for codec, (total, with_state, shot, ms) in step_bytes(env_id, args.backend, args.level, args.bytes_steps).items():
+            print(f"{env_id + ' ' + args.level:28} {codec or 'raw':5} {total:10.0f} {with_state:10.0f} {shot:11.0f} {ms:10.2f}")
     print(f"load average after: {load()}")
     ray.shutdown()
     return 0
