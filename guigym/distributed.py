@@ -19,11 +19,12 @@ env.unwrapped.get_state()`` after every reset and step.
 first call). An actor that dies (``ray.kill``, ``os._exit``, its node gone) or misses its deadline
 is killed and replaced by a fresh one; an env that raises (e.g. ``BrowserCrashed`` after Chromium
 died) stays in its live actor. Either way the episode is reported as failed, never as a hang:
-``info["actor_failed"]`` is True (``info["actor_error"]`` says why; both keys are in every info), the
-step is ``truncated`` with reward 0 and the last good observation, and the env must be reset
+``info["actor_failed"]`` is True (``info["actor_error"]`` says why; both keys are in every
+info), the step is ``truncated`` with reward 0 and the last good observation, and the env must be reset
 (``step`` does so on the next call, like any finished episode; ``step_envs`` keeps reporting the
-failure until ``reset_envs``). A reset that fails is retried on a fresh actor
-``reset_retries`` times, then raises :class:`ActorFailure`. ``close()`` always returns.
+failure until ``reset_envs``). A reset that fails is retried ``reset_retries`` times (on a
+fresh actor if its actor died), then raises :class:`ActorFailure`. An env method that raises in
+``call`` raises in the caller, as its own type. ``close()`` always returns.
 
 The codecs need no cluster:
 
