@@ -325,8 +325,8 @@ def test_close_returns_when_every_actor_is_dead(cluster: Cluster) -> None:
     v.close()
     v.close()  # idempotent
     assert time.monotonic() - t < 15 and v.closed
-    with pytest.raises(ActorFailure, match="did not start: no answer within 2 s"):
-        RayVectorEnv(ENV, actor_options={"resources": {"no_such_node": 1}}, start_timeout_s=2)
+    with pytest.raises(ActorFailure, match="did not start: no answer within 1 s"):
+        RayVectorEnv(ENV, actor_options={"resources": {"no_such_node": 1}}, start_timeout_s=1)
     with pytest.raises(ActorFailure, match="ZeroDivisionError"):  # an env factory that raises in the actor
         RayVectorEnv(functools.partial(divmod, 1, 0))
 
