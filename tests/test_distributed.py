@@ -197,6 +197,9 @@ def test_subset_api_matches_local_envs_and_leaves_others_alone(venv: RayVectorEn
             if te or tr:
                 active.remove(i)
     assert venv.call("get_state")[1] == before[1], "env 1 was not in any call"
+    assert venv.step_envs([], []) == [] and venv.reset_envs([]) == []
+    got = venv.reset_envs([2, 0], [4, 4], options=[{"level": "hard"}, None])  # options per env
+    assert [info["level"] for _, info in got] == ["hard", "easy"]
 
 
 def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) -> None:
