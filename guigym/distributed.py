@@ -658,7 +658,7 @@ def _raise_failures(got: dict[int, Any], what: str) -> None:
 
 def _unpack_info(info: dict[str, Any] | _PackedInfo) -> dict[str, Any]:
     # the bytes come from our own actors, which the driver started: the same trust as Ray's own pickles
-    return pickle.loads(zlib.decompress(info.data)) if isinstance(info, _PackedInfo) else info  # noqa: S301
+    return pickle.loads(zlib.decompress(info.data)) if isinstance(info, _PackedInfo) else info
 
 
 def _unpack_obs(obs: Any) -> Any:

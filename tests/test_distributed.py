@@ -97,6 +97,25 @@ def pick(info: dict[str, Any], space: gym.Space, rng: np.random.Generator) -> An
     return space.sample()
 
 
+def kill(v: RayVectorEnv, k: int) -> None:
+    """``ray.kill`` actor ``k`` and wait until its process is gone (the kill is asynchronous: a
+    call sent right after could otherwise still be answered)."""
+    pid = v.pids()[k]
+    ray.kill(v.actors[k])
+    end = time.monotonic() + 30
+    while running(pid) and time.monotonic() < end:
+        time.sleep(0.02)
+    assert not running(pid)
+
+
+def running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
 def same_obs(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a["instruction"] == b["instruction"] and np.array_equal(a["screenshot"], b["screenshot"])
 
@@ -228,7 +247,7 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
     assert venv.call_envs([3, 1], "level") == ["easy", "easy"]
     with pytest.raises(ActorFailure, match="unknown level 'extreme'"):  # the env's own error, after the retries
         venv.reset_envs([0], [1], options={"level": "extreme"})
-    (obs, info), = venv.reset_envs([0], [1], options={"level": "hard"})
+    (_, info), = venv.reset_envs([0], [1], options={"level": "hard"})
     assert info["level"] == "hard" and venv.restarts == [0, 0]
 
 
@@ -267,11 +286,11 @@ def test_killed_and_exiting_actors_are_replaced_and_reported(venv: RayVectorEnv)
     same node (its resources), and the rollout goes on; the other actor never notices."""
     venv.reset(seed=0)
     node_b, restarts = venv.node_ids()[1], venv.restarts[1]
-    killers = [lambda: ray.kill(venv.actors[1]), lambda: venv.actors[1].__ray_call__.remote(lambda self: os._exit(1))]
-    for n, kill in enumerate(killers, 1):
+    killers = [lambda: kill(venv, 1), lambda: venv.actors[1].__ray_call__.remote(lambda self: os._exit(1))]
+    for n, stop in enumerate(killers, 1):
         obs, *_ = venv.step(["back()"] * 4)
         last = obs["screenshot"].copy()
-        kill()
+        stop()
         t = time.monotonic()
         obs, rew, _, trunc, info = venv.step(["back()"] * 4)
         assert time.monotonic() - t < 30
@@ -287,7 +306,7 @@ def test_killed_and_exiting_actors_are_replaced_and_reported(venv: RayVectorEnv)
 
 def test_subset_failure_is_reported_until_reset(venv: RayVectorEnv) -> None:
     venv.reset_envs([0, 1, 2, 3], [1, 2, 3, 4])
-    ray.kill(venv.actors[0])
+    kill(venv, 0)
     (_, r, te, tr, info), (*_, info2) = venv.step_envs([0, 2], ["back()", "back()"])
     assert info["actor_failed"] and tr and r == 0.0 and not te and not info2["actor_failed"]
     # env 1 shared the dead actor: its episode is gone too, though it was not stepped
@@ -364,12 +383,12 @@ def test_browser_envs_on_two_nodes_match_local_and_survive_a_chromium_crash(clus
         assert new_pid != pid and info["reference"][1]
         # a browser actor killed outright takes its Chromium with it (the module's leak check too)
         pids = ray.get(v.actors[0].__ray_call__.remote(lambda self: self.envs[0].unwrapped.backend.chromium_pids()))
-        ray.kill(v.actors[0])
+        kill(v, 0)
         assert v.step(["back()", "back()"])[4]["actor_failed"][0] and v.restarts == [1, 0]
         end = time.monotonic() + 15
-        while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < end:
+        while any(map(running, pids)) and time.monotonic() < end:
             time.sleep(0.1)
-        assert not [p for p in pids if os.path.exists(f"/proc/{p}")], "Chromium outlived its actor"
+        assert not [p for p in pids if running(p)], "Chromium outlived its actor"
     finally:
         v.close()
         local.close()
