@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
 import signal
 import subprocess
 import sys
 import time
 import uuid
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,7 +31,7 @@ import guigym  # noqa: F401
 ray = pytest.importorskip("ray", reason="the Ray extra: pip install 'guigym[ray]' (CI installs it)")
 from ray.cluster_utils import Cluster
 
-from guigym.distributed import ActorFailure, PackedFrame, RayVectorEnv, pack_frame, unpack_frame
+from guigym.distributed import ActorFailure, EnvActor, PackedFrame, RayVectorEnv, pack_frame, unpack_frame
 
 ENV = "GuiGym-Login-v0"
 STORE = 80 * 2**20  # object store per node: small, the machine is shared
@@ -148,6 +150,23 @@ def test_codecs_are_lossless_and_small(codec: str) -> None:
     with pytest.raises(ValueError, match="unknown codec"):
         pack_frame(frame, "jpeg")  # lossy would break parity: not offered
     env.close()
+
+
+def test_env_actor_isolates_each_envs_failure() -> None:
+    """The actor's batch runner, in-process: one env's exception is that env's record, the others
+    run; with a codec the frame and the info travel packed."""
+    actor = EnvActor(ENV, {}, 2, compress="png", record_state=True)
+    recs = actor.run([("reset", 0, 3, None), ("step", 1, "back()"), ("step", 0, "back()")])
+    assert recs[0][0] and recs[2][0] and recs[1] == (False, recs[1][1]) and recs[1][1].startswith("ResetNeeded")
+    local = gym.make(ENV)
+    obs, info = local.reset(seed=3)
+    assert np.array_equal(unpack_frame(recs[0][1]["screenshot"]), obs["screenshot"])
+    _, reward, term, trunc, _ = local.step("back()")
+    assert recs[2][2:5] == (reward, term, trunc)
+    info = pickle.loads(zlib.decompress(recs[2][5].data))  # packed by the codec
+    assert info["state"] == local.unwrapped.get_state() and info["actor_failed"] is False
+    assert actor.describe()["node_id"] is None and actor.call([0, 1], "level", (), {}) == ["easy", "easy"]
+    actor.close()
 
 
 # --------------------------------------------------------------------------- on the cluster
