@@ -509,8 +509,9 @@ class RayVectorEnv(VectorEnv):
         return range(k * self.envs_per_actor, (k + 1) * self.envs_per_actor)
 
     def _wait(self, refs: dict[int, Any]) -> dict[int, Any]:
-        """``{actor: result}``, or ``{actor: "why"}`` (str) for an actor that failed or missed its
-        own deadline (``start_timeout_s`` on its first call, else ``timeout_s``); those are replaced.
+        """``{actor: result}``, or ``{actor: _Failed}`` for a call that gave none: the method raised
+        (``error`` set; the actor is kept), or the actor died or missed its own deadline
+        (``start_timeout_s`` on its first call, else ``timeout_s``; it is replaced).
 
         Normally one ``ray.get`` fetches every answer. When it fails, the answers are sorted out
         with ``ray.wait(fetch_local=False)``: Ray 2.60's ``ray.wait`` does not pull a finished
@@ -543,6 +544,7 @@ class RayVectorEnv(VectorEnv):
                 out[k] = ray.get(ref, timeout=self.timeout_s)
                 self._fresh[k] = False
             except RayTaskError as e:  # the method raised; the actor is fine
+                self._fresh[k] = False
                 out[k] = _Failed(f"{type(e.cause).__name__ if e.cause else 'RayTaskError'}: {str(e.cause or e)[:300]}", e)
             except (RayError, GetTimeoutError) as e:
                 out[k] = _Failed(_summary(e))
