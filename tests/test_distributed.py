@@ -62,7 +62,7 @@ def cluster() -> Iterator[Cluster]:
     mark = uuid.uuid4().hex
     os.environ[MARK] = mark
     c = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "resources": {"node_a": 8}, "object_store_memory": STORE, "include_dashboard": False})
+        "num_cpus": 1, "resources": {"node_a": 8, "spare": 1}, "object_store_memory": STORE, "include_dashboard": False})
     try:
         c.add_node(num_cpus=1, resources={"node_b": 8}, object_store_memory=STORE)
         c.wait_for_nodes()
@@ -412,3 +412,31 @@ def test_browser_envs_on_two_nodes_match_local_and_survive_a_chromium_crash(clus
         v.close()
         local.close()
 
+
+def test_actor_of_a_lost_node_is_replaced_on_another(cluster: Cluster) -> None:
+    """A whole node goes away mid-rollout. Its actor needs one "spare" unit, which the head and a
+    third node have; the head's is held by a placeholder, so the actor starts on the third node.
+    That node is removed (the placeholder freed): the step reports the failure, the replacement
+    starts on the head, and the next step resets there."""
+    node = cluster.add_node(num_cpus=0, resources={"spare": 1}, object_store_memory=STORE)
+    cluster.wait_for_nodes()
+
+    @ray.remote(num_cpus=0, resources={"spare": 1})
+    class Placeholder:  # defined here: Ray ships it by value (the workers cannot import this test module)
+        def ping(self) -> int:
+            return 1
+
+    placeholder = Placeholder.remote()
+    ray.get(placeholder.ping.remote(), timeout=60)
+    v = RayVectorEnv(ENV, actor_options={"num_cpus": 0, "resources": {"spare": 1}})
+    try:
+        v.reset(seed=0)
+        assert v.node_ids() == [node.node_id]
+        ray.kill(placeholder)
+        cluster.remove_node(node)
+        _, _, _, trunc, info = v.step(["back()"])
+        assert info["actor_failed"][0] and trunc[0]
+        _, _, _, trunc, info = v.step(["back()"])
+        assert not info["actor_failed"][0] and not trunc[0] and v.node_ids() == [cluster.head_node.node_id]
+    finally:
+        v.close()
