@@ -2,9 +2,10 @@
 
 Custom resources pin one actor to each node; the envs give exactly what local ``gym.make`` envs
 give for the same seeds and actions (pixels, instruction, reward, termination, state), through
-the VectorEnv API with autoreset and through the subset API; killed, exiting and hung actors are
-replaced and reported; a Chromium that dies inside an actor is reported and recovered; nothing
-of Ray (or Chromium) outlives the module.
+the VectorEnv API with autoreset and through the subset API; killed, exiting and hung actors and
+the actor of a removed node are replaced and reported; a Chromium that dies inside an actor is
+reported and recovered; nothing of Ray (or Chromium) outlives the module (checked by an
+environment marker every process the cluster starts inherits).
 """
 
 from __future__ import annotations
