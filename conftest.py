@@ -23,6 +23,7 @@ OPTIONAL_IMPORTS: dict[str, tuple[str, str]] = {
     "agents/grpo.py": ("torch", "rl"),
     "agents/tiny_policy.py": ("torch", "rl"),
     "agents/vlm_policy.py": ("torch", "vlm"),
+    "guigym/distributed.py": ("ray", "ray"),
     "guigym/testing/properties.py": ("hypothesis", "test"),
     "guigym/testing/strategies.py": ("hypothesis", "test"),
 }

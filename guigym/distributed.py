@@ -1,0 +1,670 @@
+"""Scale-out on Ray: env actors behind a Gymnasium ``VectorEnv`` front (``pip install 'guigym[ray]'``).
+
+:class:`RayVectorEnv` runs ``num_actors × envs_per_actor`` envs in Ray actors (:class:`EnvActor`),
+on one machine or a cluster, either backend. Two ways to drive it:
+
+* **Gymnasium's VectorEnv API**: ``reset(seed=, options=)``, ``step(actions)`` with NEXT_STEP
+  autoreset (``metadata["autoreset_mode"]``), ``call``, ``get_attr``, ``set_attr``, ``render``,
+  ``close``, batched spaces.
+* **Lockstep rollouts** (a GRPO trainer): :meth:`RayVectorEnv.reset_envs` and
+  :meth:`RayVectorEnv.step_envs` act on a subset of envs with explicit seeds and return one
+  plain tuple per env, never autoreset; the trainer batches its policy on the envs still active.
+
+Screenshots travel as numpy arrays through Ray's object store (zero-copy between processes of one
+node); ``compress="zlib"`` or ``"png"`` packs them losslessly in the actor for links between
+nodes (:func:`pack_frame`), and the info with zlib. ``record_state=True`` adds ``info["state"] =
+env.unwrapped.get_state()`` after every reset and step.
+
+**Failures.** Every remote call has a deadline (``timeout_s``; ``start_timeout_s`` for an actor's
+first call). An actor that dies (``ray.kill``, ``os._exit``, its node gone) or misses its deadline
+is killed and replaced by a fresh one; an env that raises (e.g. ``BrowserCrashed`` after Chromium
+died) stays in its live actor. Either way the episode is reported as failed, never as a hang:
+``info["actor_failed"]`` is True (``info["actor_error"]`` says why; both keys are in every
+info), the step is ``truncated`` with reward 0 and the last good observation, and the env must be reset
+(``step`` does so on the next call, like any finished episode; ``step_envs`` keeps reporting the
+failure until ``reset_envs``). A reset that fails is retried ``reset_retries`` times (on a
+fresh actor if its actor died), then raises :class:`ActorFailure`. An env method that raises in
+``call`` raises in the caller, as its own type. ``close()`` always returns.
+
+The codecs need no cluster:
+
+>>> import numpy as np
+>>> frame = np.zeros((640, 360, 3), np.uint8)
+>>> packed = pack_frame(frame, "zlib")
+>>> len(packed.data) < frame.nbytes // 100, np.array_equal(unpack_frame(packed), frame)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+
+import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
+
+try:
+    import ray
+    from ray.exceptions import GetTimeoutError, RayError, RayTaskError
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError("guigym.distributed needs Ray: pip install 'guigym[ray]'") from e
+
+__all__ = ["CODECS", "ActorFailure", "EnvActor", "PackedFrame", "RayVectorEnv", "pack_frame", "unpack_frame"]
+
+#: Lossless screenshot codecs for cross-node links (``None``: raw numpy, zero-copy on a node).
+CODECS = (None, "zlib", "png")
+#: Keys every info from this module carries (also on success, so vector infos always have them).
+FAILED, FAILURE = "actor_failed", "actor_error"
+
+EnvSource = str | Callable[[], gym.Env]
+
+
+class ActorFailure(RuntimeError):
+    """A remote call could not be completed: a reset even on fresh actors, or a ``call`` /
+    ``set_attr`` whose actor died (it has been replaced)."""
+
+
+@dataclass(frozen=True)
+class _PackedInfo:
+    """An info dict, pickled and zlib-packed by an actor that compresses (see :func:`_unpack_info`)."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """An actor's call that gave no result: ``error`` is the exception an actor method raised (the
+    actor lives on), ``None`` when the actor died or missed its deadline (it was replaced)."""
+
+    why: str
+    error: BaseException | None = None
+
+
+# --------------------------------------------------------------------------- frame codecs
+
+
+@dataclass(frozen=True)
+class PackedFrame:
+    """A screenshot compressed by :func:`pack_frame` (``codec``: ``"zlib"`` or ``"png"``)."""
+
+    codec: str
+    shape: tuple[int, ...]
+    data: bytes
+
+
+def pack_frame(frame: np.ndarray, codec: str | None) -> np.ndarray | PackedFrame:
+    """``frame`` (H, W, 3 uint8) losslessly compressed with ``codec``; ``None`` returns it as is.
+
+    zlib at level 1: GUI screenshots are large flat areas, so the fastest level already packs
+    them ~50-100×; PNG (Pillow, level 1) filters rows first: smaller, slower."""
+    if codec is None:
+        return frame
+    if codec == "zlib":
+        return PackedFrame("zlib", frame.shape, zlib.compress(np.ascontiguousarray(frame).tobytes(), 1))
+    if codec == "png":
+        from PIL import Image
+
+        buf = io.BytesIO()
+        Image.fromarray(frame).save(buf, format="PNG", compress_level=1)
+        return PackedFrame("png", frame.shape, buf.getvalue())
+    raise ValueError(f"unknown codec {codec!r}; expected one of {CODECS}")
+
+
+def unpack_frame(packed: np.ndarray | PackedFrame) -> np.ndarray:
+    """The array :func:`pack_frame` packed (an array passes through)."""
+    if not isinstance(packed, PackedFrame):
+        return packed
+    if packed.codec == "zlib":
+        return np.frombuffer(bytearray(zlib.decompress(packed.data)), np.uint8).reshape(packed.shape)  # writable
+    if packed.codec == "png":
+        from PIL import Image
+
+        return np.asarray(Image.open(io.BytesIO(packed.data)).convert("RGB")).reshape(packed.shape)
+    raise ValueError(f"unknown codec {packed.codec!r}; expected one of {CODECS}")
+
+
+# --------------------------------------------------------------------------- the actor
+
+
+class EnvActor:
+    """Owns ``n_envs`` envs in one process (a Ray actor via :class:`RayVectorEnv`; plain here).
+
+    :meth:`run` executes a batch of jobs, ``("reset", local_index, seed, options)`` or
+    ``("step", local_index, action)``, and returns one record per job:
+    ``(True, obs, info)`` for a reset, ``(True, obs, reward, terminated, truncated, info)`` for a
+    step, or ``(False, "ExceptionType: message")`` when the env raised (it then needs a reset).
+    """
+
+    def __init__(self, env: EnvSource, env_kwargs: Mapping[str, Any], n_envs: int, compress: str | None = None,
+                 record_state: bool = False) -> None:
+        if compress not in CODECS:
+            raise ValueError(f"unknown compress {compress!r}; expected one of {CODECS}")
+        self.compress, self.record_state = compress, record_state
+        make = (lambda: gym.make(env, **env_kwargs)) if isinstance(env, str) else env
+        self.envs = [make() for _ in range(n_envs)]
+
+    def describe(self) -> dict[str, Any]:
+        """Where this actor runs and what its envs look like (the front's first call)."""
+        e = self.envs[0]
+        return {
+            "node_id": _node_id(), "pid": os.getpid(), "observation_space": e.observation_space, "action_space": e.action_space,
+            "metadata": dict(e.metadata), "render_mode": e.render_mode, "spec": e.spec,
+        }
+
+    def run(self, jobs: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        out = []
+        for job in jobs:
+            env = self.envs[job[1]]
+            try:
+                if job[0] == "reset":
+                    obs, info = env.reset(seed=job[2], options=job[3])
+                    out.append((True, self._obs(obs), self._info(env, info)))
+                else:
+                    obs, reward, terminated, truncated, info = env.step(job[2])
+                    out.append((True, self._obs(obs), float(reward), bool(terminated), bool(truncated), self._info(env, info)))
+            except Exception as e:  # noqa: BLE001 - one env's fault (a dead browser) must not fail its siblings
+                out.append((False, f"{type(e).__name__}: {str(e)[:500]}"))
+        return out
+
+    def call(self, local: Sequence[int], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        out = []
+        for i in local:
+            attr = self.envs[i].get_wrapper_attr(name)
+            out.append(attr(*args, **kwargs) if callable(attr) else attr)
+        return out
+
+    def set_attr(self, local: Sequence[int], name: str, values: Sequence[Any]) -> None:
+        for i, v in zip(local, values, strict=True):
+            self.envs[i].set_wrapper_attr(name, v)
+
+    def close(self) -> None:
+        for env in self.envs:
+            try:
+                env.close()
+            except Exception:  # noqa: BLE001, S110 - closing is best effort; the actor is killed next
+                pass
+
+    def _obs(self, obs: dict[str, Any]) -> dict[str, Any]:
+        if self.compress is not None and isinstance(obs, dict) and "screenshot" in obs:
+            obs = {**obs, "screenshot": pack_frame(obs["screenshot"], self.compress)}
+        return obs
+
+    def _info(self, env: gym.Env, info: dict[str, Any]) -> dict[str, Any] | _PackedInfo:
+        info = {**info, FAILED: False, FAILURE: ""}
+        if self.record_state:
+            info["state"] = env.unwrapped.get_state()
+        if self.compress is not None:  # a state is up to ~35 KB (Settings), 3x smaller packed
+            return _PackedInfo(zlib.compress(pickle.dumps(info, protocol=5), 1))
+        return info
+
+
+def _node_id() -> str | None:
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
+
+
+_RemoteEnvActor = ray.remote(EnvActor)
+
+
+# --------------------------------------------------------------------------- the front
+
+
+class RayVectorEnv(VectorEnv):
+    """``num_actors × envs_per_actor`` envs in Ray actors, as one Gymnasium ``VectorEnv``.
+
+    Env ``i`` lives in actor ``i // envs_per_actor``. ``ray.init`` is called only when Ray is not
+    initialised yet (``address``: ``"auto"`` joins a running cluster; ``None`` starts a local one
+    with ``init_kwargs``); :meth:`close` kills the actors and leaves Ray running.
+
+    Args:
+        env: a registered id (made with ``gym.make(env, **env_kwargs)`` in each actor) or a
+            picklable callable returning an env.
+        num_actors: Ray actors (processes); each steps its envs one after another.
+        envs_per_actor: envs owned by each actor.
+        compress: ``None`` (raw numpy through the object store), ``"zlib"`` or ``"png"`` (the
+            screenshot's codec; the info is then zlib-packed too).
+        record_state: add ``info["state"] = env.unwrapped.get_state()`` after every reset/step.
+        copy: return writable copies of the screenshots from :meth:`reset_envs`/:meth:`step_envs`;
+            ``False`` returns read-only zero-copy views that pin their object in Ray's store.
+        address: passed to ``ray.init`` when Ray is not initialised.
+        init_kwargs: more ``ray.init`` arguments (a local start defaults to no dashboard, WARNING logs).
+        actor_options: Ray ``.options()`` for the actors: one mapping for all or one per actor
+            (e.g. ``{"num_cpus": 1}``, ``{"resources": {"node_a": 1}}``, ``{"scheduling_strategy": "SPREAD"}``).
+        timeout_s: deadline of a remote call; an actor that misses it is replaced.
+        start_timeout_s: deadline of an actor's first call (process start, imports, a browser launch).
+        reset_retries: fresh actors a failing reset is retried on before :class:`ActorFailure`.
+        **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...).
+
+    Info keys added to every env's info: ``actor_failed`` (bool) and ``actor_error`` (why, or ``""``).
+    :meth:`step` and :meth:`reset` merge infos the Gymnasium way (arrays with ``_key`` masks; a
+    dict value such as ``state`` nests); ``gymnasium.wrappers.vector.DictInfoToList`` gives one
+    dict per env back, and :meth:`reset_envs` / :meth:`step_envs` return them as they are.
+    """
+
+    def __init__(
+        self,
+        env: EnvSource,
+        num_actors: int = 1,
+        envs_per_actor: int = 1,
+        *,
+        compress: str | None = None,
+        record_state: bool = False,
+        copy: bool = True,
+        address: str | None = None,
+        init_kwargs: Mapping[str, Any] | None = None,
+        actor_options: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        timeout_s: float = 60.0,
+        start_timeout_s: float = 180.0,
+        reset_retries: int = 2,
+        **env_kwargs: Any,
+    ) -> None:
+        for name, v in (("num_actors", num_actors), ("envs_per_actor", envs_per_actor)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if compress not in CODECS:
+            raise ValueError(f"unknown compress {compress!r}; expected one of {CODECS}")
+        if not (isinstance(env, str) or callable(env)):
+            raise TypeError(f"env must be an env id or a callable returning an env, got {type(env).__name__}")
+        if env_kwargs and not isinstance(env, str):
+            raise ValueError(f"env kwargs {sorted(env_kwargs)} need an env id; a callable makes its env itself")
+        if timeout_s <= 0 or start_timeout_s <= 0 or reset_retries < 0:
+            raise ValueError("timeout_s and start_timeout_s must be > 0 and reset_retries >= 0")
+        if isinstance(env, str):  # a bad id or kwarg fails here, clearly, not as a dead actor
+            gym.make(env, **env_kwargs).close()
+        if actor_options is None or isinstance(actor_options, Mapping):
+            per_actor = [dict(actor_options or {}) for _ in range(num_actors)]
+        else:
+            per_actor = [dict(o) for o in actor_options]
+            if len(per_actor) != num_actors:
+                raise ValueError(f"actor_options has {len(per_actor)} entries for {num_actors} actors")
+        if not ray.is_initialized():
+            kw = dict(init_kwargs or {})
+            if address is None:  # ray.init refuses these when it joins an existing cluster
+                kw.setdefault("include_dashboard", False)
+                kw.setdefault("logging_level", "WARNING")
+            ray.init(address=address, **kw)
+
+        self.num_actors, self.envs_per_actor = num_actors, envs_per_actor
+        self.num_envs = num_actors * envs_per_actor
+        self.timeout_s, self.start_timeout_s, self.reset_retries, self.copy = timeout_s, start_timeout_s, reset_retries, copy
+        self._actor_args = (env, dict(env_kwargs), envs_per_actor, compress, record_state)
+        self._actor_options = per_actor
+        self.actors: list[Any] = [self._spawn(k) for k in range(num_actors)]
+        self._fresh = [True] * num_actors  # the next call waits up to start_timeout_s
+        #: Times each actor was replaced.
+        self.restarts = [0] * num_actors
+        self._described: list[dict[str, Any] | None] = [None] * num_actors
+        self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset at least once (else stepping is a usage error)
+        self._lost = [""] * self.num_envs  # why an env's episode is gone (its actor was replaced, it raised); "" = fine
+        self._last_obs: list[Any] = [None] * self.num_envs
+
+        try:
+            first = self._describe([0])[0]
+        except BaseException:
+            self.close()
+            raise
+        self.metadata = {**first["metadata"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+        self.render_mode = first["render_mode"]
+        self.spec = first["spec"]
+        self.single_observation_space = first["observation_space"]
+        self.single_action_space = first["action_space"]
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._observations = create_empty_array(self.single_observation_space, n=self.num_envs, fn=np.zeros)
+        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
+
+    # --- placement ------------------------------------------------------------------------
+    def actor_of(self, i: int) -> int:
+        """The actor that owns env ``i``."""
+        return self._check_index(i) // self.envs_per_actor
+
+    def node_ids(self) -> list[str]:
+        """The Ray node id of each actor (as it runs now; a replaced actor may have moved)."""
+        return [d["node_id"] for d in self._describe(range(self.num_actors))]
+
+    def pids(self) -> list[int]:
+        """The process id of each actor."""
+        return [d["pid"] for d in self._describe(range(self.num_actors))]
+
+    # --- lockstep rollout API -----------------------------------------------------------
+    def reset_envs(
+        self, indices: Sequence[int], seeds: Sequence[int | None] | None = None,
+        options: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Reset envs ``indices`` (``seeds[j]`` for ``indices[j]``; ``options``: one mapping or one per
+        env) and return ``[(obs, info), ...]`` in that order. Other envs are untouched. A reset that
+        fails is retried ``reset_retries`` times (on a fresh actor when its actor died; the other
+        envs of that actor then lost their episodes too, which their next step reports), then
+        :class:`ActorFailure`."""
+        idx = self._check_indices(indices)
+        seeds = [None] * len(idx) if seeds is None else list(seeds)
+        if len(seeds) != len(idx):
+            raise ValueError(f"{len(seeds)} seeds for {len(idx)} envs")
+        opts = list(options) if isinstance(options, Sequence) else [options] * len(idx)
+        if len(opts) != len(idx):
+            raise ValueError(f"{len(opts)} options for {len(idx)} envs")
+        results = self._reset(idx, seeds, [dict(o) if o is not None else None for o in opts])
+        return [(self._public_obs(obs), info) for obs, info in results]
+
+    def step_envs(self, indices: Sequence[int], actions: Sequence[Any]) -> list[tuple[dict[str, Any], float, bool, bool, dict[str, Any]]]:
+        """Step envs ``indices`` with ``actions[j]`` for ``indices[j]`` (any action ``env.step``
+        takes: a space sample, an ``Action``, text) and return ``[(obs, reward, terminated,
+        truncated, info), ...]`` in that order, without autoreset. A failed env gives ``(last obs,
+        0.0, False, True, info)`` with ``info["actor_failed"]`` True, and does so again on every
+        step until it is reset with :meth:`reset_envs`."""
+        idx = self._check_indices(indices)
+        actions = list(actions)
+        if len(actions) != len(idx):
+            raise ValueError(f"{len(actions)} actions for {len(idx)} envs")
+        never = [i for i in idx if not self._reset_done[i]]
+        if never:
+            raise gym.error.ResetNeeded(f"envs {never} were never reset; call reset_envs() (or reset()) first")
+        out = self._step(idx, actions)
+        return [(self._public_obs(o), r, te, tr, info) for o, r, te, tr, info in out]
+
+    # --- Gymnasium VectorEnv API --------------------------------------------------------
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Reset every env (or those of ``options["reset_mask"]``, as Gymnasium's vector envs do);
+        ``seed``: an int (``seed + i`` for env ``i``), a list, or None."""
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seed = int(seed)
+            super().reset(seed=seed)
+        n = self.num_envs
+        seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"{len(seeds)} seeds for num_envs={n}")
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(n, dtype=np.bool_)
+        elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({n},) with a True value")
+        idx = [int(i) for i in np.flatnonzero(mask)]
+        if len(idx) < n and not self._reset_done.all():
+            raise ValueError("the first reset() resets every env; options['reset_mask'] comes after")
+        results = self._reset(idx, [seeds[i] for i in idx], [options or None] * len(idx))
+        infos: dict[str, Any] = {}
+        for i, (_, info) in zip(idx, results, strict=True):
+            infos = self._add_info(infos, info, i)
+        self._autoreset[idx] = False
+        self._observations = concatenate(self.single_observation_space, self._last_obs, self._observations)
+        return self._observations, infos
+
+    def step(self, actions: Any) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every env (NEXT_STEP autoreset: an env whose episode ended last step is reset
+        instead and its action ignored). ``actions``: a batch of ``action_space`` or a list of
+        per-env actions (anything ``env.step`` takes, e.g. action text)."""
+        if isinstance(actions, (list, tuple)):
+            if len(actions) != self.num_envs:
+                raise ValueError(f"{len(actions)} actions for num_envs={self.num_envs}")
+            per_env = list(actions)
+        else:
+            per_env = list(iterate(self.action_space, actions))
+        if not self._reset_done.all():
+            raise gym.error.ResetNeeded("call reset() before step()")
+        n = self.num_envs
+        rewards, terminated, truncated = np.zeros(n), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        # one call per actor: envs whose episode ended last step are reset, the others stepped
+        again = [i for i in range(n) if self._autoreset[i]]
+        moving = [i for i in range(n) if not self._autoreset[i] and not self._lost[i]]
+        recs = dict(zip(again + moving, self._exec(
+            [(i, ("reset", i % self.envs_per_actor, None, None)) for i in again]
+            + [(i, ("step", i % self.envs_per_actor, per_env[i])) for i in moving]), strict=True))
+        retry = [i for i in again if not recs[i][0]]
+        if retry:  # a failed autoreset gets the retries of reset() (then ActorFailure), never a silent loop
+            recs.update({i: (True, *r) for i, r in zip(retry, self._reset(retry, [None] * len(retry), [None] * len(retry)), strict=True)})
+        for i in range(n):
+            if i in again:
+                info = recs[i][2] if i in retry else self._reset_ok(i, recs[i])[1]
+            else:
+                rec = self._step_record(i, recs[i]) if i in recs else self._failed(i, self._lost[i])
+                _, rewards[i], terminated[i], truncated[i], info = rec
+            infos = self._add_info(infos, info, i)
+        self._autoreset = terminated | truncated
+        self._observations = concatenate(self.single_observation_space, self._last_obs, self._observations)
+        return self._observations, rewards, terminated, truncated, infos
+
+    def render(self) -> tuple[Any, ...]:
+        return self.call("render")
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """``getattr(env, name)(*args, **kwargs)`` (or the attribute itself) for every env."""
+        return tuple(self.call_envs(range(self.num_envs), name, *args, **kwargs))
+
+    def call_envs(self, indices: Sequence[int], name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """:meth:`call` on envs ``indices`` only (e.g. ``call_envs([3], "set_state", snapshot)``),
+        results in that order. An actor that fails is replaced and :class:`ActorFailure` raised."""
+        idx = self._check_indices(indices)
+        by_actor: dict[int, list[int]] = {}
+        for i in idx:
+            by_actor.setdefault(i // self.envs_per_actor, []).append(i)
+        got = self._wait({k: self.actors[k].call.remote([i % self.envs_per_actor for i in ii], name, args, kwargs)
+                          for k, ii in by_actor.items()})
+        _raise_failures(got, f"call({name!r})")
+        value = {i: v for k, ii in by_actor.items() for i, v in zip(ii, got[k], strict=True)}
+        return [value[i] for i in idx]
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        return self.call(name)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set attribute ``name`` of every env (one value for all, or a list/tuple with one per env)."""
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"{len(values)} values for num_envs={self.num_envs}")
+        e = self.envs_per_actor
+        self._remote_each(lambda a, k: a.set_attr.remote(self._local_ids, name, list(values[k * e:(k + 1) * e])), f"set_attr({name!r})")
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close every env (browsers exit cleanly), then kill every actor. Always returns: actors
+        that never answered get no grace period, the others at most ``min(10 s, timeout_s)``."""
+        actors = list(getattr(self, "actors", []))
+        try:
+            refs = [a.close.remote() for k, a in enumerate(actors) if not self._fresh[k]]
+            if refs:
+                ray.wait(refs, num_returns=len(refs), timeout=min(10.0, self.timeout_s), fetch_local=False)
+        except Exception:  # noqa: BLE001, S110 - the actors are killed below whatever happened
+            pass
+        for a in actors:
+            try:
+                ray.kill(a, no_restart=True)
+            except Exception:  # noqa: BLE001, S110 - already gone
+                pass
+        self.actors = []
+
+    # --- internals ------------------------------------------------------------------------
+    def _spawn(self, k: int) -> Any:
+        # replacement is ours (a fresh actor, the episode reported as failed): Ray's own restarts off unless asked for
+        return _RemoteEnvActor.options(**{"max_restarts": 0, "max_task_retries": 0, **self._actor_options[k]}).remote(*self._actor_args)
+
+    def _replace(self, k: int, why: str) -> None:
+        """Kill actor ``k`` (whatever its state) and start a fresh one; its envs' episodes are lost."""
+        try:
+            ray.kill(self.actors[k], no_restart=True)
+        except Exception:  # noqa: BLE001, S110 - it may be dead already
+            pass
+        self.actors[k] = self._spawn(k)
+        self._fresh[k], self._described[k] = True, None
+        self.restarts[k] += 1
+        for i in self._locals_global(k):
+            self._lost[i] = f"actor {k} was replaced ({why})"
+
+    @property
+    def _local_ids(self) -> list[int]:
+        return list(range(self.envs_per_actor))
+
+    def _locals_global(self, k: int) -> range:
+        return range(k * self.envs_per_actor, (k + 1) * self.envs_per_actor)
+
+    def _wait(self, refs: dict[int, Any]) -> dict[int, Any]:
+        """``{actor: result}``, or ``{actor: _Failed}`` for a call that gave none: the method raised
+        (``error`` set; the actor is kept), or the actor died or missed its own deadline
+        (``start_timeout_s`` on its first call, else ``timeout_s``; it is replaced).
+
+        Normally one ``ray.get`` fetches every answer. When it fails, the answers are sorted out
+        with ``ray.wait(fetch_local=False)``: Ray 2.60's ``ray.wait`` does not pull a finished
+        object from another node while an object it also waits for is pending, so one hung actor
+        would make every remote actor look hung. The finished objects are then pulled together."""
+        t0 = time.monotonic()
+        limit = {k: self.start_timeout_s if self._fresh[k] else self.timeout_s for k in refs}
+        if len(set(limit.values())) == 1:  # fast path: one ray.get for all (ray.wait costs as much as a step)
+            try:
+                values = ray.get(list(refs.values()), timeout=next(iter(limit.values())))
+            except (RayError, GetTimeoutError):
+                pass  # sort out below which actor failed; the others keep their deadlines
+            else:
+                for k in refs:
+                    self._fresh[k] = False
+                return dict(zip(refs, values, strict=True))
+        pending, done, out = dict(refs), {}, {}
+        while pending:
+            left = min(limit[k] for k in pending) - (time.monotonic() - t0)
+            ready = set(ray.wait(list(pending.values()), num_returns=len(pending), timeout=max(0.0, left), fetch_local=False)[0])
+            for k in [k for k, r in pending.items() if r in ready]:
+                done[k] = pending.pop(k)
+            for k in [k for k in pending if limit[k] <= time.monotonic() - t0]:
+                del pending[k]
+                out[k] = _Failed(f"no answer within {limit[k]:g} s")
+        if done:
+            ray.wait(list(done.values()), num_returns=len(done), timeout=self.timeout_s)  # pull them in parallel
+        for k, ref in done.items():
+            try:
+                out[k] = ray.get(ref, timeout=self.timeout_s)
+                self._fresh[k] = False
+            except RayTaskError as e:  # the method raised; the actor is fine
+                self._fresh[k] = False
+                out[k] = _Failed(f"{type(e.cause).__name__ if e.cause else 'RayTaskError'}: {str(e.cause or e)[:300]}", e)
+            except (RayError, GetTimeoutError) as e:
+                out[k] = _Failed(_summary(e))
+        for k, v in out.items():
+            if isinstance(v, _Failed) and v.error is None:
+                self._replace(k, v.why)
+        return out
+
+    def _remote_each(self, submit: Callable[[Any, int], Any], what: str) -> dict[int, Any]:
+        got = self._wait({k: submit(a, k) for k, a in enumerate(self.actors)})
+        _raise_failures(got, what)
+        return got
+
+    def _describe(self, ks: Sequence[int]) -> list[dict[str, Any]]:
+        """Where actors ``ks`` run and what their envs look like (asked once per actor, in parallel)."""
+        got = self._wait({k: self.actors[k].describe.remote() for k in ks if self._described[k] is None})
+        for k, d in got.items():
+            if isinstance(d, _Failed):
+                raise ActorFailure(f"actor {k} did not start: {d.why}")
+            self._described[k] = d
+        return [self._described[k] for k in ks]  # type: ignore[misc]
+
+    def _exec(self, items: list[tuple[int, tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+        """Run ``(env index, job)`` items, one call per actor, all actors in parallel; one record
+        per item: the actor's (``(True, ...)`` or ``(False, why)``), or ``(False, why)`` for a
+        failed actor (replaced by then)."""
+        jobs: dict[int, list[tuple[Any, ...]]] = {}
+        where = []
+        for i, job in items:
+            k = i // self.envs_per_actor
+            jobs.setdefault(k, []).append(job)
+            where.append((k, len(jobs[k]) - 1))
+        got = self._wait({k: self.actors[k].run.remote(js) for k, js in jobs.items()})
+        return [(False, got[k].why) if isinstance(got[k], _Failed) else got[k][n] for k, n in where]
+
+    def _reset(self, idx: list[int], seeds: list[int | None], options: list[dict[str, Any] | None]) -> list[tuple[Any, dict[str, Any]]]:
+        """Reset envs ``idx``; failures are retried on fresh actors, then :class:`ActorFailure`."""
+        results: dict[int, tuple[Any, dict[str, Any]]] = {}
+        todo = list(range(len(idx)))
+        for _ in range(self.reset_retries + 1):
+            recs = self._exec([(idx[j], ("reset", idx[j] % self.envs_per_actor, seeds[j], options[j])) for j in todo])
+            failed = []
+            for j, rec in zip(todo, recs, strict=True):
+                if rec[0]:
+                    results[j] = self._reset_ok(idx[j], rec)
+                else:
+                    self._lost[idx[j]] = rec[1]
+                    failed.append(j)
+            if not failed:
+                return [results[j] for j in range(len(idx))]
+            todo = failed
+        raise ActorFailure(f"reset of envs {[idx[j] for j in todo]} failed {self.reset_retries + 1} times; last: "
+                           f"{[self._lost[idx[j]] for j in todo]}")
+
+    def _reset_ok(self, i: int, rec: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
+        obs = _unpack_obs(rec[1])
+        self._last_obs[i], self._lost[i], self._reset_done[i] = obs, "", True
+        return obs, _unpack_info(rec[2])
+
+    def _step_record(self, i: int, rec: tuple[Any, ...]) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not rec[0]:
+            self._lost[i] = rec[1]
+            return self._failed(i, rec[1])
+        obs = _unpack_obs(rec[1])
+        self._last_obs[i] = obs
+        return obs, rec[2], rec[3], rec[4], _unpack_info(rec[5])
+
+    def _step(self, idx: list[int], actions: list[Any]) -> list[tuple[Any, float, bool, bool, dict[str, Any]]]:
+        """Step envs ``idx``; an env whose episode is already lost is reported again, untouched."""
+        live = [j for j, i in enumerate(idx) if not self._lost[i]]
+        recs = dict(zip(live, self._exec([(idx[j], ("step", idx[j] % self.envs_per_actor, actions[j])) for j in live]), strict=True))
+        return [self._step_record(i, recs[j]) if j in recs else self._failed(i, self._lost[i]) for j, i in enumerate(idx)]
+
+    def _failed(self, i: int, why: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self._last_obs[i], 0.0, False, True, {FAILED: True, FAILURE: why}
+
+    def _public_obs(self, obs: dict[str, Any]) -> dict[str, Any]:
+        if self.copy and isinstance(obs, dict):  # only zero-copy views are read-only; unpacked frames are fresh already
+            return {k: (np.array(v) if isinstance(v, np.ndarray) and not v.flags.writeable else v) for k, v in obs.items()}
+        return obs
+
+    def _check_index(self, i: Any) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"env index {i!r} is not an int in [0, {self.num_envs})")
+        return int(i)
+
+    def _check_indices(self, indices: Sequence[int]) -> list[int]:
+        idx = [self._check_index(i) for i in indices]
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"duplicate env indices in {idx}")
+        return idx
+
+
+def _summary(e: BaseException) -> str:
+    """The exception's type, first line and, when Ray appends a traceback (an actor that died in
+    its constructor), the line that names the cause."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    first = f"{type(e).__name__}: {lines[0][:300] if lines else ''}"
+    return first if len(lines) < 2 else f"{first} ... {lines[-1][:300]}"
+
+
+def _raise_failures(got: dict[int, Any], what: str) -> None:
+    """Raise the exception an actor method raised (as its own type), else :class:`ActorFailure`
+    for actors that died or hung (already replaced; their envs need a reset)."""
+    bad = {k: v for k, v in got.items() if isinstance(v, _Failed)}
+    for v in bad.values():
+        if v.error is not None:
+            raise v.error.as_instanceof_cause() if isinstance(v.error, RayTaskError) else v.error
+    if bad:
+        raise ActorFailure(f"{what} failed on actors {sorted(bad)} (replaced; their envs need a reset): "
+                           f"{ {k: v.why for k, v in bad.items()} }")
+
+
+def _unpack_info(info: dict[str, Any] | _PackedInfo) -> dict[str, Any]:
+    # the bytes come from our own actors, which the driver started: the same trust as Ray's own pickles
+    return pickle.loads(zlib.decompress(info.data)) if isinstance(info, _PackedInfo) else info
+
+
+def _unpack_obs(obs: Any) -> Any:
+    if isinstance(obs, dict) and isinstance(obs.get("screenshot"), PackedFrame):
+        return {**obs, "screenshot": unpack_frame(obs["screenshot"])}
+    return obs
+
