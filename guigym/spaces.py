@@ -145,7 +145,7 @@ class SharedTexts(abc.Sequence):
     >>> import copy, multiprocessing as mp
     >>> buf = mp.Array("i", 2 * 8)
     >>> view = SharedTexts(np.frombuffer(buf.get_obj(), dtype=np.int32).reshape(2, 8))
-    >>> view[1] = "héllo"
+    >>> view._data[1] = spaces.utils.flatten(UnicodeText(8), "héllo")
     >>> view, copy.deepcopy(view)
     (SharedTexts(('', 'héllo')), ('', 'héllo'))
     """
@@ -163,9 +163,6 @@ class SharedTexts(abc.Sequence):
         if isinstance(i, slice):
             return tuple(_decode(row) for row in self._data[i])
         return _decode(self._data[i])
-
-    def __setitem__(self, i: int, value: str) -> None:
-        self._data[i] = _flatten_unicode(UnicodeText(self._data.shape[1]), value)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (SharedTexts, tuple, list)):
