@@ -103,7 +103,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         worker_timeout: float | None = None,
         max_restarts: int = 100,
-        close_timeout: float = 10.0,
+        close_timeout: float = 5.0,
     ) -> None:
         if len(env_fns) < 1:
             raise ValueError("GuiVectorEnv needs at least one env function")
@@ -337,7 +337,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         for i in range(n):
             ok, payload = replies[i]
             if not ok:
-                failed.append((i, payload if isinstance(payload, str) else str(payload)))
+                failed.append((i, _error_text(payload)))
                 continue
             pipe_obs, rewards[i], terms[i], truncs[i], info = payload
             if pipe_obs is not None:
@@ -458,6 +458,14 @@ def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any]
         except (TypeError, gym.error.CustomSpaceError):  # dynamic size (Sequence, Graph) or no shared-memory support
             pipe_keys.append(key)
     return shm_keys, pipe_keys, buffers
+
+
+def _error_text(payload: Any) -> str:
+    """A worker's failure as text: the traceback of the env's exception, or why the worker died."""
+    if isinstance(payload, WorkerDied):
+        return str(payload)
+    exc, trace = payload
+    return trace or f"{type(exc).__name__}: {exc}"
 
 
 def _exception(payload: Any, i: int) -> BaseException:
@@ -598,11 +606,17 @@ def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int
     ``None`` or ``"vector_entry_point"``) builds a :class:`GuiVectorEnv` of ``gym.make(id, **kwargs)``.
 
     ``kwargs`` named in :data:`VECTOR_OPTIONS` configure the vector env; the rest go to every
-    env (``level``, ``backend``, ``extra_obs``, ...).
+    env (``level``, ``backend``, ``extra_obs``, ...). With ``backend="browser"`` workers start
+    from a fresh process (``context="forkserver"``) unless ``context`` says otherwise: a worker
+    forked from a process running Playwright would hang starting its own.
     """
     from guigym.registration import id_of_family
 
     vector = {k: kwargs.pop(k) for k in VECTOR_OPTIONS if k in kwargs}
+    if kwargs.get("backend") == "browser":
+        # a worker forked from a process that runs Playwright (a browser env here, or a restart
+        # after one started) inherits its event loop and hangs starting its own: start clean ones
+        vector.setdefault("context", "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
     env_id = id_of_family(family)
     if max_episode_steps is not None:
         kwargs["max_episode_steps"] = max_episode_steps
