@@ -25,6 +25,8 @@ seeding, ``close``) and three differences:
   - ``DISABLED``: the last observation; reset that env (``options={"reset_mask": ...}``) as
     after any truncation. Stepping it without a reset resets it (reward 0, not done).
 
+  A ``timeout`` given to ``step_wait``/``reset_wait`` works like ``worker_timeout`` for that call
+  (late workers are restarted; Gymnasium raises ``TimeoutError`` instead).
   A worker that dies during ``reset`` is restarted and its reset repeated once (reported the
   same way). An exception raised by ``env.reset`` itself (a bad option) and errors in ``call`` /
   ``get_attr`` / ``set_attr`` are raised in the caller, as Gymnasium does, and leave the vector

@@ -326,6 +326,42 @@ def test_closing_twice_and_after_a_kill() -> None:
         venv.reset()
 
 
+def running(pid: int) -> bool:
+    """``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_workers_die_with_a_sigkilled_parent(tmp_path: Path) -> None:
+    """Linux: a parent killed without a chance to close (SIGKILL) takes its workers with it."""
+    if not os.path.exists("/proc/self"):
+        pytest.skip("needs Linux (PR_SET_PDEATHSIG)")
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text("import time, gymnasium as gym, guigym\n"
+                      "v = gym.make_vec('GuiGym-Login-v0', 2)\nv.reset(seed=0)\n"
+                      "print(' '.join(str(p.pid) for p in v.processes), flush=True)\ntime.sleep(120)\n")
+    root = Path(__file__).resolve().parents[1]
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert len(workers) == 2
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [w for w in workers if running(w)]
+    assert alive == []
+
+
 # ------------------------------------------------------------------------------ SB3
 
 
