@@ -3,8 +3,10 @@ screenshot in the observation and the dense reference in ``info`` on every step.
 
     python benchmarks/bench_env.py [--steps 4000] [--vector 2]     (or: guigym bench)
 
-Runs on one core (pinned) unless --vector > 1, which also measures an AsyncVectorEnv and
-prints its throughput ratio to the single env measured in the same run.
+Runs on one core (pinned) unless --vector > 1, which also measures guigym's vector env
+(``gym.make_vec(id, n)``, :class:`guigym.vector.GuiVectorEnv`) on all cores and prints its
+throughput ratio to the single env measured in the same run (benchmarks/bench_vector.py compares
+every vectorization).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def resets(env: gym.Env, n: int, level: str) -> float:
 
 
 def vector_random(env_id: str, n_envs: int, steps: int) -> float:
-    venv = gym.vector.AsyncVectorEnv([lambda: gym.make(env_id) for _ in range(n_envs)], shared_memory=False)
+    venv = gym.make_vec(env_id, n_envs)  # guigym's vector env: screenshots through shared memory
     venv.reset(seed=0)
     venv.action_space.seed(0)
     t = time.perf_counter()
@@ -70,7 +72,7 @@ def vector_random(env_id: str, n_envs: int, steps: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="guigym bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=4000)
-    p.add_argument("--vector", type=int, default=2, help="also measure an AsyncVectorEnv with this many envs (0: skip)")
+    p.add_argument("--vector", type=int, default=2, help="also measure guigym's vector env with this many envs (0: skip)")
     args = p.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
         env_id = "GuiGym-Login-v0"
         v = vector_random(env_id, args.vector, args.steps)
-        print(f"AsyncVectorEnv x{args.vector} {env_id}: {v:.0f} steps/s = {v / single[(env_id, 'easy')]:.2f}x the single env")
+        print(f"GuiVectorEnv x{args.vector} {env_id}: {v:.0f} steps/s = {v / single[(env_id, 'easy')]:.2f}x the single env")
     return 0
 
 

@@ -46,7 +46,20 @@ def register_envs(entries: Iterable[EnvEntry] = ENVS) -> None:
         family_of(e)
     for e in entries:
         if e.id not in gym.registry:
-            gym.register(id=e.id, entry_point="guigym.env:GuiEnv", kwargs={"family": e.family}, max_episode_steps=e.max_episode_steps)
+            gym.register(id=e.id, entry_point="guigym.env:GuiEnv", vector_entry_point="guigym.vector:make_vector",
+                         kwargs={"family": e.family}, max_episode_steps=e.max_episode_steps)
+
+
+def id_of_family(family: str) -> str:
+    """The id whose envs are ``family``'s (what :func:`guigym.vector.make_vector` is given).
+
+    >>> id_of_family("Settings")
+    'GuiGym-Settings-v0'
+    """
+    for e in ENVS:
+        if e.family == family:
+            return e.id
+    raise ValueError(f"no guigym id for family {family!r}; ids: {[e.id for e in ENVS]}")
 
 
 def env_ids() -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections import abc
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,9 +91,16 @@ def action_from_space(a: dict[str, Any], apps: Sequence[str], answer: bool = Fal
     return Type(str(a["text"])) if t == "type" else Answer(str(a["text"]))
 
 
+class ElementList(spaces.Sequence):
+    """The ``elements`` observation: a ``Sequence`` whose length changes with the screen, so it
+    cannot live in a fixed shared-memory buffer. Gymnasium's ``AsyncVectorEnv(shared_memory=True)``
+    then fails at construction with an error naming the fixes; guigym's vector env
+    (:class:`guigym.vector.GuiVectorEnv`, what ``gym.make_vec(id, n)`` builds) sends it through the pipe."""
+
+
 def element_space(width: int, height: int) -> spaces.Sequence:
     """Visible interactive widgets: id, role (index in ``KINDS``), label, box."""
-    return spaces.Sequence(spaces.Dict({
+    return ElementList(spaces.Dict({
         "id": UnicodeText(128),
         "role": spaces.Discrete(len(KINDS)),
         "label": UnicodeText(256),
@@ -106,14 +114,20 @@ def element_space(width: int, height: int) -> spaces.Sequence:
 @spaces.utils.flatten.register(UnicodeText)
 def _flatten_unicode(space: UnicodeText, x: str) -> np.ndarray:
     arr = np.zeros(space.max_length, dtype=np.int32)
-    codes = [ord(c) + 1 for c in x[: space.max_length]]
-    arr[: len(codes)] = codes
+    codes = np.frombuffer(x[: space.max_length].encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    arr[: len(codes)] = codes + 1
     return arr
 
 
 @spaces.utils.unflatten.register(UnicodeText)
 def _unflatten_unicode(space: UnicodeText, x: np.ndarray) -> str:
-    return "".join(chr(int(v) - 1) for v in x if v > 0)
+    return _decode(np.asarray(x))
+
+
+def _decode(row: np.ndarray) -> str:
+    """The string a :func:`_flatten_unicode` row holds (vectorised: a 1024-long row is one numpy op)."""
+    codes = row[row > 0].astype("<u4") - 1
+    return codes.tobytes().decode("utf-32-le", "surrogatepass")
 
 
 @spaces.utils.flatten_space.register(UnicodeText)
@@ -121,13 +135,70 @@ def _flatten_space_unicode(space: UnicodeText) -> spaces.Box:
     return spaces.Box(0, 0x110000, shape=(space.max_length,), dtype=np.int32)
 
 
+class SharedTexts(abc.Sequence):
+    """The strings of ``n`` envs, decoded from a shared-memory buffer each time they are read.
+
+    Gymnasium's ``AsyncVectorEnv(shared_memory=True)`` reads its buffer once, at construction,
+    and afterwards relies on the result being a live view (true of numpy arrays). A tuple of
+    ``str`` would stay frozen at construction (every instruction ``''``), so the read returns
+    this view instead. Copies (``copy.copy``/``deepcopy``, which the vector env applies to
+    observations when ``copy=True``, the default) and pickles are plain tuples of ``str``, as
+    ``SyncVectorEnv`` returns; equality is tuple equality.
+
+    >>> import copy, multiprocessing as mp
+    >>> buf = mp.Array("i", 2 * 8)
+    >>> view = SharedTexts(np.frombuffer(buf.get_obj(), dtype=np.int32).reshape(2, 8))
+    >>> view._data[1] = spaces.utils.flatten(UnicodeText(8), "héllo")
+    >>> view, copy.deepcopy(view)
+    (SharedTexts(('', 'héllo')), ('', 'héllo'))
+    """
+
+    __slots__ = ("_data",)
+    __hash__ = None  # type: ignore[assignment]  # mutable view, like a list
+
+    def __init__(self, data: np.ndarray) -> None:
+        self._data = data  # (n, max_length) int32 view of the shared buffer
+
+    def __len__(self) -> int:
+        return int(self._data.shape[0])
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(_decode(row) for row in self._data[i])
+        return _decode(self._data[i])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (SharedTexts, tuple, list)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"SharedTexts({tuple(self)!r})"
+
+    def __copy__(self) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return tuple, (tuple(self),)
+
+
 def _register_shared_memory() -> None:
     from gymnasium.vector.utils import shared_memory as shm
 
     @shm.read_from_shared_memory.register(UnicodeText)
-    def _read(space: UnicodeText, shared_memory: Any, n: int = 1) -> tuple[str, ...]:
-        data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, space.max_length))
-        return tuple(_unflatten_unicode(space, row) for row in data)
+    def _read(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedTexts:
+        return SharedTexts(np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, space.max_length)))
+
+    @shm.create_shared_memory.register(ElementList)
+    def _create(space: ElementList, n: int = 1, ctx: Any = None) -> Any:
+        raise TypeError(
+            "the 'elements' observation has a different length on every screen, so it cannot live in shared memory: "
+            "use guigym's vector env (gym.make_vec(id, n) or guigym.vector.GuiVectorEnv), which sends it through the pipe, "
+            "or gym.vector.AsyncVectorEnv(..., shared_memory=False)"
+        )
 
 
 _register_shared_memory()

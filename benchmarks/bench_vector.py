@@ -1,0 +1,169 @@
+"""Vector-env throughput: env-steps/s of every way to run N guigym envs, side by side in one run.
+
+    python benchmarks/bench_vector.py [--envs 2] [--steps 3000] [--browser-steps 300] [--browser/--no-browser]
+
+Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its defaults (shared
+memory); guigym's vector env (``gym.make_vec(id, n)``); SB3's SubprocVecEnv over
+``make_sb3_env`` (random policy only: its Discrete actions cannot carry the oracle's Type text);
+and a Ray row when ``guigym.distributed`` and Ray are installed. Columns: random and oracle
+(``info["reference"][0]``) policies, per backend; each ratio is to the single env measured in the
+same run (the mean of a measurement before and after the vector rows). The browser backend runs
+by default when a Chromium is found. Timings on a shared machine are noisy: compare ratios, and
+rerun on an idle one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector.utils import concatenate, create_empty_array
+
+import guigym  # noqa: F401  (registers the ids)
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
+
+ENV_ID = "GuiGym-Login-v0"
+
+
+def as_space_action(a: Action, apps: tuple[str, ...]) -> dict[str, Any]:
+    """``a`` as a sample of the env's Dict action space (what a vector env batches)."""
+    d: dict[str, Any] = {"type": 0, "x": 0, "y": 0, "direction": 0, "app": 0, "text": ""}
+    if isinstance(a, Click):
+        d.update(type=ACTION_TYPES.index("click"), x=a.x, y=a.y)
+    elif isinstance(a, Scroll):
+        d.update(type=ACTION_TYPES.index("scroll"), direction=DIRECTIONS.index(a.direction), x=a.x or 0, y=a.y or 0)
+    elif isinstance(a, Back):
+        d.update(type=ACTION_TYPES.index("back"))
+    elif isinstance(a, OpenApp):
+        d.update(type=ACTION_TYPES.index("open_app"), app=apps.index(a.name))
+    elif isinstance(a, Type):
+        d.update(type=ACTION_TYPES.index("type"), text=a.text)
+    return d
+
+
+def single(kw: dict[str, Any], steps: int, oracle: bool) -> float:
+    env = gym.make(ENV_ID, **kw)
+    _, info = env.reset(seed=0)
+    env.action_space.seed(0)
+    t = time.perf_counter()
+    for _ in range(steps):
+        ref = info["reference"]
+        a = ref[0].action if oracle and ref else env.action_space.sample()
+        _, _, term, trunc, info = env.step(a)
+        if term or trunc:
+            _, info = env.reset()
+    rate = steps / (time.perf_counter() - t)
+    env.close()
+    return rate
+
+
+def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool) -> float:
+    """Steps/s of ``venv`` (NEXT_STEP autoreset: an env's action after its episode ends is ignored)."""
+    apps = tuple(venv.get_attr("apps")[0])
+    n, space = venv.num_envs, venv.single_action_space
+    _, info = venv.reset(seed=0)
+    venv.action_space.seed(0)
+    t = time.perf_counter()
+    for _ in range(max(1, steps // n)):
+        if oracle:
+            refs = info.get("reference", [None] * n)
+            acts = [as_space_action(r[0].action, apps) if r else space.sample() for r in refs]
+            batch = concatenate(space, acts, create_empty_array(space, n=n))
+        else:
+            batch = venv.action_space.sample()
+        _, _, _, _, info = venv.step(batch)
+    rate = max(1, steps // n) * n / (time.perf_counter() - t)
+    venv.close()
+    return rate
+
+
+def sb3_subproc(kw: dict[str, Any], n: int, steps: int) -> float | None:
+    if importlib.util.find_spec("stable_baselines3") is None:
+        return None
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from guigym.wrappers import make_sb3_env
+
+    venv = SubprocVecEnv([lambda: make_sb3_env(ENV_ID, **kw) for _ in range(n)])
+    venv.reset()
+    rng = np.random.default_rng(0)
+    t = time.perf_counter()
+    for _ in range(max(1, steps // n)):
+        venv.step(rng.integers(venv.action_space.n, size=n))
+    rate = max(1, steps // n) * n / (time.perf_counter() - t)
+    venv.close()
+    return rate
+
+
+def ray_vector(kw: dict[str, Any], n: int) -> gym.vector.VectorEnv | None:
+    """----- RAY COLUMN: the place for ``guigym.distributed.RayVectorEnv`` (another engineer's
+    module; it has the Gymnasium VectorEnv API). Returns None (row skipped) until it is there."""
+    if importlib.util.find_spec("ray") is None:
+        return None
+    try:
+        from guigym.distributed import RayVectorEnv  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:
+        return RayVectorEnv(ENV_ID, num_envs=n, **kw)  # the constructor may differ: adjust here
+    except TypeError:
+        return None
+
+
+def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
+    print(f"\n{backend} backend, {ENV_ID} easy, {n} envs, {steps} env-steps per cell, load average {os.getloadavg()[0]:.1f}")
+    base = {p: single(kw, steps, p == "oracle") for p in ("random", "oracle")}
+    rows: list[tuple[str, Callable[[bool], float | None]]] = [
+        (f"sync x{n}", lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="sync", **kw), steps, o)),
+        (f"gymnasium async x{n} (defaults)", lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="async", **kw), steps, o)),
+        (f"guigym async x{n} (make_vec)", lambda o: vector(gym.make_vec(ENV_ID, n, **kw), steps, o)),
+        (f"SB3 SubprocVecEnv x{n}", lambda o: None if o else sb3_subproc(kw, n, steps)),
+        (f"Ray x{n}", lambda o: (lambda v: None if v is None else vector(v, steps, o))(ray_vector(kw, n))),
+    ]
+    results = [(name, {p: fn(p == "oracle") for p in ("random", "oracle")}) for name, fn in rows]
+    after = {p: single(kw, steps, p == "oracle") for p in ("random", "oracle")}
+    base = {p: (base[p] + after[p]) / 2 for p in base}
+    print(f"{'setup':34} {'random st/s':>12} {'ratio':>6} {'oracle st/s':>12} {'ratio':>6}")
+    print(f"{'single env':34} {base['random']:12.0f} {1:6.2f} {base['oracle']:12.0f} {1:6.2f}")
+    for name, r in results:
+        cells = "".join(f" {'-':>12} {'-':>6}" if r[p] is None else f" {r[p]:12.0f} {r[p] / base[p]:6.2f}" for p in ("random", "oracle"))
+        print(f"{name:34}{cells}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--envs", type=int, default=2)
+    p.add_argument("--steps", type=int, default=3000, help="env-steps per cell, mock backend")
+    p.add_argument("--browser-steps", type=int, default=300, help="env-steps per cell, browser backend")
+    p.add_argument("--browser", action=argparse.BooleanOptionalAction, default=None,
+                   help="measure the browser backend (default: if a Chromium is found)")
+    args = p.parse_args(argv)
+    print(f"{os.cpu_count()} CPUs")
+    table("mock", {}, args.envs, args.steps)
+    browser = args.browser
+    if browser is None:  # a Chromium is "found" when a browser env can start
+        env = gym.make(ENV_ID, backend="browser")
+        try:
+            env.reset(seed=0)
+            browser = True
+        except Exception as e:  # noqa: BLE001 - ChromiumNotFound, missing Playwright, ...: skip the table
+            print(f"\nbrowser backend skipped: {type(e).__name__}: {str(e).splitlines()[0]}")
+            browser = False
+        finally:
+            env.close()
+    if browser:
+        table("browser", {"backend": "browser"}, args.envs, args.browser_steps)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,629 @@
+"""``GuiVectorEnv``: guigym's asynchronous vector env, what ``gym.make_vec(id, n)`` builds.
+
+A subclass of Gymnasium's :class:`~gymnasium.vector.AsyncVectorEnv` with the same API
+(``reset``/``step`` and their ``_async``/``_wait`` halves, the three autoreset modes,
+``reset(options={"reset_mask": ...})``, ``call``, ``get_attr``, ``set_attr``, ``render``,
+seeding, ``close``) and three differences:
+
+* **Shared memory for every fixed-size observation key, the pipe for the rest.** The screenshot
+  and the text keys (``instruction``, ``history``) go through shared memory; a key whose size
+  changes (``elements``) is pickled through the pipe. Gymnasium's own ``AsyncVectorEnv`` needs
+  ``shared_memory=False`` for ``elements``, which pipes every screenshot too.
+* **Faults are contained.** A worker whose env raises in ``step``, that dies (killed, out of
+  memory, a crashed browser taking it down) or that does not answer within ``worker_timeout``
+  seconds is replaced by a fresh worker; the other envs carry on. The failed env's step returns
+  ``reward=0``, ``terminated=False``, ``truncated=True`` and ``info["worker_failed"]`` (a bool
+  array over the envs, with Gymnasium's ``info["_worker_failed"]`` mask) and
+  ``info["worker_error"]`` (the error text, an object array). Its observation is, by autoreset mode:
+
+  - ``NEXT_STEP`` (default): the env's last observation (the one before the failed step); the
+    next step ignores that env's action and returns the first observation of a new episode in
+    the restarted worker (reward 0, not done), like any autoreset step.
+  - ``SAME_STEP``: the first observation of a new episode in the restarted worker;
+    ``info["final_obs"]`` holds the last observation before the failure, ``info["final_info"]``
+    the failure keys.
+  - ``DISABLED``: the last observation; reset that env (``options={"reset_mask": ...}``) as
+    after any truncation. Stepping it without a reset resets it (reward 0, not done).
+
+  A ``timeout`` given to ``step_wait``/``reset_wait`` works like ``worker_timeout`` for that call
+  (late workers are restarted; Gymnasium raises ``TimeoutError`` instead).
+  A worker that dies during ``reset`` is restarted and its reset repeated once (reported the
+  same way). An exception raised by ``env.reset`` itself (a bad option) and errors in ``call`` /
+  ``get_attr`` / ``set_attr`` are raised in the caller, as Gymnasium does, and leave the vector
+  env usable. More than ``max_restarts`` restarts in all raise ``RuntimeError`` (an env that
+  fails on every step is a bug to fix, not to retry forever).
+* **close() always returns**, within about ``close_timeout`` seconds plus one, and leaves no
+  worker process: workers that do not exit when asked are terminated, then killed.
+
+The observation a worker was writing when it was killed may be torn (part old, part new screen);
+only that env's failed step can show it.
+"""
+
+from __future__ import annotations
+
+import copy as copy_module
+import multiprocessing as mp
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import logger, spaces
+from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode
+from gymnasium.vector.async_vector_env import AsyncState
+from gymnasium.vector.utils import (
+    CloudpickleWrapper,
+    batch_space,
+    clear_mpi_env_vars,
+    concatenate,
+    create_empty_array,
+    create_shared_memory,
+    iterate,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
+
+#: Keyword arguments of :func:`make_vector` that configure the vector env, not the envs.
+VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_restarts", "close_timeout")
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended (or stopped answering) instead of replying."""
+
+
+class GuiVectorEnv(AsyncVectorEnv):
+    """Runs ``env_fns`` in worker processes; see the module docstring for what differs from
+    Gymnasium's ``AsyncVectorEnv``.
+
+    Args:
+        env_fns: functions that make the envs (each called in its worker, and ``env_fns[0]`` once
+            here to read the spaces; guigym envs start no backend until their first reset).
+        copy: return copies of the observations (default) rather than views of shared memory
+            that the next step overwrites.
+        context: ``multiprocessing`` start method (``None``: the platform's default).
+        daemon: mark workers as daemons (they end with this process).
+        autoreset_mode: ``AutoresetMode`` or its value (``"NextStep"``, ``"SameStep"``, ``"Disabled"``).
+        worker_timeout: seconds a worker may take for one ``reset``/``step`` before it is
+            counted as hung, killed and restarted (``None``: wait for ever; a dead worker is
+            noticed at once either way).
+        max_restarts: restarts allowed over the vector env's life before ``RuntimeError``.
+        close_timeout: seconds ``close()`` waits for workers to close their envs before killing them.
+    """
+
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], gym.Env]],
+        copy: bool = True,
+        context: str | None = None,
+        daemon: bool = True,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        worker_timeout: float | None = None,
+        max_restarts: int = 100,
+        close_timeout: float = 5.0,
+    ) -> None:
+        if len(env_fns) < 1:
+            raise ValueError("GuiVectorEnv needs at least one env function")
+        if worker_timeout is not None and worker_timeout <= 0:
+            raise ValueError(f"worker_timeout must be > 0 seconds or None, got {worker_timeout}")
+        self.env_fns = list(env_fns)
+        self.num_envs = len(self.env_fns)
+        self.shared_memory, self.copy, self.context, self.daemon = True, copy, context, daemon
+        self.worker, self.observation_mode, self.max_concurrency = None, "same", None
+        self.autoreset_mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AutoresetMode(autoreset_mode)
+        self.worker_timeout, self.max_restarts, self.close_timeout = worker_timeout, max_restarts, close_timeout
+        #: Restarts so far, per env.
+        self.restarts = [0] * self.num_envs
+
+        dummy = self.env_fns[0]()
+        self.metadata = {**dummy.metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = dummy.render_mode
+        self.single_action_space, self.single_observation_space = dummy.action_space, dummy.observation_space
+        dummy.close()
+        del dummy
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+        self._ctx = mp.get_context(context)
+        self._shm_keys, self._pipe_keys, shm = _split_shared(self.single_observation_space, self.num_envs, self._ctx)
+        self._shm = shm
+        self._views = {k: read_from_shared_memory(self._space(k), shm[k], n=self.num_envs) for k in self._shm_keys}
+        if not isinstance(self.single_observation_space, spaces.Dict) and self._pipe_keys:  # the whole obs goes by pipe
+            self._pipe_buf = create_empty_array(self.single_observation_space, n=self.num_envs, fn=np.zeros)
+        self._pipe_obs: list[Any] = [None] * self.num_envs  # each env's last pipe-sent part
+        self.error_queue = None  # type: ignore[assignment]  # errors come back through the pipes
+        self.parent_pipes: list[Connection] = [None] * self.num_envs  # type: ignore[list-item]
+        self.processes: list[Any] = [None] * self.num_envs
+        self._dead: dict[int, str] = {}  # env -> why its worker is known dead before a reply (a failed send)
+        self._reset_kwargs: list[dict[str, Any] | None] = [None] * self.num_envs
+        with clear_mpi_env_vars():
+            for i in range(self.num_envs):
+                self._start_worker(i, needs_reset=False)
+        self._state = AsyncState.DEFAULT
+        self._check_spaces()
+
+    # --- observations ------------------------------------------------------------------
+    def _space(self, key: str | None) -> spaces.Space[Any]:
+        return self.single_observation_space if key is None else self.single_observation_space[key]  # type: ignore[index]
+
+    @property
+    def observations(self) -> Any:  # type: ignore[override]
+        """The batch as the vector env holds it: views of shared memory (what ``copy=False`` returns)."""
+        return self._batch(copy=False)
+
+    def _batch(self, copy: bool) -> Any:
+        def shared(key: str | None) -> Any:
+            view = self._views[key]
+            if not copy:
+                return view
+            return view.copy() if isinstance(view, np.ndarray) else copy_module.deepcopy(view)
+
+        def piped(key: str | None) -> Any:
+            items = [p if key is None else p[key] for p in self._pipe_obs]
+            if key is None:  # a whole non-Dict observation: batch it like Gymnasium does
+                self._pipe_buf = concatenate(self.single_observation_space, items, self._pipe_buf)
+                return copy_module.deepcopy(self._pipe_buf) if copy else self._pipe_buf
+            return tuple(items)  # a Sequence key batches to a tuple (Gymnasium's concatenate)
+
+        if not isinstance(self.single_observation_space, spaces.Dict):
+            return shared(None) if self._shm_keys else piped(None)
+        return {k: shared(k) if k in self._views else piped(k) for k in self.single_observation_space.spaces}
+
+    def _single(self, i: int) -> Any:
+        """A copy of env ``i``'s current observation (unbatched)."""
+        def one(key: str | None) -> Any:
+            if key in self._views:
+                v = self._views[key]
+                return v[i].copy() if isinstance(v, np.ndarray) else copy_module.deepcopy(v[i])
+            p = self._pipe_obs[i]
+            return copy_module.deepcopy(p if key is None else p[key])
+
+        if not isinstance(self.single_observation_space, spaces.Dict):
+            return one(None)
+        return {k: one(k) for k in self.single_observation_space.spaces}
+
+    # --- workers -----------------------------------------------------------------------
+    def _start_worker(self, i: int, needs_reset: bool) -> None:
+        parent, child = self._ctx.Pipe()
+        shm = {k: self._shm[k] for k in self._shm_keys}
+        p = self._ctx.Process(
+            target=_worker, name=f"Worker<{type(self).__name__}>-{i}", daemon=self.daemon,
+            args=(i, CloudpickleWrapper(self.env_fns[i]), child, shm, self._pipe_keys, self.autoreset_mode, needs_reset),
+        )
+        p.start()
+        child.close()
+        self.parent_pipes[i], self.processes[i] = parent, p
+        self._dead.pop(i, None)
+
+    def _stop_worker(self, i: int, grace: float) -> None:
+        """End worker ``i``: ask it to close its env (if it can still hear), then terminate, then kill."""
+        p, pipe = self.processes[i], self.parent_pipes[i]
+        if p is None:
+            return
+        if p.is_alive() and grace > 0 and pipe is not None and i not in self._dead:
+            try:
+                pipe.send(("close", None))
+            except (OSError, ValueError):
+                pass
+            p.join(grace)
+        for stop in (p.terminate, p.kill):
+            if p.is_alive():
+                stop()
+                p.join(1.0)
+        if pipe is not None:
+            pipe.close()
+        self.processes[i] = self.parent_pipes[i] = None  # type: ignore[call-overload]
+
+    def _restart(self, i: int, why: str) -> None:
+        total = sum(self.restarts) + 1
+        if total > self.max_restarts:
+            raise RuntimeError(f"GuiVectorEnv: env {i} failed ({why.strip().splitlines()[-1][:300]}) and the vector env has "
+                               f"already restarted {total - 1} workers (max_restarts={self.max_restarts})")
+        logger.warn(f"GuiVectorEnv: env {i}'s worker failed and is restarted: {why.strip().splitlines()[-1][:300]}")
+        self._stop_worker(i, grace=1.0)
+        self.restarts[i] += 1
+        self._start_worker(i, needs_reset=True)
+
+    def _send(self, i: int, msg: tuple[str, Any]) -> None:
+        if i in self._dead:
+            return
+        try:
+            self.parent_pipes[i].send(msg)
+        except (OSError, ValueError) as e:  # BrokenPipeError: the worker is gone
+            self._dead[i] = f"worker process died ({type(e).__name__} on send; exit code {self.processes[i].exitcode})"
+
+    def _collect(self, envs: Sequence[int], timeout: float | None) -> dict[int, tuple[bool, Any]]:
+        """Each env's reply ``(ok, payload)``; a dead or hung worker gives ``(False, WorkerDied)``."""
+        out: dict[int, tuple[bool, Any]] = {i: (False, WorkerDied(self._dead[i])) for i in envs if i in self._dead}
+        pending = {self.parent_pipes[i]: i for i in envs if i not in self._dead}
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = wait(list(pending), left)
+            if not ready:  # timed out: every worker still busy counts as hung
+                for pipe, i in pending.items():
+                    out[i] = (False, WorkerDied(f"worker did not answer within {timeout} s (hung); killed"))
+                    self._dead[i] = "hung"
+                break
+            for pipe in ready:
+                i = pending.pop(pipe)  # type: ignore[call-overload]
+                try:
+                    out[i] = pipe.recv()  # type: ignore[union-attr]
+                except (EOFError, OSError) as e:
+                    p = self.processes[i]
+                    p.join(0.5)
+                    code = p.exitcode
+                    sig = f" (signal {signal.Signals(-code).name})" if code is not None and code < 0 else ""
+                    out[i] = (False, WorkerDied(f"worker process died: exit code {code}{sig} ({type(e).__name__} on receive)"))
+                    self._dead[i] = "died"
+        return out
+
+    # --- reset -------------------------------------------------------------------------
+    def reset_async(self, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> None:
+        self._assert_is_running()
+        if seed is None:
+            seed = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)):
+            seed = [int(seed) + i for i in range(self.num_envs)]
+        if len(seed) != self.num_envs:
+            raise ValueError(f"If seeds are passed as a list the length must match num_envs={self.num_envs} but got length={len(seed)}.")
+        if self._state != AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(f"Calling `reset_async` while waiting for a pending call to `{self._state.value}` to complete",
+                                          str(self._state.value))
+        mask = np.ones(self.num_envs, dtype=np.bool_)
+        if options is not None and "reset_mask" in options:
+            options = dict(options)
+            mask = options.pop("reset_mask")
+            if not isinstance(mask, np.ndarray) or mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise TypeError(f"`options['reset_mask']` must be a numpy bool array of shape ({self.num_envs},), got {mask!r}")
+            if not mask.any():
+                raise ValueError(f"`options['reset_mask']` must contain at least one True value, got reset_mask={mask}")
+        for i in range(self.num_envs):
+            self._reset_kwargs[i] = {"seed": seed[i], "options": options} if mask[i] else None
+            self._send(i, ("reset", self._reset_kwargs[i]) if mask[i] else ("reset-noop", None))
+        self._state = AsyncState.WAITING_RESET
+
+    def reset_wait(self, timeout: float | None = None) -> tuple[Any, dict[str, Any]]:
+        self._assert_is_running()
+        if self._state != AsyncState.WAITING_RESET:
+            raise NoAsyncCallError("Calling `reset_wait` without any prior call to `reset_async`.", AsyncState.WAITING_RESET.value)
+        replies = self._collect(range(self.num_envs), timeout or self.worker_timeout)
+        self._state = AsyncState.DEFAULT
+        infos: dict[str, Any] = {}
+        error: BaseException | None = None
+        for i in range(self.num_envs):
+            ok, payload = replies[i]
+            if not ok and isinstance(payload, WorkerDied):  # restart and reset it again, once
+                why = str(payload)
+                self._restart(i, why)
+                self._send(i, ("reset", self._reset_kwargs[i] or {}))
+                ok, payload = self._collect([i], timeout or self.worker_timeout)[i]
+                if ok:
+                    payload = (payload[0], {**payload[1], "worker_failed": True, "worker_error": why})
+            if not ok:
+                error = error or _exception(payload, i)
+                continue
+            pipe_obs, info = payload
+            if pipe_obs is not None:
+                self._pipe_obs[i] = pipe_obs
+            infos = self._add_info(infos, info, i)
+        if error is not None:
+            raise error
+        return self._batch(self.copy), infos
+
+    # --- step --------------------------------------------------------------------------
+    def step_async(self, actions: Any) -> None:
+        self._assert_is_running()
+        if self._state != AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(f"Calling `step_async` while waiting for a pending call to `{self._state.value}` to complete.",
+                                          str(self._state.value))
+        for i, action in enumerate(iterate(self.action_space, actions)):
+            self._send(i, ("step", action))
+        self._state = AsyncState.WAITING_STEP
+
+    def step_wait(self, timeout: float | None = None) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self._assert_is_running()
+        if self._state != AsyncState.WAITING_STEP:
+            raise NoAsyncCallError("Calling `step_wait` without any prior call to `step_async`.", AsyncState.WAITING_STEP.value)
+        replies = self._collect(range(self.num_envs), timeout or self.worker_timeout)
+        self._state = AsyncState.DEFAULT
+        n = self.num_envs
+        rewards, terms, truncs = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        failed: list[tuple[int, str]] = []
+        for i in range(n):
+            ok, payload = replies[i]
+            if not ok:
+                failed.append((i, _error_text(payload)))
+                continue
+            pipe_obs, rewards[i], terms[i], truncs[i], info = payload
+            if pipe_obs is not None:
+                self._pipe_obs[i] = pipe_obs
+            infos = self._add_info(infos, info, i)
+        for i, why in failed:  # the others are done: their results above are final
+            truncs[i] = True
+            fail = {"worker_failed": True, "worker_error": why}
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                last = self._single(i)
+                self._restart(i, why)
+                info = self._fresh_episode(i, why)
+                infos = self._add_info(infos, {"final_obs": last, "final_info": fail, **info, **fail}, i)
+            else:
+                self._restart(i, why)  # its next step resets (needs_reset); the shared slot still shows the last obs
+                infos = self._add_info(infos, fail, i)
+        return self._batch(self.copy), rewards, terms, truncs, infos
+
+    def _fresh_episode(self, i: int, why: str) -> dict[str, Any]:
+        """Reset restarted env ``i`` now (SAME_STEP); its info."""
+        self._send(i, ("reset", {}))
+        ok, payload = self._collect([i], self.worker_timeout)[i]
+        if not ok:
+            raise RuntimeError(f"GuiVectorEnv: env {i} failed ({why.strip().splitlines()[-1][:300]}) and its restarted worker "
+                               f"could not reset: {payload}")
+        pipe_obs, info = payload
+        if pipe_obs is not None:
+            self._pipe_obs[i] = pipe_obs
+        return info
+
+    # --- call / attributes -------------------------------------------------------------
+    def call_async(self, name: str, /, *args: Any, **kwargs: Any) -> None:
+        self._assert_is_running()
+        if self._state != AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(f"Calling `call_async` while waiting for a pending call to `{self._state.value}` to complete.",
+                                          str(self._state.value))
+        for i in range(self.num_envs):
+            self._send(i, ("_call", (name, args, kwargs)))
+        self._state = AsyncState.WAITING_CALL
+
+    def call_wait(self, timeout: float | None = None) -> tuple[Any, ...]:
+        self._assert_is_running()
+        if self._state != AsyncState.WAITING_CALL:
+            raise NoAsyncCallError("Calling `call_wait` without any prior call to `call_async`.", AsyncState.WAITING_CALL.value)
+        replies = self._collect(range(self.num_envs), timeout)
+        self._state = AsyncState.DEFAULT
+        return self._results(replies)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        self._assert_is_running()
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"Values must be a list or tuple with length equal to the number of environments. "
+                             f"Got `{len(values)}` values for {self.num_envs} environments.")
+        if self._state != AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(f"Calling `set_attr` while waiting for a pending call to `{self._state.value}` to complete.",
+                                          str(self._state.value))
+        for i, v in enumerate(values):
+            self._send(i, ("_setattr", (name, v)))
+        self._results(self._collect(range(self.num_envs), None))
+
+    def _results(self, replies: dict[int, tuple[bool, Any]]) -> tuple[Any, ...]:
+        """The payloads in env order; a dead worker is restarted, then the first error is raised."""
+        error: BaseException | None = None
+        for i in range(self.num_envs):
+            ok, payload = replies[i]
+            if not ok:
+                if isinstance(payload, WorkerDied):
+                    self._restart(i, str(payload))
+                error = error or _exception(payload, i)
+        if error is not None:
+            raise error
+        return tuple(replies[i][1] for i in range(self.num_envs))
+
+    def _check_spaces(self) -> None:
+        for i in range(self.num_envs):
+            self._send(i, ("_check_spaces", (self.single_observation_space, self.single_action_space)))
+        same_obs, same_act = zip(*self._results(self._collect(range(self.num_envs), None)))
+        if not all(same_obs):
+            raise RuntimeError("GuiVectorEnv: the envs' observation spaces differ; every env must have the first one's")
+        if not all(same_act):
+            raise RuntimeError(f"Some environments have an action space different from `{self.single_action_space}`. "
+                               "In order to batch actions, the action spaces from all environments must be equal.")
+
+    # --- close -------------------------------------------------------------------------
+    def close_extras(self, timeout: float | None = None, terminate: bool = False) -> None:
+        """Ask every worker to close its env, wait up to ``timeout`` (default ``close_timeout``)
+        seconds in all, then terminate and kill what is left. Never raises, never blocks longer."""
+        budget = 0.0 if terminate else (self.close_timeout if timeout is None else timeout)
+        if self._state != AsyncState.DEFAULT:  # drain replies in flight (results are dropped)
+            self._collect([i for i in range(self.num_envs) if self.parent_pipes[i] is not None], min(budget, 1.0))
+            self._state = AsyncState.DEFAULT
+        for i in range(self.num_envs):
+            if self.parent_pipes[i] is not None and budget > 0:
+                self._send(i, ("close", None))
+        deadline = time.monotonic() + budget
+        for i in range(self.num_envs):
+            p = self.processes[i]
+            if p is not None:
+                p.join(max(0.0, deadline - time.monotonic()))
+            self._dead[i] = "closing"
+            self._stop_worker(i, grace=0.0)
+
+    def __repr__(self) -> str:
+        spec = getattr(self, "spec", None)
+        return f"GuiVectorEnv({spec.id + ', ' if spec is not None else ''}num_envs={self.num_envs})"
+
+
+def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any], list[Any], dict[Any, Any]]:
+    """(keys in shared memory, keys sent through the pipe, their buffers); a non-Dict space is one key, ``None``."""
+    items = list(space.spaces.items()) if isinstance(space, spaces.Dict) else [(None, space)]
+    shm_keys, pipe_keys, buffers = [], [], {}
+    for key, sub in items:
+        try:
+            buffers[key] = create_shared_memory(sub, n=n, ctx=ctx)
+            shm_keys.append(key)
+        except (TypeError, gym.error.CustomSpaceError):  # dynamic size (Sequence, Graph) or no shared-memory support
+            pipe_keys.append(key)
+    return shm_keys, pipe_keys, buffers
+
+
+def _error_text(payload: Any) -> str:
+    """A worker's failure as text: the traceback of the env's exception, or why the worker died."""
+    if isinstance(payload, WorkerDied):
+        return str(payload)
+    exc, trace = payload
+    return trace or f"{type(exc).__name__}: {exc}"
+
+
+def _exception(payload: Any, i: int) -> BaseException:
+    """The exception a worker reported for env ``i`` (its traceback attached as a note)."""
+    if isinstance(payload, WorkerDied):
+        return WorkerDied(f"env {i}: {payload}")
+    exc, trace = payload
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"(raised in GuiVectorEnv worker {i})\n{trace}")
+    return exc
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM this worker when the process that started it dies (even by SIGKILL)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+def _worker(index: int, env_fn: Any, pipe: Connection, shm: dict[Any, Any], pipe_keys: list[Any], mode: AutoresetMode,
+            needs_reset: bool) -> None:
+    """One env in its own process: commands in, ``(ok, payload)`` out. Fixed-size observation
+    keys are written to shared memory, the rest travel in the reply."""
+    _die_with_parent()
+    env = None
+    try:
+        env = env_fn()
+        space = env.observation_space
+        autoreset = needs_reset  # a restarted worker's first step starts a new episode
+
+        writers = {key: _writer(space if key is None else space[key], index, buf) for key, buf in shm.items()}
+
+        def publish(obs: Any) -> Any:
+            """Write the shared keys; the pipe part of ``obs`` (None if none)."""
+            if not isinstance(space, spaces.Dict):
+                if writers:
+                    writers[None](obs)
+                    return None
+                return obs
+            for key, write in writers.items():
+                write(obs[key])
+            return {k: obs[k] for k in pipe_keys} if pipe_keys else None
+
+        while True:
+            try:
+                command, data = pipe.recv()
+            except (EOFError, OSError):  # the parent closed the pipe: nothing more to do
+                break
+            try:
+                if command == "reset":
+                    obs, info = env.reset(**data)
+                    autoreset = False
+                    pipe.send((True, (publish(obs), info)))
+                elif command == "reset-noop":
+                    pipe.send((True, (None, {})))
+                elif command == "step":
+                    if autoreset:
+                        obs, info = env.reset()
+                        reward, terminated, truncated = 0.0, False, False
+                    else:
+                        obs, reward, terminated, truncated, info = env.step(data)
+                        if mode == AutoresetMode.SAME_STEP and (terminated or truncated):
+                            final_obs, final_info = obs, info
+                            obs, info = env.reset()
+                            info = {"final_info": final_info, "final_obs": final_obs, **info}
+                    autoreset = mode == AutoresetMode.NEXT_STEP and bool(terminated or truncated)
+                    pipe.send((True, (publish(obs), float(reward), bool(terminated), bool(truncated), info)))
+                elif command == "close":
+                    break
+                elif command == "_call":
+                    name, args, kwargs = data
+                    if name in ("reset", "step", "close", "_setattr", "_check_spaces"):
+                        raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead.")
+                    attr = env.get_wrapper_attr(name)
+                    pipe.send((True, attr(*args, **kwargs) if callable(attr) else attr))
+                elif command == "_setattr":
+                    env.set_wrapper_attr(*data)
+                    pipe.send((True, None))
+                elif command == "_check_spaces":
+                    obs_space, act_space = data
+                    pipe.send((True, (obs_space == env.observation_space, act_space == env.action_space)))
+                else:
+                    raise RuntimeError(f"Received unknown command `{command}`.")
+            except Exception as e:  # noqa: BLE001 - reported to the parent, which decides (restart or raise)
+                _reply_error(pipe, e)
+    except KeyboardInterrupt:
+        pass
+    except Exception as e:  # noqa: BLE001 - the env could not even be made: the parent's next receive says so
+        _reply_error(pipe, e)
+    finally:
+        if env is not None:
+            try:
+                env.close()
+            except Exception:  # noqa: BLE001 - closing is best effort; the parent kills what is left
+                pass
+
+
+def _writer(space: spaces.Space[Any], index: int, buf: Any) -> Callable[[Any], None]:
+    """A function that writes one observation of ``space`` into slot ``index`` of ``buf``: a Box
+    straight into its slot (one copy; Gymnasium's writer flattens first, two copies), a text
+    only when it changed (an instruction changes once an episode), anything else with Gymnasium's writer."""
+    if isinstance(space, spaces.Box):
+        slot = np.frombuffer(buf.get_obj(), dtype=space.dtype).reshape((-1, *space.shape))[index]
+
+        def write_box(value: Any) -> None:
+            slot[...] = value
+
+        return write_box
+    if isinstance(space, spaces.Text):
+        last: list[Any] = [None]
+
+        def write_text(value: Any) -> None:
+            if value != last[0]:
+                write_to_shared_memory(space, index, value, buf)
+                last[0] = value
+
+        return write_text
+    return lambda value: write_to_shared_memory(space, index, value, buf)
+
+
+def _reply_error(pipe: Connection, e: BaseException) -> None:
+    trace = traceback.format_exc()
+    try:
+        pipe.send((False, (e, trace)))
+    except Exception:  # noqa: BLE001 - an unpicklable exception: send its text
+        try:
+            pipe.send((False, (RuntimeError(f"{type(e).__name__}: {e}"), trace)))
+        except (OSError, ValueError):
+            pass
+
+
+def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int | None = None, **kwargs: Any) -> GuiVectorEnv:
+    """The ``vector_entry_point`` of every guigym id: ``gym.make_vec(id, n, **kwargs)`` (mode
+    ``None`` or ``"vector_entry_point"``) builds a :class:`GuiVectorEnv` of ``gym.make(id, **kwargs)``.
+
+    ``kwargs`` named in :data:`VECTOR_OPTIONS` configure the vector env; the rest go to every
+    env (``level``, ``backend``, ``extra_obs``, ...). With ``backend="browser"`` workers start
+    from a fresh process (``context="forkserver"``) unless ``context`` says otherwise: a worker
+    forked from a process running Playwright would hang starting its own.
+    """
+    from guigym.registration import id_of_family
+
+    vector = {k: kwargs.pop(k) for k in VECTOR_OPTIONS if k in kwargs}
+    if kwargs.get("backend") == "browser":
+        # a worker forked from a process that runs Playwright (a browser env here, or a restart
+        # after one started) inherits its event loop and hangs starting its own: start clean ones
+        vector.setdefault("context", "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    env_id = id_of_family(family)
+    if max_episode_steps is not None:
+        kwargs["max_episode_steps"] = max_episode_steps
+
+    def make_one() -> gym.Env:
+        return gym.make(env_id, **kwargs)
+
+    return GuiVectorEnv([make_one] * num_envs, **vector)

@@ -1,0 +1,439 @@
+"""Vector envs: every vectorization mode delivers what the single env does (instruction and
+history included) for every registered id; guigym's vector env contains faults (an env that
+raises, a SIGKILLed or hung worker) and always closes promptly, leaving no process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from guigym.vector import GuiVectorEnv
+from tests.conftest import IDS
+
+N = 2  # envs per vector env
+STEPS = 7  # with max_episode_steps=3: two autoresets inside the rollout
+MAX_STEPS = 3
+
+
+def actions(env_id: str, steps: int, n: int = N) -> list[dict[str, Any]]:
+    """Fixed random batched actions (the same for every mode)."""
+    space = gym.make(env_id).action_space
+    space.seed(7)
+    return [[space.sample() for _ in range(n)] for _ in range(steps)]
+
+
+def stack(batch: list[dict[str, Any]], space: gym.Space) -> Any:
+    return gym.vector.utils.concatenate(space, batch, gym.vector.utils.create_empty_array(space, n=len(batch)))
+
+
+def single_rollout(env_id: str, seed: int, acts: list[dict[str, Any]], mode: AutoresetMode, **kw: Any) -> list[tuple]:
+    """What env ``seed`` of a vector env must return per step: a single env driven with the
+    autoreset rule of ``mode`` by hand. Entries: (obs, reward, terminated, truncated, final_obs)."""
+    env = gym.make(env_id, **kw)
+    obs, _ = env.reset(seed=seed)
+    out = [(obs, 0.0, False, False, None)]
+    done = False
+    for a in acts:
+        if done and mode == AutoresetMode.NEXT_STEP:
+            obs, _ = env.reset()
+            out.append((obs, 0.0, False, False, None))
+            done = False
+            continue
+        obs, r, te, tr, _ = env.step(a)
+        final = None
+        if (te or tr) and mode == AutoresetMode.SAME_STEP:
+            final, (obs, _) = obs, env.reset()
+        out.append((obs, r, te, tr, final))
+        done = te or tr
+    env.close()
+    return out
+
+
+def assert_obs_equal(got: dict[str, Any], want: dict[str, Any], where: str) -> None:
+    assert set(got) == set(want), where
+    for k in want:
+        if k == "elements":
+            assert len(got[k]) == len(want[k]), where
+            for g, w in zip(got[k], want[k]):
+                assert g["id"] == w["id"] and g["label"] == w["label"] and g["role"] == w["role"], where
+                assert np.array_equal(g["box"], w["box"]), where
+        elif isinstance(want[k], np.ndarray):
+            assert np.array_equal(got[k], want[k]), f"{where}: {k} differs"
+        else:
+            assert got[k] == want[k], f"{where}: {k}: {got[k]!r} != {want[k]!r}"
+
+
+def check_against_single(venv: gym.vector.VectorEnv, env_id: str, mode: AutoresetMode, seed: int = 11, **kw: Any) -> None:
+    acts = actions(env_id, STEPS)
+    want = [single_rollout(env_id, seed + i, [a[i] for a in acts], mode, max_episode_steps=MAX_STEPS, **kw) for i in range(N)]
+
+    def unbatch(obs: Any, i: int) -> dict[str, Any]:
+        return {k: v[i] for k, v in obs.items()}
+
+    obs, _ = venv.reset(seed=seed)
+    for i in range(N):
+        assert_obs_equal(unbatch(obs, i), want[i][0][0], f"{type(venv).__name__} reset env {i}")
+    dones = 0
+    for t, a in enumerate(acts, start=1):
+        obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
+        for i in range(N):
+            w_obs, w_r, w_te, w_tr, w_final = want[i][t]
+            where = f"{type(venv).__name__} {mode.value} step {t} env {i}"
+            assert_obs_equal(unbatch(obs, i), w_obs, where)
+            assert (r[i], te[i], tr[i]) == (w_r, w_te, w_tr), where
+            if w_final is not None:
+                assert info["_final_obs"][i], where
+                assert_obs_equal(info["final_obs"][i], w_final, where + " final_obs")
+            dones += bool(te[i] or tr[i])
+    assert dones >= 2, "the rollout should cross episode ends (autoreset)"
+    assert "worker_failed" not in info
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("vmode", ["sync", "async", "vector_entry_point"])
+def test_every_mode_matches_the_single_env(env_id: str, vmode: str) -> None:
+    """Defaults only (no shared_memory=False): the instruction and history arrive every step."""
+    kw = {"extra_obs": ("history",), "max_episode_steps": MAX_STEPS}
+    venv = gym.make_vec(env_id, num_envs=N, vectorization_mode=vmode, **kw)
+    try:
+        if vmode == "vector_entry_point":
+            assert isinstance(venv, GuiVectorEnv)
+        check_against_single(venv, env_id, AutoresetMode.NEXT_STEP, extra_obs=("history",))
+    finally:
+        venv.close()
+
+
+def test_default_make_vec_is_guigyms() -> None:
+    venv = gym.make_vec("GuiGym-Settings-v0", num_envs=N)
+    try:
+        assert isinstance(venv, GuiVectorEnv) and repr(venv) == "GuiVectorEnv(GuiGym-Settings-v0, num_envs=2)"
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("vmode", ["async", "vector_entry_point"])
+def test_same_step_autoreset_matches(vmode: str) -> None:
+    kw = {"extra_obs": ("history",), "max_episode_steps": MAX_STEPS}
+    if vmode == "async":
+        venv = gym.make_vec("GuiGym-Login-v0", N, vectorization_mode=vmode, vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}, **kw)
+    else:
+        venv = gym.make_vec("GuiGym-Login-v0", N, autoreset_mode="SameStep", **kw)
+    try:
+        check_against_single(venv, "GuiGym-Login-v0", AutoresetMode.SAME_STEP, extra_obs=("history",))
+    finally:
+        venv.close()
+
+
+def test_elements_go_through_the_pipe() -> None:
+    kw = {"extra_obs": ("elements", "history"), "max_episode_steps": MAX_STEPS}
+    venv = gym.make_vec("GuiGym-Launcher-v0", N, **kw)
+    try:
+        check_against_single(venv, "GuiGym-Launcher-v0", AutoresetMode.NEXT_STEP, extra_obs=("elements", "history"))
+    finally:
+        venv.close()
+
+
+def test_elements_in_gymnasium_shared_memory_is_a_clear_error() -> None:
+    with pytest.raises(TypeError, match=r"make_vec\(id, n\).*shared_memory=False"):
+        gym.make_vec("GuiGym-Login-v0", N, vectorization_mode="async", extra_obs=("elements",))
+
+
+def test_copy_false_gives_live_views_and_copies_are_plain() -> None:
+    venv = gym.make_vec("GuiGym-Login-v0", N, copy=False)
+    try:
+        obs, _ = venv.reset(seed=0)
+        first = obs["instruction"][0]
+        assert isinstance(obs["screenshot"], np.ndarray) and not obs["screenshot"].flags.owndata
+        venv.reset(seed=100)
+        assert obs["instruction"][0] != first  # a view: shows the new episode
+        import copy
+
+        assert type(copy.deepcopy(obs)["instruction"]) is tuple
+    finally:
+        venv.close()
+
+
+def test_api_call_attrs_seeding_reset_mask() -> None:
+    venv = gym.make_vec("GuiGym-Login-v0", N, level="medium")
+    try:
+        a, _ = venv.reset(seed=5)
+        b, _ = venv.reset(seed=5)
+        assert a["instruction"] == b["instruction"] and np.array_equal(a["screenshot"], b["screenshot"])
+        assert venv.get_attr("level") == ("medium", "medium")
+        venv.set_attr("level", ["easy", "hard"])
+        assert venv.get_attr("level") == ("easy", "hard")
+        assert [len(r) for r in venv.call("reference")] == [len(r) for r in venv.call("reference")]
+        with pytest.raises(AttributeError):
+            venv.get_attr("no_such_attribute")
+        c, _ = venv.reset(seed=9, options={"reset_mask": np.array([False, True])})
+        assert c["instruction"][0] == b["instruction"][0] and c["instruction"][1] != b["instruction"][1]
+        with pytest.raises(ValueError, match="unknown level"):
+            venv.reset(options={"level": "impossible"})
+        obs, *_ = venv.step(venv.action_space.sample())  # still usable after the errors
+        assert len(obs["instruction"]) == N
+        assert venv.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    finally:
+        venv.close()
+
+
+# ------------------------------------------------------------------------------ faults
+
+
+class Boom(gym.Wrapper):
+    """Raises in its ``at``-th step (counted from the env's creation)."""
+
+    def __init__(self, env: gym.Env, at: int) -> None:
+        super().__init__(env)
+        self.n, self.at = 0, at
+
+    def step(self, action: Any) -> Any:
+        self.n += 1
+        if self.n == self.at:
+            raise RuntimeError(f"boom at step {self.n}")
+        return self.env.step(action)
+
+
+class Hang(Boom):
+    def step(self, action: Any) -> Any:
+        self.n += 1
+        if self.n == self.at:
+            time.sleep(120)
+        return self.env.step(action)
+
+
+def login(level: str = "easy") -> gym.Env:
+    return gym.make("GuiGym-Login-v0", level=level)
+
+
+def no_process_left(procs: list[Any]) -> bool:
+    return all(p is None or not p.is_alive() for p in procs)
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_env_exception_is_reported_restarted_and_the_others_go_on(mode: AutoresetMode) -> None:
+    venv = GuiVectorEnv([login, lambda: Boom(login(), 3)], autoreset_mode=mode)
+    ref = gym.make("GuiGym-Login-v0")  # what env 0 must keep doing
+    try:
+        obs, _ = venv.reset(seed=[0, 1])
+        ref.reset(seed=0)
+        acts = actions("GuiGym-Login-v0", 6)
+        old_pid = venv.processes[1].pid
+        for t, a in enumerate(acts, start=1):
+            prev = {k: v[1] for k, v in obs.items()}
+            obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
+            w_obs, *_ = ref.step(a[0])
+            assert np.array_equal(obs["screenshot"][0], w_obs["screenshot"]), "the healthy env must carry on undisturbed"
+            if t < 3:
+                assert "worker_failed" not in info
+            elif t == 3:
+                assert list(info["worker_failed"]) == [False, True] and list(info["_worker_failed"]) == [False, True]
+                assert "RuntimeError: boom at step 3" in info["worker_error"][1]
+                assert (r[1], te[1], tr[1]) == (0.0, False, True)
+                assert venv.restarts == [0, 1] and venv.processes[1].pid != old_pid
+                if mode == AutoresetMode.SAME_STEP:  # a new episode now; the last observation is final_obs
+                    assert_obs_equal(info["final_obs"][1], prev, "final_obs")
+                    assert info["final_info"]["worker_failed"][1]
+                    assert not np.array_equal(obs["screenshot"][1], prev["screenshot"]) or obs["instruction"][1] != prev["instruction"]
+                else:  # the last observation again
+                    assert_obs_equal({k: v[1] for k, v in obs.items()}, prev, "last obs")
+            elif t == 4 and mode != AutoresetMode.SAME_STEP:  # the restarted worker's first step: a new episode
+                assert (r[1], te[1], tr[1]) == (0.0, False, False) and "worker_failed" not in info
+                fresh = venv.call("observe")[1]
+                assert_obs_equal({k: v[1] for k, v in obs.items()}, fresh, "new episode")
+    finally:
+        venv.close()
+        ref.close()
+
+
+def test_sigkilled_worker_is_restarted_and_close_leaves_nothing() -> None:
+    venv = gym.make_vec("GuiGym-Login-v0", 3)
+    seen = list(venv.processes)
+    try:
+        venv.reset(seed=0)
+        os.kill(venv.processes[1].pid, signal.SIGKILL)
+        obs, r, te, tr, info = venv.step(venv.action_space.sample())
+        assert list(info["worker_failed"]) == [False, True, False]
+        assert "SIGKILL" in info["worker_error"][1] and tr[1] and not tr[0] and not tr[2]
+        seen += venv.processes
+        for _ in range(3):  # the replacement works; so do the others
+            obs, r, te, tr, info = venv.step(venv.action_space.sample())
+            assert "worker_failed" not in info
+        assert all(obs["instruction"]) and venv.restarts == [0, 1, 0]
+        os.kill(venv.processes[2].pid, signal.SIGKILL)  # killed between steps: noticed by reset too
+        time.sleep(0.2)
+        obs, info = venv.reset(seed=3)
+        assert list(info["worker_failed"]) == [False, False, True] and all(obs["instruction"])
+        seen += venv.processes
+    finally:
+        t = time.monotonic()
+        venv.close()
+        assert time.monotonic() - t < 3
+    assert no_process_left(seen)
+
+
+def test_hung_worker_is_killed_after_worker_timeout_and_close_is_prompt() -> None:
+    venv = GuiVectorEnv([login, lambda: Hang(login(), 2)], worker_timeout=2.0, close_timeout=1.0)
+    seen = list(venv.processes)
+    try:
+        venv.reset(seed=0)
+        venv.step(venv.action_space.sample())
+        t = time.monotonic()
+        obs, r, te, tr, info = venv.step(venv.action_space.sample())
+        assert time.monotonic() - t < 6
+        assert list(info["worker_failed"]) == [False, True] and "did not answer within 2.0 s" in info["worker_error"][1]
+        seen += venv.processes
+        venv.step(venv.action_space.sample())
+        venv.step(venv.action_space.sample())  # step 2 of the new worker hangs again: close while it is in flight
+        venv.step_async(venv.action_space.sample())
+    finally:
+        t = time.monotonic()
+        venv.close()
+        assert time.monotonic() - t < 5
+    assert no_process_left(seen)
+
+
+def test_max_restarts_raises() -> None:
+    venv = GuiVectorEnv([login, lambda: Boom(login(), 1)], max_restarts=2)
+    try:
+        venv.reset(seed=0)
+        for _ in range(2):
+            _, _, _, _, info = venv.step(venv.action_space.sample())
+            assert info["worker_failed"][1]
+            venv.step(venv.action_space.sample())  # NEXT_STEP: the new episode's first step resets
+        with pytest.raises(RuntimeError, match="max_restarts=2"):
+            venv.step(venv.action_space.sample())
+    finally:
+        venv.close()
+
+
+def test_closing_twice_and_after_a_kill() -> None:
+    venv = gym.make_vec("GuiGym-Login-v0", 2)
+    seen = list(venv.processes)
+    for p in seen:
+        os.kill(p.pid, signal.SIGKILL)
+    venv.close()
+    venv.close()
+    assert no_process_left(seen)
+    with pytest.raises(gym.error.ClosedEnvironmentError):
+        venv.reset()
+
+
+def running(pid: int) -> bool:
+    """``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_workers_die_with_a_sigkilled_parent(tmp_path: Path) -> None:
+    """Linux: a parent killed without a chance to close (SIGKILL) takes its workers with it."""
+    if not os.path.exists("/proc/self"):
+        pytest.skip("needs Linux (PR_SET_PDEATHSIG)")
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text("import time, gymnasium as gym, guigym\n"
+                      "v = gym.make_vec('GuiGym-Login-v0', 2)\nv.reset(seed=0)\n"
+                      "print(' '.join(str(p.pid) for p in v.processes), flush=True)\ntime.sleep(120)\n")
+    root = Path(__file__).resolve().parents[1]
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert len(workers) == 2
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [w for w in workers if running(w)]
+    assert alive == []
+
+
+# ------------------------------------------------------------------------------ SB3
+
+
+def test_sb3_subproc_vec_env_through_the_wrappers() -> None:
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from guigym.wrappers import make_sb3_env
+
+    # fork: SB3's default (forkserver) works too but starts each worker with fresh imports (~10 s here)
+    venv = SubprocVecEnv([lambda: make_sb3_env("GuiGym-Login-v0", max_episode_steps=4) for _ in range(2)], start_method="fork")
+    try:
+        obs = venv.reset()
+        assert obs["image"].shape == (2, 128, 72, 3) and obs["instruction"].shape == (2, 256)
+        dones = 0
+        for _ in range(5):
+            obs, rew, done, infos = venv.step(np.array([venv.action_space.sample() for _ in range(2)]))
+            dones += int(done.sum())
+        assert dones == 2 and "success" in infos[0] and obs["image"].shape == (2, 128, 72, 3)  # both truncated at step 4
+    finally:
+        venv.close()
+
+
+# ------------------------------------------------------------------------------ browser
+
+
+def marked_chromium(worker_pids: list[int]) -> list[int]:
+    """Chromium processes whose command line carries a worker's ``--guigym-instance=<pid>-`` marker
+    (found even after a SIGKILLed worker's browser was re-parented)."""
+    marks = [f"--guigym-instance={p}-".encode() for p in worker_pids]
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes()
+                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z" and any(m in cmd for m in marks):
+                out.append(int(d.name))
+    return out
+
+
+def test_browser_vector_env_matches_single_and_survives_a_kill() -> None:
+    """Real headless Chromium (never skipped): each worker starts its own; a killed worker's
+    browser goes with it; close leaves none."""
+    venv = gym.make_vec("GuiGym-Login-v0", 2, backend="browser", worker_timeout=90)
+    single = gym.make("GuiGym-Login-v0", backend="browser")
+    pids = [p.pid for p in venv.processes]
+    try:
+        obs, _ = venv.reset(seed=20)
+        want, _ = single.reset(seed=21)
+        assert obs["instruction"][1] == want["instruction"] and np.array_equal(obs["screenshot"][1], want["screenshot"])
+        ref = single.unwrapped.reference()[0].action
+        a = single.unwrapped.action_space.sample()
+        a.update(type=0, x=ref.x, y=ref.y)
+        obs, *_ = venv.step(stack([a, a], venv.single_action_space))
+        want, *_ = single.step(ref)
+        assert np.array_equal(obs["screenshot"][1], want["screenshot"])
+        assert len(marked_chromium(pids)) >= 2
+        os.kill(pids[0], signal.SIGKILL)
+        _, _, _, tr, info = venv.step(venv.action_space.sample())
+        assert info["worker_failed"][0] and tr[0]
+        obs, *_ = venv.step(venv.action_space.sample())  # the restarted worker starts a new browser
+        pids += [p.pid for p in venv.processes]
+        assert all(obs["instruction"])
+    finally:
+        single.close()
+        t = time.monotonic()
+        venv.close()
+        assert time.monotonic() - t < 8
+    deadline = time.monotonic() + 10
+    while marked_chromium(pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert marked_chromium(pids) == []
