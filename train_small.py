@@ -65,7 +65,7 @@ import tyro  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
-from agents.env_pool import EnvPool, ProcessEnvPool  # noqa: E402
+from agents.env_pool import EnvPool, ProcessEnvPool, RayEnvPool  # noqa: E402
 from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
 from agents.plan_act import NOOP, Plan, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
@@ -322,8 +322,6 @@ def make_rollout_pool(args: Args) -> EnvPool:
     """``episodes_per_iter`` mock envs over ``rollout_workers`` processes, or Ray actors."""
     env_fn = functools.partial(gym.make, args.env_id, level=args.level, backend="mock")
     if args.ray_address:
-        from guigym.distributed import RayEnvPool
-
         return RayEnvPool(env_fn, args.episodes_per_iter, actors=args.rollout_workers, address=args.ray_address)
     return ProcessEnvPool(env_fn, args.episodes_per_iter, workers=args.rollout_workers)
 

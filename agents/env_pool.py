@@ -14,8 +14,8 @@ Results depend only on the envs, seeds and actions, never on how slots are sprea
 workers: the same calls give the same results for any number of workers (tested), which is
 what makes ``--rollout-workers 1`` and ``--rollout-workers 2`` train the same curves.
 :class:`InlineEnvPool` runs the slots in this process; :class:`ProcessEnvPool` puts slot ``i``
-on worker ``i % workers`` and steps the workers in parallel; ``guigym.distributed`` has the
-Ray version for many machines.
+on worker ``i % workers`` and steps the workers in parallel; :class:`RayEnvPool` puts them on
+Ray actors (``guigym.distributed``), on one machine or many.
 
 >>> from functools import partial
 >>> import gymnasium as gym, guigym
@@ -34,7 +34,7 @@ from typing import Any, Optional, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-__all__ = ["EnvPool", "EnvPoolError", "InlineEnvPool", "ProcessEnvPool"]
+__all__ = ["EnvPool", "EnvPoolError", "InlineEnvPool", "ProcessEnvPool", "RayEnvPool"]
 
 StepResult = tuple[Any, float, bool, bool, dict]
 
@@ -235,3 +235,36 @@ class ProcessEnvPool:
             self.close()
         except Exception:
             pass
+
+
+class RayEnvPool:
+    """Slots on ``actors`` Ray actors (:class:`guigym.distributed.RayVectorEnv`, its subset API
+    ``reset_envs``/``step_envs`` with ``record_state``), ``ceil(num_envs / actors)`` envs each.
+
+    ``address`` is what ``ray.init`` takes (``"auto"``: the cluster ``ray start`` made); ``None``
+    or ``"local"`` starts Ray in this process unless it is running. Screenshots are
+    zlib-compressed when joining a cluster (they may cross the network). A dead actor is
+    replaced and its episode reported as truncated with ``info["actor_failed"]``; the
+    rollout goes on (the run is then no longer deterministic).
+    """
+
+    def __init__(self, env_fn: Callable[[], gym.Env], num_envs: int, actors: int, address: Optional[str] = None,
+                 with_state: bool = True) -> None:
+        from guigym.distributed import RayVectorEnv
+
+        if num_envs < 1 or actors < 1:
+            raise ValueError(f"num_envs and actors must be >= 1, got {num_envs} and {actors}")
+        actors = min(actors, num_envs)
+        remote = address not in (None, "local")
+        self.num_envs = num_envs
+        self.venv = RayVectorEnv(env_fn, num_actors=actors, envs_per_actor=-(-num_envs // actors), record_state=with_state,
+                                 compress="zlib" if remote else None, address=address if remote else None)
+
+    def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
+        return self.venv.reset_envs(_check(indices, seeds, self.num_envs, "seeds"), list(seeds))
+
+    def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
+        return self.venv.step_envs(_check(indices, actions, self.num_envs, "actions"), list(actions))
+
+    def close(self) -> None:
+        self.venv.close()

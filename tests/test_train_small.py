@@ -365,6 +365,18 @@ def test_rollout_workers_give_the_same_curves_for_any_worker_count(tmp_path):
     assert (tmp_path / "w1" / "curves.csv").read_text() == (tmp_path / "w2" / "curves.csv").read_text()
 
 
+def test_ray_rollout_workers_give_the_same_curves(tmp_path):
+    """``--ray-address local --rollout-workers 2``: the envs on two Ray actors, the same curves
+    as with worker processes."""
+    import ray  # guigym[ray]: installed by make test
+    try:
+        for name, address in (("proc", None), ("ray", "local")):
+            train_small.train(_tiny_args(tmp_path, name, rollout_workers=2, ray_address=address, episodes_per_iter=3, stage="1"))
+    finally:
+        ray.shutdown()
+    assert (tmp_path / "proc" / "curves.csv").read_text() == (tmp_path / "ray" / "curves.csv").read_text()
+
+
 def test_lockstep_rollout_visits_what_the_sequential_rollout_visits(tmp_path):
     """With the reference as the rollout actor the executed actions do not depend on sampling,
     so the lockstep rollout (envs in worker processes) must visit exactly the states, in the
