@@ -32,31 +32,9 @@ import numpy as np
 import ray
 
 import guigym
+from guigym.bench import oracle_policy, random_policy
 from guigym.distributed import CODECS, RayVectorEnv, pack_frame
 from guigym.registration import env_ids
-
-
-def single_random(env: gym.Env, steps: int) -> float:
-    env.reset(seed=0)
-    env.action_space.seed(0)
-    t = time.perf_counter()
-    for _ in range(steps):
-        _, _, term, trunc, _ = env.step(env.action_space.sample())
-        if term or trunc:
-            env.reset()
-    return steps / (time.perf_counter() - t)
-
-
-def single_oracle(env: gym.Env, steps: int) -> float:
-    n, seed = 0, 0
-    t = time.perf_counter()
-    while n < steps:
-        _, info = env.reset(seed=seed)
-        seed, done = seed + 1, False
-        while not done:
-            _, _, term, trunc, info = env.step(info["reference"][0].action if info["reference"] else "back()")
-            n, done = n + 1, term or trunc
-    return n / (time.perf_counter() - t)
 
 
 def vector_random(v: RayVectorEnv, steps: int) -> float:
@@ -151,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     kw: dict[str, Any] = {"backend": args.backend, "level": args.level}
 
     env = gym.make(args.env, **kw)
-    base_r, base_o = single_random(env, args.steps), single_oracle(env, args.steps)
+    base_r, base_o = random_policy(env, args.steps, args.level), oracle_policy(env, args.steps, args.level)
     env.close()
     rows = [("single env (in-process)", base_r, base_o)]
     configs = [(a, e, None) for e in args.envs_per_actor for a in args.actors]

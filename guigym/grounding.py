@@ -95,6 +95,15 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
     return best if best_score >= min_score else None
 
 
+# The actions whose one text argument is the first quoted text of the instruction, else what
+# this pattern captures.
+_TEXT_ARG: dict[str, tuple[type, re.Pattern[str]]] = {
+    "type": (Type, re.compile(r"^\s*type\s+(.+?)(?:\s+into\b.*)?$", re.IGNORECASE)),
+    "open_app": (OpenApp, re.compile(r"\bopen\s+(?:the\s+)?(.+?)(?:\s+app)?\s*$", re.IGNORECASE)),
+    "answer": (Answer, re.compile(r"^\s*(?:answer|reply|say)\b\s*(?:with\b)?\s*:?\s*(.+?)\s*$", re.IGNORECASE)),
+}
+
+
 def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action]:
     """The action of a step that needs no pointing, read from its instruction: Back; Type
     (the first quoted text: "Type 'alice' into …"); OpenApp ("Open the Notes app", or the
@@ -106,24 +115,13 @@ def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action
     """
     if kind == "back":
         return Back()
-    if kind == "type":
+    if kind in _TEXT_ARG:
+        cls, pattern = _TEXT_ARG[kind]
         q = quoted(instruction)
         if q:
-            return Type(q[0])
-        m = re.match(r"\s*type\s+(.+?)(?:\s+into\b.*)?$", instruction, re.IGNORECASE)
-        return Type(m.group(1)) if m else None
-    if kind == "open_app":
-        q = quoted(instruction)
-        if q:
-            return OpenApp(q[0])
-        m = re.search(r"\bopen\s+(?:the\s+)?(.+?)(?:\s+app)?\s*$", instruction.strip().rstrip("."), re.IGNORECASE)
-        return OpenApp(m.group(1)) if m else None
-    if kind == "answer":
-        q = quoted(instruction)
-        if q:
-            return Answer(q[0])
-        m = re.match(r"\s*(?:answer|reply|say)\b\s*(?:with\b)?\s*:?\s*(.+?)\s*$", instruction, re.IGNORECASE)
-        return Answer(m.group(1)) if m else None
+            return cls(q[0])
+        m = pattern.search(instruction.strip().rstrip(".") if kind == "open_app" else instruction)
+        return cls(m.group(1)) if m else None
     if kind == "scroll":
         for w in normalize_label(instruction).split():
             if w in DIRECTIONS:
