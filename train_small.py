@@ -393,9 +393,15 @@ class GroupPlanner:
         v = self.recorder.visited[-1]  # the state being planned at (recorded by the wrapper)
         comps, (logp, mask) = self.policy.sample([v.obs], self.group_size, generator=self.gen)
         v.group = (comps, logp, mask)
-        if self.follow_reference and v.reference:
-            return Plan([PlanStep(action=v.reference[0].action)])
-        return Plan([s if isinstance(s, PlanStep) else PlanStep(action=s) for s in comps[0].steps])
+        return rollout_plan(v, self.follow_reference)
+
+
+def rollout_plan(v: Visited, follow_reference: bool) -> Plan:
+    """The plan a training rollout executes (the first step of) at ``v``, once its group is
+    sampled: the group's first plan, or the reference's next action (``--rollout-actor reference``)."""
+    if follow_reference and v.reference:
+        return Plan([PlanStep(action=v.reference[0].action)])
+    return Plan([s if isinstance(s, PlanStep) else PlanStep(action=s) for s in v.group[0][0].steps])
 
 
 def _pad_cat(parts: list[torch.Tensor]) -> torch.Tensor:
@@ -677,11 +683,8 @@ class Trainer:
             for j, (i, v) in enumerate(zip(active, vs)):
                 v.group = (comps[j * G:(j + 1) * G], logp[j * G:(j + 1) * G], mask[j * G:(j + 1) * G])
                 per_episode[i].append(v)
-                if a.rollout_actor == "reference" and v.reference:
-                    step = PlanStep(action=v.reference[0].action)
-                else:
-                    first = comps[j * G].steps[:1]
-                    step = (first[0] if isinstance(first[0], PlanStep) else PlanStep(action=first[0])) if first else NOOP
+                plan = rollout_plan(v, a.rollout_actor == "reference")
+                step = plan[0] if plan else NOOP
                 actions.append(self.rollout_agent.ground(ElementsView(infos[i]), step)[0])
             still = []
             for i, act, (o, _r, term, trunc, info) in zip(active, actions, self.pool.step(active, actions)):
