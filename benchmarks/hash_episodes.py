@@ -1,6 +1,6 @@
 """One SHA-256 over everything the envs return, to check that a change (a speed-up) changes no behaviour.
 
-    python benchmarks/hash_episodes.py [--seeds 10] [--backend mock]
+    PYTHONPATH=. python benchmarks/hash_episodes.py [--seeds 10] [--backend mock]
 
 For every registered id × level, three kinds of episodes run ``--seeds`` seeds each, on one
 env per id (reused across episodes, as in training, so caches carry over):
@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=10, help="episodes per id x level and kind")
     p.add_argument("--backend", default="mock")
     a = p.parse_args(argv)
+    print(f"guigym from {os.path.dirname(guigym.__file__)}", flush=True)  # run from the tree under test (PYTHONPATH=.)
     total = hashlib.sha256()
     t0 = time.perf_counter()
     envs: dict[tuple[str, str], gym.Env] = {}
