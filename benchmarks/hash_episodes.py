@@ -7,7 +7,8 @@ env per id (reused across episodes, as in training, so caches carry over):
 
 * ``oracle``: follow ``info["reference"][0]`` from reset to the end;
 * ``random``: a seeded random policy (``action_space`` samples mixed with clicks on visible
-  elements, so it leaves the start screen) until the episode ends;
+  elements, so it leaves the start screen) until the episode ends; odd seeds play the
+  scenario of a second, unseeded reset (the generator's stream after the first);
 * ``detour``: a few random actions, then a ``get_state``/``set_state`` round trip into the
   same env, then the oracle to the end (references from states off the oracle's path).
 
@@ -68,6 +69,9 @@ def episode(env: gym.Env, h: Any, kind: str, seed: int, level: str) -> int:
     env.action_space.seed(seed)
     obs, info = env.reset(seed=seed, options={"level": level})
     feed(h, env, obs, info)
+    if kind == "random" and seed % 2:  # a reset without a seed: the scenario comes from where the stream stands
+        obs, info = env.reset(options={"level": level})
+        feed(h, env, obs, info)
     n_random = {"oracle": 0, "random": 10**9, "detour": int(rng.integers(DETOUR_STEPS[0], DETOUR_STEPS[1] + 1))}[kind]
     n, done = 0, False
     while not done:

@@ -12,6 +12,7 @@ from guigym.action_text import ActionParseError
 from guigym.actions import ACTION_CLASSES, Action, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
 from guigym.apps.base import KINDS, View, clean_text, copy_state, find_app, printable, start_state
+from guigym.apps.draws import Draws
 from guigym.apps.snapshot import snapshot_problems
 from guigym.apps.schema import DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
@@ -129,7 +130,8 @@ class GuiEnv(gym.Env):
         options = options or {}
         level = options.get("level", self.level)
         self._check_level(level)
-        scenario = self.family.generate(self.np_random, level)
+        with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
+            scenario = self.family.generate(rng, level)  # type: ignore[arg-type]
         extra = set(scenario["apps"]) - set(self.apps)
         if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
             raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")
