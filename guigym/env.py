@@ -354,9 +354,19 @@ class GuiEnv(gym.Env):
         pygame.display.flip()
 
 
+_LINES: dict[tuple[type, Action], str] = {}
+
+
 def _history_line(act: Action) -> str:
-    """One history line: the action in the function format, :func:`printable`, cut to ``HISTORY_LINE``."""
-    return _cut(printable(format_action(act, "function")))
+    """One history line: the action in the function format, :func:`printable`, cut to ``HISTORY_LINE``
+    (memoised: actions are frozen, and checked ones hold plain ints and strs)."""
+    key = (type(act), act)
+    line = _LINES.get(key)
+    if line is None:
+        if len(_LINES) >= 4096:
+            _LINES.clear()
+        line = _LINES[key] = _cut(printable(format_action(act, "function")))
+    return line
 
 
 def _cut(line: str) -> str:
