@@ -92,6 +92,7 @@ class MockBackend(Backend):
         self._text = _Text()
         self._tiles: dict[int, tuple[list[Record], pygame.Surface]] = {}
         self._tile_bytes = 0
+        self._plains: dict[tuple[int, ...], np.ndarray] = {}
         self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], np.ndarray]] = OrderedDict()
         self._view: View | None = None
         self._lay: Layout | None = None
@@ -125,9 +126,12 @@ class MockBackend(Backend):
         key = tuple(map(id, head))
         hit = self._backgrounds.get(key)
         if hit is None:
-            arr = np.zeros((self.height, self.width, 3), dtype=np.uint8)
+            if head and head[0]["type"] == "rect" and self._covers(head[0]):  # the usual start: one colour
+                arr, head_rest = self._plain(head[0]["color"]).copy(), head[1:]
+            else:
+                arr, head_rest = np.zeros((self.height, self.width, 3), dtype=np.uint8), head
             s = pygame.image.frombuffer(arr, (self.width, self.height), "RGB")
-            for r in head:
+            for r in head_rest:
                 self._paint(s, r, 0, 0)
             if len(self._backgrounds) >= BACKGROUND_ENTRIES:
                 self._backgrounds.popitem(last=False)
@@ -135,6 +139,21 @@ class MockBackend(Backend):
         else:
             self._backgrounds.move_to_end(key)
         return hit[1].copy()
+
+    def _covers(self, r: Record) -> bool:
+        """Whether the rect record ``r`` is one plain fill of the whole screen."""
+        return list(r["box"]) == [0, 0, self.width, self.height] and not r["radius"] and not r["border"]
+
+    def _plain(self, color: Color) -> np.ndarray:
+        """A screen filled with ``color`` by pygame (kept per colour: a theme has one background)."""
+        key = tuple(color)
+        arr = self._plains.get(key)
+        if arr is None:
+            if len(self._plains) >= BACKGROUND_ENTRIES:
+                self._plains.clear()
+            arr = self._plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
+            pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
+        return arr
 
     def _draw(self, v: View, lay: Layout) -> None:
         items = display_list(v, lay)
