@@ -11,13 +11,14 @@ from gymnasium import spaces
 from guigym.action_text import ActionParseError
 from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
-from guigym.apps.base import KINDS, View, apply, clean_text, copy_state, find_app, printable, start_state, view
+from guigym.apps.base import KINDS, View, clean_text, copy_state, find_app, printable, start_state
+from guigym.apps.draws import Draws
 from guigym.apps.snapshot import snapshot_problems
 from guigym.apps.schema import DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
 from guigym.events import Event
-from guigym.layout import Layout, check_viewport, layout
+from guigym.layout import Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.spaces import UnicodeText, action_from_space, action_space, element_space
 
@@ -129,7 +130,8 @@ class GuiEnv(gym.Env):
         options = options or {}
         level = options.get("level", self.level)
         self._check_level(level)
-        scenario = self.family.generate(self.np_random, level)
+        with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
+            scenario = self.family.generate(rng, level)  # type: ignore[arg-type]
         extra = set(scenario["apps"]) - set(self.apps)
         if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
             raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")
@@ -154,8 +156,8 @@ class GuiEnv(gym.Env):
             self._history = (self._history + [_history_line(act)])[-HISTORY_LEN:]
             ev, err = self._event(act)
         before = self._potential()
-        if ev is not None:
-            self._refresh(apply(self.scenario, self._state, ev, self._view))  # type: ignore[arg-type]
+        if ev is not None:  # the oracle memoises transitions: following its plan re-applies nothing
+            self._refresh(*self._oracle.step(self._state, self._key, ev, self._view))  # type: ignore[union-attr, arg-type]
         success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
         ref = self._reference()
         terminated = success or ref is None
@@ -266,15 +268,16 @@ class GuiEnv(gym.Env):
         self.scenario, self._history = scenario, history
         self._refresh(state)
 
-    def _refresh(self, state: DeviceState | None = None) -> None:
-        """Show ``state`` (default: the current one) and make it current; nothing is assigned
-        until it has been drawn, so a failure leaves the env's state as it was."""
+    def _refresh(self, state: DeviceState | None = None, key: bytes | None = None) -> None:
+        """Show ``state`` (default: the current one; ``key``: its ``state_key`` if known) and
+        make it current; nothing is assigned until it has been drawn, so a failure leaves the
+        env's state as it was."""
         state = self._state if state is None else state
-        v = view(self.scenario, state)  # type: ignore[arg-type]
-        lay = layout(v, self.width, self.height)
+        key = state_key(state) if key is None else key  # type: ignore[arg-type]
+        v, lay = self._oracle.screen(state, key)  # type: ignore[union-attr, arg-type]
         self.backend.show(v, lay)
         frame = self.backend.screenshot()
-        self._state, self._view, self._lay, self._key, self._frame = state, v, lay, state_key(state), frame
+        self._state, self._view, self._lay, self._key, self._frame = state, v, lay, key, frame
 
     def _reference(self) -> list[RefStep] | None:
         return self._oracle.reference(self._state, self._key)  # type: ignore[union-attr, arg-type]
@@ -353,9 +356,19 @@ class GuiEnv(gym.Env):
         pygame.display.flip()
 
 
+_LINES: dict[tuple[type, Action], str] = {}
+
+
 def _history_line(act: Action) -> str:
-    """One history line: the action in the function format, :func:`printable`, cut to ``HISTORY_LINE``."""
-    return _cut(printable(format_action(act, "function")))
+    """One history line: the action in the function format, :func:`printable`, cut to ``HISTORY_LINE``
+    (memoised: actions are frozen, and checked ones hold plain ints and strs)."""
+    key = (type(act), act)
+    line = _LINES.get(key)
+    if line is None:
+        if len(_LINES) >= 4096:
+            _LINES.clear()
+        line = _LINES[key] = _cut(printable(format_action(act, "function")))
+    return line
 
 
 def _cut(line: str) -> str:

@@ -128,12 +128,44 @@ class Oracle:
     success, ``[]`` when the task is done, or ``None`` when it cannot succeed any more.
     Computing one reference stores the suffixes for every state along it, so following
     the reference (or acting without effect) costs a dictionary look-up.
+
+    It also memoises what planning computes anyway, for the env to reuse when it steps
+    along the plan: the view and layout of a state (:meth:`screen`) and the state an event
+    leads to (:meth:`step`). Both are pure functions of the state, so reusing them changes
+    nothing but the time taken; states and views are never mutated (``apply`` makes new
+    ones), so the env may hold the same objects. These two memos keep at most
+    ``memo_size`` entries each (cleared when full: states and views are bigger than
+    references).
     """
 
-    def __init__(self, family: Family, scenario: Scenario, width: int, height: int, cache_size: int = 4096):
+    def __init__(self, family: Family, scenario: Scenario, width: int, height: int, cache_size: int = 4096, memo_size: int = 512):
         self.family, self.scenario, self.width, self.height = family, scenario, width, height
-        self.cache_size = cache_size
+        self.cache_size, self.memo_size = cache_size, memo_size
         self._cache: dict[bytes, list[RefStep] | None] = {}
+        self._screens: dict[bytes, tuple[View, Layout]] = {}
+        self._next: dict[tuple[bytes, Event, type], tuple[DeviceState, bytes]] = {}
+
+    def screen(self, state: DeviceState, key: bytes) -> tuple[View, Layout]:
+        """``view(scenario, state)`` and its layout (``key``: ``state_key(state)``), memoised."""
+        hit = self._screens.get(key)
+        if hit is None:
+            if len(self._screens) >= self.memo_size:
+                self._screens.clear()
+            v = view(self.scenario, state)
+            hit = self._screens[key] = (v, layout(v, self.width, self.height))
+        return hit
+
+    def step(self, state: DeviceState, key: bytes, ev: Event, v: View | None = None) -> tuple[DeviceState, bytes]:
+        """``apply(scenario, state, ev, v)`` and its key, memoised by ``(key, ev)`` (and the
+        value's type: ``True == 1``, but an input of ``True`` and of ``1`` store different text)."""
+        memo = (key, ev, type(ev.value))
+        hit = self._next.get(memo)
+        if hit is None:
+            if len(self._next) >= self.memo_size:
+                self._next.clear()
+            s = apply(self.scenario, state, ev, v)
+            hit = self._next[memo] = (s, state_key(s))
+        return hit
 
     def reference(self, state: DeviceState, key: bytes | None = None) -> list[RefStep] | None:
         key = key if key is not None else state_key(state)
@@ -141,7 +173,7 @@ class Oracle:
         if hit is not False:
             return hit  # type: ignore[return-value]
         keys, steps = [key], []
-        s, scenario = state, self.scenario
+        s, k, scenario = state, key, self.scenario
         result: list[RefStep] | None = None  # the reference from the last state reached
         for _ in range(MAX_STEPS):
             if self.family.success(scenario, s):
@@ -152,13 +184,12 @@ class Oracle:
             goal = self.family.next_goal(scenario, s)
             if goal is None:
                 break
-            v = view(scenario, s)
-            step = ground(scenario, s, v, layout(v, self.width, self.height), goal)
+            v, lay = self.screen(s, k)
+            step = ground(scenario, s, v, lay, goal)
             if step is None:
                 break
             steps.append(step)
-            s = apply(scenario, s, step.event, v)  # type: ignore[arg-type]
-            k = state_key(s)
+            s, k = self.step(s, k, step.event, v)  # type: ignore[arg-type]
             hit = self._cache.get(k, False)
             if hit is not False:
                 result = hit  # type: ignore[assignment]

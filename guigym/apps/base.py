@@ -305,10 +305,22 @@ def find_app(scenario: Scenario, name: str) -> str | None:
     return None
 
 
+def _next_state(state: DeviceState) -> DeviceState:
+    """A copy of ``state`` to change: the foreground app's state is a deep copy, the other
+    apps' states are shared (events change only the foreground app; states are never
+    mutated once made, so sharing is safe and saves copying every app on the device)."""
+    apps = dict(state["apps"])
+    fg = state["fg"]
+    if fg in apps:
+        apps[fg] = copy_state(apps[fg])
+    # the keys in their order (get_state's JSON keeps it); any other value copied as before
+    return {k: apps if k == "apps" else copy_state(v) if isinstance(v, (dict, list)) else v for k, v in state.items()}  # type: ignore[return-value]
+
+
 def apply(scenario: Scenario, state: DeviceState, ev: Event, v: View | None = None) -> DeviceState:
     """The next state after ``ev`` (``v``: the view of ``state``, if already made).
-    ``state`` is not modified."""
-    new: DeviceState = copy_state(state)
+    ``state`` is not modified, and the new state shares the apps ``ev`` cannot change."""
+    new = _next_state(state)
     if ev.kind == "open_app":
         name = find_app(scenario, str(ev.value))
         if name is not None:

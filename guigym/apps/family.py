@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from guigym.apps.draws import Draws
 from guigym.apps.schema import DeviceState, Scenario, Task
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
@@ -92,6 +93,8 @@ def pick(rng: np.random.Generator, seq: Sequence[Any]) -> Any:
 
 def sample(rng: np.random.Generator, seq: Sequence[Any], k: int) -> list[Any]:
     """``k`` distinct elements of ``seq`` in random order."""
+    if isinstance(rng, Draws) and 0 <= k <= len(seq) <= 10000:  # the same indices, without the array
+        return [seq[i] for i in rng.sample_indices(len(seq), k)]
     idx = rng.choice(len(seq), size=k, replace=False)
     return [seq[int(i)] for i in idx]
 

@@ -53,6 +53,10 @@ from guigym.apps.settings_catalog import CATEGORIES, PAD_TOGGLES, Category, Choi
 APP = "Settings"
 
 
+#: The categories with at least one setting (a target's category is one of them).
+SETTABLE: list[Category] = [c for c in CATEGORIES if settings_of(c.items)]
+
+
 class _TargetKeys(TypedDict):
     setting: str  # the setting's row id
     label: str
@@ -135,14 +139,16 @@ class _Builder:
         for it in items:
             opts: list[str] | None = None
             if isinstance(it, Toggle):
-                rows.append(row(it.id, "toggle", it.label, value=bool(rng.integers(2))))
+                # literal rows where generation spends its time: what row() makes, without the call
+                rows.append({"id": it.id, "kind": "toggle", "label": it.label, "value": bool(rng.integers(2))})
             elif isinstance(it, Choice):
                 opts = list(it.options)[: 8 if self.level == "easy" else None]  # easy: no Scroll in choice lists
                 self.defaults[it.id] = pick(rng, opts)
                 csid = choice_screen(it.id)
                 rows.append(row(it.id, "link", it.label, group=it.id, to=csid))
                 self.screens[csid] = {"title": it.label, "parent": sid, "pop_on_select": True,
-                                      "rows": [row(option_id(it.id, k), "radio", o, group=it.id, option=o) for k, o in enumerate(opts)]}
+                                      "rows": [{"id": option_id(it.id, k), "kind": "radio", "label": o, "group": it.id, "option": o}
+                                               for k, o in enumerate(opts)]}
             elif isinstance(it, Page):
                 page = info_screen(sid, len(rows))
                 rows.append(row(link_id(page), "link", it.label, to=page))
@@ -157,9 +163,11 @@ class _Builder:
             if isinstance(it, (Toggle, Choice)):
                 self.where[it.id] = _Placement(sid, it, path, opts)
         if len(rows) < min_rows:  # pad long lists with distractor switches
-            pads = sample(rng, [p for p in PAD_TOGGLES if all(p != r["label"] for r in rows)], min_rows - len(rows))
+            labels = {r["label"] for r in rows}
+            pads = sample(rng, [p for p in PAD_TOGGLES if p not in labels], min_rows - len(rows))
             for k, label in enumerate(pads):
-                rows.insert(int(rng.integers(len(rows) + 1)), row(pad_id(sid, k), "toggle", label, value=bool(rng.integers(2))))
+                rows.insert(int(rng.integers(len(rows) + 1)), {"id": pad_id(sid, k), "kind": "toggle", "label": label,
+                                                                "value": bool(rng.integers(2))})
         self.screens[sid] = {"title": title, "parent": parent, "rows": rows}
 
 
@@ -173,7 +181,7 @@ class SettingsFamily(Family):
         (lo_c, hi_c), (lo_r, hi_r) = LEVEL_SIZES[level]
         n_targets = {"easy": 1, "medium": 2, "hard": 3}[level]
         # target categories first, so they are on the list; a deep target needs a deeper screen
-        settable = [c for c in CATEGORIES if settings_of(c.items)]
+        settable = SETTABLE
         if level == "hard":
             first = pick(rng, [c for c in CATEGORIES if c.deep is not None])
             chosen = [first] + sample(rng, [c for c in settable if c is not first], n_targets - 1)
@@ -225,7 +233,6 @@ class SettingsFamily(Family):
     def _targets(self, rng: np.random.Generator, level: str, b: _Builder, chosen: list[Category]) -> list[SettingTarget]:
         """One setting per chosen category (for hard, the first is on its deeper screen),
         with a value different from the current one; returned in instruction order."""
-        toggles = {r["id"]: r["value"] for s in b.screens.values() for r in s["rows"] if r["kind"] == "toggle"}
         out: list[SettingTarget] = []
         for k, cat in enumerate(chosen):
             deep = level == "hard" and k == 0
@@ -237,7 +244,9 @@ class SettingsFamily(Family):
             place = b.where[setting]
             t: SettingTarget = {"setting": setting, "label": place.item.label, "screen": sid, "path": place.path}  # type: ignore[typeddict-item]
             if isinstance(place.item, Toggle):
-                t.update(kind="toggle", value=not toggles[setting])
+                # a setting's row sits on its own screen only (catalogue ids are unique; pads have their own)
+                current = next(r["value"] for r in b.screens[place.screen]["rows"] if r["id"] == setting and r["kind"] == "toggle")
+                t.update(kind="toggle", value=not current)
             else:
                 all_opts = cast(list[str], place.options)
                 opt = pick(rng, [o for o in all_opts if o != b.defaults[setting]])

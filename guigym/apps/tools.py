@@ -173,11 +173,14 @@ class ContactsApp(App):
             super().on_button(spec, state, w)
 
 
+#: Every "First Last" name Contacts can show (made once: generation samples from it per scenario).
+PEOPLE: tuple[str, ...] = tuple(f"{f.title()} {l.title()}" for f in FIRST_NAMES for l in LAST_NAMES)
+
+
 def contacts_app(rng: np.random.Generator, n_people: int) -> AppSpec:
     """The Contacts spec: ``n_people`` distinct people sorted by name, one screen each
     (:func:`~guigym.apps.schema.contact_screen`) with a favourite switch (:func:`~guigym.apps.schema.favourite_id`)."""
-    names = [f"{f.title()} {l.title()}" for f in FIRST_NAMES for l in LAST_NAMES]
-    people = sorted(sample(rng, names, n_people))
+    people = sorted(sample(rng, PEOPLE, n_people))
     screens: dict[str, ScreenSpec] = {
         "main": {"title": "Contacts", "parent": None, "rows": [row("create", "button", "Create contact", to="create")]},
     }

@@ -31,6 +31,10 @@ TEXT_CACHE_ENTRIES = 4096
 #: The same for the widget tiles (drawn once, then blitted); cleared when full.
 TILE_CACHE_BYTES = 64 << 20
 TILE_CACHE_ENTRIES = 512
+#: Backgrounds kept as whole frames (the screen's records before its first widget: colour,
+#: status bar, title bar), least recently used dropped first. A frame starts as a copy of its
+#: background: one memcpy instead of a 24-bit fill and the bars.
+BACKGROUND_ENTRIES = 16
 
 
 class _Text:
@@ -81,11 +85,15 @@ class MockBackend(Backend):
         super().__init__(width, height)
         if kwargs:
             raise TypeError(f"the mock backend takes no options, got {sorted(kwargs)}")
+        # Every frame is drawn into a new array, so the first screenshot of a frame can hand
+        # it over without a copy (the backend never draws into it again).
         self._arr = np.zeros((height, width, 3), dtype=np.uint8)
-        self._surf = pygame.image.frombuffer(self._arr, (width, height), "RGB")
+        self._handed_out = False
         self._text = _Text()
         self._tiles: dict[int, tuple[list[Record], pygame.Surface]] = {}
         self._tile_bytes = 0
+        self._plains: dict[tuple[int, ...], np.ndarray] = {}
+        self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], np.ndarray]] = OrderedDict()
         self._view: View | None = None
         self._lay: Layout | None = None
 
@@ -95,7 +103,10 @@ class MockBackend(Backend):
         self._draw(v, lay)
 
     def screenshot(self) -> np.ndarray:
-        return self._arr.copy()
+        if self._handed_out:
+            return self._arr.copy()
+        self._handed_out = True
+        return self._arr
 
     def perform(self, action: Action) -> tuple[Event | None, str | None]:
         assert self._view is not None and self._lay is not None, "show() a view first"
@@ -108,9 +119,48 @@ class MockBackend(Backend):
         self._view = self._lay = None
 
     # --- drawing -----------------------------------------------------------------------
+    def _background(self, head: list[Record]) -> np.ndarray:
+        """A new frame holding ``head`` (records before the first widget) drawn on black,
+        from the background cache (keyed by the records: memoised, so the same objects on
+        every frame of a screen, and held by the cache so their ids stay theirs)."""
+        key = tuple(map(id, head))
+        hit = self._backgrounds.get(key)
+        if hit is None:
+            if head and head[0]["type"] == "rect" and self._covers(head[0]):  # the usual start: one colour
+                arr, head_rest = self._plain(head[0]["color"]).copy(), head[1:]
+            else:
+                arr, head_rest = np.zeros((self.height, self.width, 3), dtype=np.uint8), head
+            s = pygame.image.frombuffer(arr, (self.width, self.height), "RGB")
+            for r in head_rest:
+                self._paint(s, r, 0, 0)
+            if len(self._backgrounds) >= BACKGROUND_ENTRIES:
+                self._backgrounds.popitem(last=False)
+            hit = self._backgrounds[key] = (head, arr)
+        else:
+            self._backgrounds.move_to_end(key)
+        return hit[1].copy()
+
+    def _covers(self, r: Record) -> bool:
+        """Whether the rect record ``r`` is one plain fill of the whole screen."""
+        return list(r["box"]) == [0, 0, self.width, self.height] and not r["radius"] and not r["border"]
+
+    def _plain(self, color: Color) -> np.ndarray:
+        """A screen filled with ``color`` by pygame (kept per colour: a theme has one background)."""
+        key = tuple(color)
+        arr = self._plains.get(key)
+        if arr is None:
+            if len(self._plains) >= BACKGROUND_ENTRIES:
+                self._plains.clear()
+            arr = self._plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
+            pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
+        return arr
+
     def _draw(self, v: View, lay: Layout) -> None:
-        s, tiles = self._surf, self._tiles
-        for r in display_list(v, lay):
+        items = display_list(v, lay)
+        n = next((i for i, r in enumerate(items) if r["type"] == "widget"), len(items))
+        self._arr, self._handed_out = self._background(items[:n]), False
+        s, tiles = pygame.image.frombuffer(self._arr, (self.width, self.height), "RGB"), self._tiles
+        for r in items[n:]:
             if r["type"] != "widget":
                 self._paint(s, r, 0, 0)
                 continue

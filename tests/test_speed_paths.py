@@ -1,0 +1,82 @@
+"""The mock backend's speed paths (issue 14) change no behaviour: memoised transitions equal
+``apply``, shared app states are never mutated, handed-over frames are not drawn into again."""
+
+from __future__ import annotations
+
+import json
+import marshal
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import guigym  # noqa: F401
+from guigym.apps.base import apply, copy_state, start_state, view
+from guigym.backends.mock import MockBackend
+from guigym.layout import layout
+from guigym.oracle import Oracle, state_key
+from guigym.registration import id_levels
+
+
+@pytest.mark.parametrize("env_id,level", id_levels())
+def test_memoised_transitions_equal_apply_and_leave_states_alone(env_id: str, level: str) -> None:
+    env = gym.make(env_id).unwrapped
+    for seed in range(3):
+        env.reset(seed=seed, options={"level": level})
+        scenario, s = env.scenario, start_state(env.scenario)
+        oracle = Oracle(env.family, scenario, env.width, env.height)
+        ref = oracle.reference(s) or []
+        for step in ref:
+            before = json.dumps(s)
+            nxt, key = oracle.step(s, state_key(s), step.event)
+            assert json.dumps(s) == before  # the old state is untouched
+            # the key stands for the state (marshal's bytes also vary with sharing: that only costs a cache miss)
+            assert nxt == apply(scenario, copy_state(s), step.event) and marshal.loads(key) == nxt
+            v, lay = oracle.screen(nxt, key)
+            assert v == view(scenario, nxt) and lay == layout(v, env.width, env.height)
+            s = nxt
+    env.close()
+
+
+def test_apply_shares_only_what_the_event_cannot_change() -> None:
+    env = gym.make("GuiGym-Launcher-v0").unwrapped
+    _, info = env.reset(seed=3, options={"level": "hard"})
+    s = env.get_state()["state"]
+    ref = info["reference"]
+    opened = apply(env.scenario, s, ref[0].event)  # OpenApp: no app state changes
+    assert opened["fg"] != s["fg"] and list(opened) == list(s)
+    nxt = apply(env.scenario, opened, ref[1].event)
+    fg = opened["fg"]
+    assert nxt["apps"][fg] is not opened["apps"][fg]  # the foreground app: a copy
+    assert all(nxt["apps"][a] is opened["apps"][a] for a in opened["apps"] if a != fg)  # the rest: shared
+    env.close()
+
+
+def test_frames_are_handed_over_once() -> None:
+    env = gym.make("GuiGym-Settings-v0").unwrapped
+    obs, info = env.reset(seed=0)
+    shot = env.backend.screenshot()  # the env took the frame: this one is a copy
+    shot[:] = 0
+    assert np.array_equal(env.render(), obs["screenshot"])
+    obs["screenshot"][:] = 7  # an agent writing into its observation changes nothing kept
+    assert np.array_equal(env.render(), env.observe()["screenshot"]) and not np.array_equal(env.render(), obs["screenshot"])
+    held = env._frame  # the array the backend handed over
+    kept = held.copy()
+    env.step(info["reference"][0].action)  # the next frame is drawn into a new array, not into the held one
+    assert not np.array_equal(env.render(), kept) and np.array_equal(held, kept)
+    env.close()
+
+
+def test_background_cache_is_bounded_and_exact() -> None:
+    """Many themes and titles: the cache stays within its entry bound, and a frame drawn from a
+    cached background equals one drawn by a fresh backend."""
+    from guigym.backends.mock import BACKGROUND_ENTRIES
+
+    env = gym.make("GuiGym-Settings-v0").unwrapped
+    for seed in range(12):
+        env.reset(seed=seed, options={"level": "hard"})
+        fresh = MockBackend(env.width, env.height)
+        fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
+        assert np.array_equal(fresh.screenshot(), env.render())
+        assert len(env.backend._backgrounds) <= BACKGROUND_ENTRIES
+    env.close()
