@@ -253,6 +253,7 @@ class _Tab:
     runtime_id: str | None = None
     layers: list[dict[str, Any]] | None = None  # the page's layer tree, as last reported
     renderer: int | None = None  # the pid of the renderer process that draws it
+    next_snapshot: int | None = None  # the id LayerTree.makeSnapshot will return next, once known
 
     def on_layers(self, event: dict[str, Any]) -> None:
         if event.get("layers") is not None:
@@ -354,17 +355,19 @@ class BrowserBackend(Backend):
     def screenshot(self) -> np.ndarray:
         if self._view is None:
             raise RuntimeError("show() a view first")
-        if self._shot is None:
+        if self._shot is None:  # show() usually captured it in its round trip
             try:
                 if self._browser is None:
                     self.start()
                     self._redraw()
                 self._check_alive()
-                self._shot = self._capture()
+                if self._shot is None:
+                    self._shot = self._capture()
             except BrowserCrashed:
                 self._recover()
                 self._redraw()
-                self._shot = self._capture()
+                if self._shot is None:
+                    self._shot = self._capture()
         return self._shot.copy()
 
     def perform(self, action: Action) -> tuple[Event | None, str | None]:
@@ -537,7 +540,7 @@ class BrowserBackend(Backend):
         old, self._tab = self._tab, tab
         try:
             if self._layer_ok is not False:
-                self._calibrate()
+                self._calibrate(probe=old is None)
         finally:
             self._tab = old
         self._resets = 0
@@ -571,14 +574,8 @@ class BrowserBackend(Backend):
         tab = self._open_tab()
         self._tab, self._snapshot_id = tab, None
         self.recycles += 1
-        if old is not None and old.context is not None:
-            try:
-                self._driver.run(old.context.close(), self.timeout_s)
-            except Exception as e:  # a browser that cannot close a context is not healthy
-                self._mark_broken(f"could not close the old page: {_first_line(e)}")
-                raise BrowserCrashed(f"Chromium failed while recycling the page: {_first_line(e)}") from e
-            if old.renderer is not None and old.renderer != tab.renderer:
-                _wait_gone([old.renderer], 2.0)  # its PSS is not ours any more
+        if old is not None and old.context is not None:  # in the background: nothing waits for it
+            self._driver.submit(_quietly(old.context.close()))
 
     def _renderers(self) -> list[int]:
         """Renderer processes of this browser (Chromium puts ``--type=renderer`` in their
@@ -593,22 +590,26 @@ class BrowserBackend(Backend):
                 continue
         return out
 
-    def _calibrate(self) -> None:
-        """Learn the page's layers (one frame) and, in ``"auto"`` mode, check once per browser
-        that layer snapshots and composited frames agree on a probe screen."""
+    def _calibrate(self, probe: bool = True) -> None:
+        """Learn the page's layers (one frame) and, with ``probe``, check that the page draws
+        in a single layer and, in ``"auto"`` mode (once per browser), that layer snapshots and
+        composited frames agree on a probe screen. A recycled page skips the probe: same
+        browser, same runtime; a page that turned out different falls back per frame."""
         assert self._tab is not None
         self._send(*_CAPTURE)  # a first frame: the layer tree is reported
         if self._tab.layers is None:
             self._send("Runtime.evaluate", {"expression": "0"})  # let queued events arrive
+        if not probe:
+            return
         saved = self._view, self._lay, self._shot, self._boxes
         try:
-            probe = _probe_view()
-            self._view, self._lay = probe, layout(probe, self.width, self.height)
+            probe_view = _probe_view()
+            self._view, self._lay, self._shot = probe_view, layout(probe_view, self.width, self.height), None
             self._redraw()
-            if self._snapshot_id is None:  # no single content layer
+            if self._snapshot_id is None and self._shot is None:  # no single content layer
                 self._layer_ok = False
             elif self._layer_ok is None:
-                layer_shot = self._capture()
+                layer_shot = self._shot if self._shot is not None else self._capture()
                 self._layer_ok = layer_shot is not None and _same_picture(layer_shot, self._screen())
         finally:
             self._view, self._lay, self._shot, self._boxes = saved
@@ -676,12 +677,31 @@ class BrowserBackend(Backend):
             calls.insert(0, ("LayerTree.releaseSnapshot", {"snapshotId": self._snapshot_id}))
             self._snapshot_id = None
         layer = self._content_layer() if self._layer_ok is not False else None
+        guess = None
         if layer is not None:
             calls.append(("LayerTree.makeSnapshot", {"layerId": layer}))
-        res = self._send_all(calls)
+            # the renderer numbers snapshots 1, 2, 3, ...: replay the one being made in the same
+            # round trip (no extra one for the screenshot); a wrong guess fails harmlessly
+            guess = str(self._tab.next_snapshot) if self._tab is not None and self._tab.next_snapshot is not None else None
+            if guess is not None:
+                calls += [("LayerTree.replaySnapshot", {"snapshotId": guess}), ("LayerTree.releaseSnapshot", {"snapshotId": guess})]
+        res = self._send_all(calls, optional=2 if guess is not None else 0)
+        if guess is not None:
+            (replay, release), res = res[-2:], res[:-2]
         if layer is not None:
-            self._snapshot_id = res[-1].get("snapshotId")
+            made = str(res[-1].get("snapshotId"))
             res = res[:-1]
+            self._tab.next_snapshot = int(made) + 1 if made.isdigit() else None  # type: ignore[union-attr]
+            self._snapshot_id = made
+            if guess == made:
+                if not isinstance(release, BaseException):
+                    self._snapshot_id = None  # released already
+                if not isinstance(replay, BaseException):
+                    self._shot = self._decoded(replay)
+                    if self._shot is None:
+                        self.frames["fallback"] += 1
+                    else:
+                        self.frames["layer"] += 1
         boxes = self._result("show", res[-1])
         self._boxes = {k: (int(b[0]), int(b[1]), int(b[2]), int(b[3])) for k, b in boxes.items()}
 
@@ -704,20 +724,25 @@ class BrowserBackend(Backend):
         """One DevTools command on the page, under the deadline."""
         return self._send_all([(method, params or {})])[0]
 
-    def _send_all(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    def _send_all(self, calls: list[tuple[str, dict[str, Any]]], optional: int = 0) -> list[Any]:
         """Several commands sent back to back, then all answers awaited (one round trip
         instead of ``len(calls)``). Chromium may run commands of different domains out of
         order: callers make the result independent of that (``drainAfter`` waits for the
-        input it drains; a capture carries the frame id of the view it shows)."""
+        input it drains; a capture carries the frame id of the view it shows). The last
+        ``optional`` commands may fail: their exception is returned as their result."""
         tab = self._tab
         if tab is None or self._broken is not None:
             raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
-        send = tab.send
+        send, required = tab.send, len(calls) - optional
 
         async def run() -> list[Any]:
-            return list(await asyncio.gather(*[send(m, p) for m, p in calls]))
+            out = list(await asyncio.gather(*[send(m, p) for m, p in calls], return_exceptions=True))
+            for r in out[:required]:
+                if isinstance(r, BaseException):
+                    raise r
+            return out
 
-        return self._guarded("+".join(m for m, _ in calls), run)  # type: ignore[no-any-return]
+        return self._guarded("+".join(m for m, _ in calls[:required]), run)  # type: ignore[no-any-return]
 
     def _guarded(self, what: str, make: Any) -> Any:
         """Run the coroutine ``make()`` on the driver's loop under the deadline (``timeout_s``);
@@ -771,13 +796,17 @@ class BrowserBackend(Backend):
         sid, self._snapshot_id = self._snapshot_id, None
         if sid is not None:
             res = self._send_all([("LayerTree.replaySnapshot", {"snapshotId": sid}), ("LayerTree.releaseSnapshot", {"snapshotId": sid})])
-            url = str(res[0].get("dataURL", ""))
-            shot = self._frame(base64.b64decode(url.partition(",")[2])) if url.startswith("data:image/png;base64,") else None
+            shot = self._decoded(res[0])
             if shot is not None:
                 self.frames["layer"] += 1
                 return shot
             self.frames["fallback"] += 1
         return self._screen()
+
+    def _decoded(self, replay: dict[str, Any]) -> np.ndarray | None:
+        """The screen in a ``LayerTree.replaySnapshot`` answer, if it shows the last view."""
+        url = str(replay.get("dataURL", ""))
+        return self._frame(base64.b64decode(url.partition(",")[2])) if url.startswith("data:image/png;base64,") else None
 
     def _screen(self) -> np.ndarray:
         """A composited frame (``Page.captureScreenshot``; waits for the frame clock)."""
