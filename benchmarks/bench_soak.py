@@ -3,8 +3,9 @@
 Two browser envs run the same episodes side by side (oracle policy, so each episode changes
 the app's state several times; Settings medium: ~6 steps an episode): one recycles its page
 every ``--recycle-every`` resets, the other never does. The PSS of all Chromium processes of
-each env is sampled every ``--every`` resets; the slope of a least-squares line through the
-samples after the warm-up is the drift per 1,000 resets.
+each env is sampled every ``--every`` resets, with its private memory (USS: pages no other
+process maps, so it does not move when other programs load the same libraries); the slope of
+a least-squares line through the samples after the warm-up is the drift per 1,000 resets.
 
     python benchmarks/bench_soak.py [--resets 2000] [--recycle-every 500] [--every 50]
                                     [--env GuiGym-Settings-v0] [--level medium] [--steps 6]
@@ -28,7 +29,7 @@ import gymnasium as gym
 import numpy as np
 
 import guigym  # noqa: F401  (registers the ids)
-from guigym.backends.browser import RECYCLE_EVERY
+from guigym.backends.browser import RECYCLE_EVERY, private_kib, pss_kib
 
 
 def episode(env: gym.Env, seed: int, level: str, steps: int) -> int:
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     names = ("recycled", "plain")
     envs = {name: gym.make(args.env, backend="browser", disable_env_checker=True,
                            backend_kwargs={"recycle_every": args.recycle_every if name == "recycled" else 0}) for name in names}
-    samples: dict[str, tuple[list[int], list[float]]] = {name: ([], []) for name in names}
+    samples: dict[str, tuple[list[int], list[float], list[float]]] = {name: ([], [], []) for name in names}
     busy = dict.fromkeys(names, 0.0)
     steps = dict.fromkeys(names, 0)
     t0 = time.perf_counter()
@@ -81,18 +82,22 @@ def main(argv: list[str] | None = None) -> int:
             if i % args.every == 0 or i == args.resets:
                 line = [f"{i:7d} resets {time.perf_counter() - t0:7.0f} s"]
                 for name in names:
-                    mib = envs[name].unwrapped.backend.memory_kib() / 1024
+                    pids = envs[name].unwrapped.backend.chromium_pids()
+                    pss, uss = pss_kib(pids) / 1024, private_kib(pids) / 1024
                     samples[name][0].append(i)
-                    samples[name][1].append(mib)
-                    line.append(f"{name} {mib:6.1f} MiB")
+                    samples[name][1].append(pss)
+                    samples[name][2].append(uss)
+                    line.append(f"{name} PSS {pss:6.1f} USS {uss:6.1f} MiB")
                 print("  ".join(line), flush=True)
-        print(f"{'':10s}{'PSS first':>11s}{'last':>9s}{'max':>9s}{'slope MiB/1k resets':>22s}{'recycles':>10s}{'ms/episode':>12s}")
+        print(f"{'':10s}{'':5s}{'first':>8s}{'last':>8s}{'max':>8s}{'slope MiB/1k resets':>22s}{'recycles':>10s}{'ms/episode':>12s}")
         for name in names:
-            x, y = samples[name]
-            fit = [(a, b) for a, b in zip(x, y) if a > args.warmup] or list(zip(x, y))
-            slope = slope_per_1000([a for a, _ in fit], [b for _, b in fit])
+            x = samples[name][0]
             b = envs[name].unwrapped.backend
-            print(f"{name:10s}{y[0]:11.1f}{y[-1]:9.1f}{max(y):9.1f}{slope:+22.2f}{b.recycles:10d}{busy[name] / args.resets * 1e3:12.1f}")
+            for label, y in (("PSS", samples[name][1]), ("USS", samples[name][2])):
+                fit = [(a, v) for a, v in zip(x, y) if a > args.warmup] or list(zip(x, y))
+                slope = slope_per_1000([a for a, _ in fit], [v for _, v in fit])
+                print(f"{name:10s}{label:5s}{y[0]:8.1f}{y[-1]:8.1f}{max(y):8.1f}{slope:+22.2f}{b.recycles:10d}"
+                      f"{busy[name] / args.resets * 1e3:12.1f}")
         print(f"load at the end: {os.getloadavg()[0]:.2f}; steps: {steps}")
     finally:
         for env in envs.values():

@@ -1,4 +1,4 @@
-"""The browser backend: every app as real HTML/CSS in a headless Chromium (Playwright, sync API).
+"""The browser backend: every app as real HTML/CSS in a headless Chromium (Playwright).
 
 The app's behaviour stays in Python. ``show`` sends the view's display list
 (:mod:`guigym.display`: every box, text run, colour and offset resolved, the same list the
@@ -11,17 +11,23 @@ on a widget, a checkbox ``change``, the field's new ``value``, a wheel) and the 
 that into the same :class:`~guigym.events.Event` the mock backend computes. Python applies
 the event and shows the next view, so the DOM never diverges from the state.
 
+Threads: the browser calls run on one asyncio loop per process, on a daemon thread
+(:mod:`guigym.backends.browser_loop`, Playwright's async API); the backend's methods stay
+synchronous and wait for their answer. So an env works inside a running asyncio loop (a
+Jupyter cell), from any thread, and several envs in several threads at once.
+
 Speed: one browser per backend (per env), started lazily (in each vector-env worker) and
 reused across resets; per step one round trip for the input and what it did (the input
-events and a ``drainAfter`` go out together), one for ``show`` (which also records the page's
-paint), one for the screenshot. Screenshots paint the page's single layer on demand
-(``LayerTree.makeSnapshot``/``replaySnapshot``): a composited capture
-(``Page.captureScreenshot``) waits for Chromium's 60 Hz frame clock, about two frames (33 ms)
-per step, which caps an env at 30 steps/s. The two agree up to anti-aliasing of a few edge
-pixels (checked once per browser on a probe screen; any frame the layer path cannot vouch
-for, or ``capture="screen"``, uses composited frames). Every screenshot carries the number of
-the view it shows in a pixel row below the screen (cropped), so a stale one is never
-returned. Caret hidden, animations off; cached until the next ``show``.
+events and a ``drainAfter`` go out together), one for ``show``, which also paints the page and
+returns the screenshot. Screenshots paint the page's single layer on demand
+(``LayerTree.makeSnapshot``/``replaySnapshot``; the renderer numbers snapshots in order, so the
+replay of the snapshot being made is sent with it; a wrong guess costs one more round trip): a
+composited capture (``Page.captureScreenshot``) waits for Chromium's 60 Hz frame clock, about
+two frames (33 ms) per step, which caps an env at 30 steps/s. The two agree up to
+anti-aliasing of a few edge pixels (checked once per browser on a probe screen; any frame the
+layer path cannot vouch for, or ``capture="screen"``, uses composited frames). Every
+screenshot carries the number of the view it shows in a pixel row below the screen (cropped),
+so a stale one is never returned. Caret hidden, animations off; cached until the next ``show``.
 
 Safety: the page is a self-contained document under a strict Content-Security-Policy; every
 request that is not loopback is aborted: by the route guard, and below it (for what routing
@@ -31,13 +37,17 @@ reaches the DOM only through ``textContent``/``value``; view data travels as a C
 argument, never as source code.
 
 Memory: the page's garbage is collected every :data:`GC_EVERY` shows (an idle headless page
-otherwise lets its heap grow for thousands of steps).
+otherwise lets its heap grow for thousands of steps), and every :data:`RECYCLE_EVERY` resets
+the page is replaced by a fresh one (new context and renderer process; at a reset, never
+inside an episode). No spare renderer process is kept.
 
-Faults: every DevTools call runs under a watchdog (``timeout_s``): a browser that hangs is
-killed. Once the browser has died (a failed call, or its process gone), every ``env.step()``
-raises :class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
+Faults: every DevTools call runs under a deadline (``timeout_s``): a browser that hangs is
+killed. Once the browser or the page's renderer has died (a failed call, Chromium's crash
+report, or the process gone from ``/proc``), every ``env.step()`` raises
+:class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
 ``show`` and ``screenshot`` all raise), until ``env.reset()`` (or ``set_state``), whose
-``show`` starts a new browser. ``close()`` is idempotent and kills what is left.
+``show`` starts a new browser. ``close()`` is idempotent, kills what is left, and stops the
+driver thread and process when no other env uses them.
 """
 
 from __future__ import annotations
@@ -70,7 +80,7 @@ from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
 from guigym.layout import Box, Layout, layout, scroll_delta
 
-__all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "process_tree", "pss_kib"]
+__all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "private_kib", "process_tree", "pss_kib"]
 
 #: Extra flags of this backend: exact colours (the frame id row is read back). Not
 #: `--disable-frame-rate-limit`: composited captures return sooner with it, but Chromium's CPU
@@ -150,14 +160,23 @@ def _find_marked(marker: bytes, under: int) -> int | None:
 
 def pss_kib(pids: list[int]) -> int:
     """Proportional set size (KiB) of ``pids``, summed (from ``/proc/PID/smaps_rollup``)."""
+    return _smaps_kib(pids, ("Pss:",))
+
+
+def private_kib(pids: list[int]) -> int:
+    """Memory (KiB) that only ``pids`` use (``Private_Clean`` + ``Private_Dirty``): unlike PSS,
+    it does not move when other programs map the same libraries (a steadier drift measure)."""
+    return _smaps_kib(pids, ("Private_Clean:", "Private_Dirty:"))
+
+
+def _smaps_kib(pids: list[int], keys: tuple[str, ...]) -> int:
     total = 0
     for pid in pids:
         try:
             with open(f"/proc/{pid}/smaps_rollup") as f:
                 for line in f:
-                    if line.startswith("Pss:"):
+                    if line.startswith(keys):
                         total += int(line.split()[1])
-                        break
         except OSError:
             continue
     return total
@@ -561,7 +580,9 @@ class BrowserBackend(Backend):
         tab.cdp = cdp = await ctx.new_cdp_session(page)
         tab.send = _raw_send(cdp)
         if self._layer_ok is not False:  # the layer path needs to know the page's layers
-            cdp.on("LayerTree.layerTreeDidChange", tab.on_layers)
+            # on Playwright's implementation when there is one: the public wrapper walks every
+            # layer of every event (one per show) to map objects that are never there
+            getattr(cdp, "_impl_obj", cdp).on("LayerTree.layerTreeDidChange", tab.on_layers)
             await cdp.send("LayerTree.enable")
         res = await cdp.send("Runtime.evaluate", {"expression": "window.guigym", "returnByValue": False})
         tab.runtime_id = res["result"]["objectId"]
