@@ -278,3 +278,39 @@ def test_renderer_crash_reported_by_chromium_alone() -> None:
         assert obs["screenshot"].std() > 0 and b.restarts == 1
     finally:
         env.close()
+
+
+def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
+    """Playwright's node driver killed mid-episode (Chromium goes with it): steps raise until
+    reset, which starts a new driver and browser; close leaves nothing behind."""
+    from guigym.backends.browser import process_tree
+
+    env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+    try:
+        obs0, info = env.reset(seed=3)
+        b = env.unwrapped.backend
+        mine = process_tree(os.getpid())[1:]
+        node = []
+        for pid in mine:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"run-driver" in f.read():
+                        node.append(pid)
+            except OSError:
+                pass
+        assert len(node) == 1
+        os.kill(node[0], signal.SIGKILL)
+        assert _gone(node[0]) and _gone(b.browser_pid)
+        for _ in range(2):
+            with pytest.raises(BrowserCrashed):
+                env.step(info["reference"][0].action)
+        obs, info = env.reset(seed=3)
+        assert b.restarts == 1 and obs["screenshot"].tobytes() == obs0["screenshot"].tobytes()
+        _, _, _, _, info = env.step(info["reference"][0].action)
+        assert info["event"] is not None
+    finally:
+        env.close()
+    end = time.monotonic() + 5
+    while process_tree(os.getpid())[1:] and time.monotonic() < end:
+        time.sleep(0.05)
+    assert [p for p in process_tree(os.getpid())[1:] if p not in mine] == []
