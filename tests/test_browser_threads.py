@@ -113,16 +113,17 @@ def test_inside_a_running_event_loop(plain: dict[str, Rollout], backend: str) ->
     assert asyncio.run(main()) == plain[backend]
 
 
-def test_several_envs_in_several_threads(plain: dict[str, Rollout]) -> None:
-    """Three browser envs stepped at once from three threads, and one env made in the main
-    thread and stepped in another: each sees exactly the plain observations and rewards."""
+@pytest.mark.parametrize("backend", ["mock", "browser"])
+def test_several_envs_in_several_threads(plain: dict[str, Rollout], backend: str) -> None:
+    """Three envs stepped at once from three threads, and one env made in the main thread and
+    stepped in another: each sees exactly the plain observations and rewards."""
     results: dict[str, Rollout] = {}
     errors: list[BaseException] = []
 
     def work(name: str, env: gym.Env | None = None) -> None:
         try:
             own = env is None
-            env = env or make("browser")
+            env = env or make(backend)
             try:
                 results[name] = rollout(env)
             finally:
@@ -131,7 +132,7 @@ def test_several_envs_in_several_threads(plain: dict[str, Rollout]) -> None:
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
-    made_here = make("browser")
+    made_here = make(backend)
     made_here.reset(seed=99)  # started in this thread
     threads = [threading.Thread(target=work, args=(f"t{i}",)) for i in range(3)]
     threads.append(threading.Thread(target=work, args=("main-made", made_here)))
@@ -143,7 +144,7 @@ def test_several_envs_in_several_threads(plain: dict[str, Rollout]) -> None:
     assert not errors, errors
     assert sorted(results) == ["main-made", "t0", "t1", "t2"]
     for name, got in results.items():
-        assert got == plain["browser"], name
+        assert got == plain[backend], name
 
 
 def test_close_leaves_no_process_and_no_thread() -> None:
