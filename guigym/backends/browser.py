@@ -517,8 +517,16 @@ class BrowserBackend(Backend):
         self._main_pid = _find_marked(self._marker, os.getpid())
         self._broken = None
         me = weakref.ref(self)  # handlers must not keep the backend alive
-        browser.on("disconnected", lambda _b, br=browser: _weak_call(me, "_on_disconnect", br))
+
+        async def watch() -> None:  # on the loop, like every Playwright call (its connection is not thread-safe)
+            browser.on("disconnected", lambda _b, br=browser: _weak_call(me, "_on_disconnect", br))
+
         try:
+            try:
+                self._driver.run(watch(), self.timeout_s)
+            except Exception as e:
+                self._mark_broken(f"could not watch the browser: {_first_line(e)}")
+                raise BrowserCrashed(f"could not watch the browser: {_first_line(e)}") from e
             self._tab = self._open_tab()
         except BrowserCrashed:
             self._shutdown()

@@ -179,9 +179,10 @@ def _stop_at_exit() -> None:
 
 class SyncView:
     """A blocking view of an async Playwright object, for tests and debugging
-    (``backend.page.evaluate("...")``): coroutine methods run on the driver's loop and return
-    their result; Playwright objects come back wrapped; handlers passed in get wrapped objects
-    (their calls, on the loop's thread, are scheduled, not awaited)."""
+    (``backend.page.evaluate("...")``): every method runs on the driver's loop (Playwright's
+    connection is not thread-safe) and coroutine methods return their result; Playwright
+    objects come back wrapped; handlers passed in get wrapped objects (their calls, on the
+    loop's thread, are scheduled, not awaited)."""
 
     def __init__(self, obj: Any, driver: Driver, timeout: float) -> None:
         self._obj, self._driver, self._timeout = obj, driver, timeout
@@ -205,13 +206,19 @@ class SyncView:
             return self._wrap(attr)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            res = attr(*(self._unwrap(a) for a in args), **{k: self._unwrap(v) for k, v in kwargs.items()})
-            if inspect.isawaitable(res):
-                if self._driver.on_loop:  # inside a handler: cannot block the loop it runs on
+            a, k = [self._unwrap(x) for x in args], {n: self._unwrap(v) for n, v in kwargs.items()}
+            if self._driver.on_loop:  # inside a handler: cannot block the loop it runs on
+                res = attr(*a, **k)
+                if inspect.isawaitable(res):
                     self._driver.submit(res)
                     return None
-                res = self._driver.run(res, self._timeout)
-            return self._wrap(res)
+                return self._wrap(res)
+
+            async def invoke() -> Any:  # on the loop: even "sync" methods (on(), ...) may write to the connection
+                res = attr(*a, **k)
+                return await res if inspect.isawaitable(res) else res
+
+            return self._wrap(self._driver.run(invoke(), self._timeout))
 
         return call
 
