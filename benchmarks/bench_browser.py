@@ -14,10 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import time
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's guigym first
 
 import gymnasium as gym
 
@@ -92,6 +94,19 @@ def anchor_sps(steps: int, width: int = 360, height: int = 640) -> float:
     return sps
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and every running descendant (node, Chromium)."""
+    total = 0
+    for pid in process_tree(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def chromium_pids() -> list[int]:
     """Every running descendant of this process that is a Chromium process."""
     out = []
@@ -112,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--level", default="easy")
     ap.add_argument("--steps", type=int, default=300, help="steps per policy and backend")
     ap.add_argument("--resets", type=int, default=300, help="resets for the leak check (reset time uses the first 50)")
+    ap.add_argument("--threads", type=int, default=0, help="also run N browser envs in N threads of this process (random policy)")
     ap.add_argument("--vector", type=int, default=0, help="also run an AsyncVectorEnv of N browser envs (random policy)")
     args = ap.parse_args(argv)
 
@@ -124,8 +140,12 @@ def main(argv: list[str] | None = None) -> int:
         first = (time.perf_counter() - t) * 1e3
         r = {"first_reset_ms": first}
         r["reset_ms"] = reset_ms(env, 50)
+        c = cpu_seconds()
         r["random_sps"] = random_sps(env, args.steps)
+        r["random_cpu_ms"] = (cpu_seconds() - c) / args.steps * 1e3
+        c = cpu_seconds()
         r["oracle_sps"] = oracle_sps(env, args.steps)
+        r["oracle_cpu_ms"] = (cpu_seconds() - c) / args.steps * 1e3  # resets between episodes included
         if backend == "browser":
             b = env.unwrapped.backend
             r["source"] = b.source  # type: ignore[assignment]
@@ -147,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'':24s}{'mock':>12s}{'browser':>12s}{'mock/browser':>14s}")
     for key, label in (("random_sps", "random steps/s"), ("oracle_sps", "oracle steps/s")):
         print(f"{label:24s}{m[key]:12.1f}{b[key]:12.1f}{m[key] / b[key]:13.1f}x")
+    for key, label in (("random_cpu_ms", "random CPU ms/step"), ("oracle_cpu_ms", "oracle CPU ms/step")):
+        print(f"{label:24s}{m[key]:12.2f}{b[key]:12.2f}   (all processes: python, node, Chromium)")
     print(f"{'warm reset ms':24s}{m['reset_ms']:12.2f}{b['reset_ms']:12.2f}{b['reset_ms'] / m['reset_ms']:13.1f}x")
     print(f"{'first reset ms':24s}{m['first_reset_ms']:12.1f}{b['first_reset_ms']:12.1f}   (browser: launch + page)")
     print(f"browser: {b['source']}; {b['procs']:.0f} processes, {b['mem_mib']:.0f} MiB PSS after warm-up; "
@@ -156,6 +178,24 @@ def main(argv: list[str] | None = None) -> int:
     print(f"after close: {len(left)} Chromium processes left")
     print(f"anchor (plain Playwright click + evaluate + page.screenshot loop): {anchor:.1f} steps/s; "
           f"browser backend / anchor: random {b['random_sps'] / anchor:.2f}x, oracle {b['oracle_sps'] / anchor:.2f}x")
+
+    if args.threads:
+        import threading
+
+        envs = [make(args.env, "browser", args.level) for _ in range(args.threads)]
+        for env in envs:
+            env.reset(seed=0)
+        n = max(1, args.steps // args.threads)
+        t = time.perf_counter()
+        workers = [threading.Thread(target=random_sps, args=(env, n)) for env in envs]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        tsps = n * args.threads / (time.perf_counter() - t)
+        for env in envs:
+            env.close()
+        print(f"{args.threads} threads x 1 browser env, random: {tsps:.1f} steps/s in total ({tsps / b['random_sps']:.2f}x one env)")
 
     if args.vector:
         venv = gym.vector.AsyncVectorEnv([lambda: make(args.env, "browser", args.level) for _ in range(args.vector)], shared_memory=False)

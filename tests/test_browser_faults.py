@@ -214,3 +214,103 @@ def test_periodic_garbage_collection_is_invisible_and_frees_the_heap() -> None:
     finally:
         for env in envs:
             env.close()
+
+
+# ------------------------------------------------------------------ renderer-only crash
+
+
+def _is_renderer(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"--type=renderer" in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("first", ["click", "back", "unparsable text"])
+def test_renderer_crash_raises_until_reset(first: str) -> None:
+    """Only the page's renderer process dies (the browser process lives): the next step
+    raises ``BrowserCrashed`` whatever the action, so do all the others until ``reset()``,
+    which gives a working env with the same observation as before."""
+    env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+    try:
+        obs0, _ = env.reset(seed=3)
+        b = env.unwrapped.backend
+        kinds = _actions(env)
+        renderer, browser = b.renderer_pid, b.browser_pid
+        assert renderer is not None and renderer in b.chromium_pids() and _is_renderer(renderer)
+        os.kill(renderer, signal.SIGKILL)
+        assert _gone(renderer)
+        with pytest.raises(BrowserCrashed, match="reset"):
+            env.step(kinds[first])
+        for name, act in kinds.items():
+            with pytest.raises(BrowserCrashed):
+                env.step(act)
+            assert b.renderer_pid == renderer, f"{name} opened a new page"
+        assert _gone(browser)  # the browser goes too: the next reset starts afresh
+        obs, info = env.reset(seed=3)
+        assert b.restarts == 1 and b.renderer_pid not in (None, renderer)
+        assert obs["screenshot"].tobytes() == obs0["screenshot"].tobytes()
+        _, _, _, _, info = env.step(info["reference"][0].action)
+        assert info["event"] is not None and info["action_error"] is None
+    finally:
+        env.close()
+
+
+def test_renderer_crash_reported_by_chromium_alone() -> None:
+    """Without the ``/proc`` check (renderer pid unknown, as on a platform without ``/proc``),
+    Chromium's own crash report marks the env broken within a moment, and every step raises."""
+    env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+    try:
+        env.reset(seed=3)
+        b = env.unwrapped.backend
+        renderer = b.renderer_pid
+        b._tab.renderer = None
+        os.kill(renderer, signal.SIGKILL)
+        end = time.monotonic() + 5
+        while b.started and time.monotonic() < end:
+            time.sleep(0.01)
+        assert not b.started, "the page's crash was not reported"
+        for act in _actions(env).values():
+            with pytest.raises(BrowserCrashed):
+                env.step(act)
+        obs, info = env.reset(seed=3)
+        assert obs["screenshot"].std() > 0 and b.restarts == 1
+    finally:
+        env.close()
+
+
+def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
+    """Playwright's node driver killed mid-episode (Chromium goes with it): steps raise until
+    reset, which starts a new driver and browser; close leaves nothing behind."""
+    from guigym.backends.browser import process_tree
+
+    env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+    try:
+        obs0, info = env.reset(seed=3)
+        b = env.unwrapped.backend
+        mine = process_tree(os.getpid())[1:]
+        node = []
+        for pid in mine:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"run-driver" in f.read():
+                        node.append(pid)
+            except OSError:
+                pass
+        assert len(node) == 1
+        os.kill(node[0], signal.SIGKILL)
+        assert _gone(node[0]) and _gone(b.browser_pid)
+        for _ in range(2):
+            with pytest.raises(BrowserCrashed):
+                env.step(info["reference"][0].action)
+        obs, info = env.reset(seed=3)
+        assert b.restarts == 1 and obs["screenshot"].tobytes() == obs0["screenshot"].tobytes()
+        _, _, _, _, info = env.step(info["reference"][0].action)
+        assert info["event"] is not None
+    finally:
+        env.close()
+    end = time.monotonic() + 5
+    while process_tree(os.getpid())[1:] and time.monotonic() < end:
+        time.sleep(0.05)
+    assert [p for p in process_tree(os.getpid())[1:] if p not in mine] == []

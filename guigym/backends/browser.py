@@ -1,4 +1,4 @@
-"""The browser backend: every app as real HTML/CSS in a headless Chromium (Playwright, sync API).
+"""The browser backend: every app as real HTML/CSS in a headless Chromium (Playwright).
 
 The app's behaviour stays in Python. ``show`` sends the view's display list
 (:mod:`guigym.display`: every box, text run, colour and offset resolved, the same list the
@@ -11,17 +11,23 @@ on a widget, a checkbox ``change``, the field's new ``value``, a wheel) and the 
 that into the same :class:`~guigym.events.Event` the mock backend computes. Python applies
 the event and shows the next view, so the DOM never diverges from the state.
 
+Threads: the browser calls run on one asyncio loop per process, on a daemon thread
+(:mod:`guigym.backends.browser_loop`, Playwright's async API); the backend's methods stay
+synchronous and wait for their answer. So an env works inside a running asyncio loop (a
+Jupyter cell), from any thread, and several envs in several threads at once.
+
 Speed: one browser per backend (per env), started lazily (in each vector-env worker) and
 reused across resets; per step one round trip for the input and what it did (the input
-events and a ``drainAfter`` go out together), one for ``show`` (which also records the page's
-paint), one for the screenshot. Screenshots paint the page's single layer on demand
-(``LayerTree.makeSnapshot``/``replaySnapshot``): a composited capture
-(``Page.captureScreenshot``) waits for Chromium's 60 Hz frame clock, about two frames (33 ms)
-per step, which caps an env at 30 steps/s. The two agree up to anti-aliasing of a few edge
-pixels (checked once per browser on a probe screen; any frame the layer path cannot vouch
-for, or ``capture="screen"``, uses composited frames). Every screenshot carries the number of
-the view it shows in a pixel row below the screen (cropped), so a stale one is never
-returned. Caret hidden, animations off; cached until the next ``show``.
+events and a ``drainAfter`` go out together), one for ``show``, which also paints the page and
+returns the screenshot. Screenshots paint the page's single layer on demand
+(``LayerTree.makeSnapshot``/``replaySnapshot``; the renderer numbers snapshots in order, so the
+replay of the snapshot being made is sent with it; a wrong guess costs one more round trip): a
+composited capture (``Page.captureScreenshot``) waits for Chromium's 60 Hz frame clock, about
+two frames (33 ms) per step, which caps an env at 30 steps/s. The two agree up to
+anti-aliasing of a few edge pixels (checked once per browser on a probe screen; any frame the
+layer path cannot vouch for, or ``capture="screen"``, uses composited frames). Every
+screenshot carries the number of the view it shows in a pixel row below the screen (cropped),
+so a stale one is never returned. Caret hidden, animations off; cached until the next ``show``.
 
 Safety: the page is a self-contained document under a strict Content-Security-Policy; every
 request that is not loopback is aborted: by the route guard, and below it (for what routing
@@ -31,13 +37,17 @@ reaches the DOM only through ``textContent``/``value``; view data travels as a C
 argument, never as source code.
 
 Memory: the page's garbage is collected every :data:`GC_EVERY` shows (an idle headless page
-otherwise lets its heap grow for thousands of steps).
+otherwise lets its heap grow for thousands of steps), and every :data:`RECYCLE_EVERY` resets
+the page is replaced by a fresh one (new context and renderer process; at a reset, never
+inside an episode). No spare renderer process is kept.
 
-Faults: every DevTools call runs under a watchdog (``timeout_s``): a browser that hangs is
-killed. Once the browser has died (a failed call, or its process gone), every ``env.step()``
-raises :class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
+Faults: every DevTools call runs under a deadline (``timeout_s``): a browser that hangs is
+killed. Once the browser or the page's renderer has died (a failed call, Chromium's crash
+report, or the process gone from ``/proc``), every ``env.step()`` raises
+:class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
 ``show`` and ``screenshot`` all raise), until ``env.reset()`` (or ``set_state``), whose
-``show`` starts a new browser. ``close()`` is idempotent and kills what is left.
+``show`` starts a new browser. ``close()`` is idempotent, kills what is left, and stops the
+driver thread and process when no other env uses them.
 """
 
 from __future__ import annotations
@@ -45,17 +55,16 @@ from __future__ import annotations
 import asyncio
 import atexit
 import base64
-import functools
 import importlib.util
 import inspect
 import io
 import os
 import signal
-import threading
 import time
 import uuid
 import weakref
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -65,12 +74,13 @@ import numpy as np
 from guigym.actions import Action, Click, Scroll, Type
 from guigym.apps.base import View
 from guigym.backends.base import Backend, event_for, off_screen
-from guigym.backends.chromium import ChromiumNotFound, launch, require_playwright
+from guigym.backends.browser_loop import Driver, SyncView, acquire, release
+from guigym.backends.chromium import ChromiumNotFound, launch_async
 from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
 from guigym.layout import Box, Layout, layout, scroll_delta
 
-__all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "process_tree", "pss_kib"]
+__all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "private_kib", "process_tree", "pss_kib"]
 
 #: Extra flags of this backend: exact colours (the frame id row is read back). Not
 #: `--disable-frame-rate-limit`: composited captures return sooner with it, but Chromium's CPU
@@ -84,6 +94,10 @@ INPUT_WAIT_MS = 1000  # the longest the runtime waits for an input event to reac
 #: idle headless page rarely collects on its own (400 Settings episodes: JS heap 5 -> 30 MiB,
 #: PSS +74 MiB; with it: heap ~2 MiB, PSS +47 MiB); one costs 5-20 ms, ~0.05 ms a step.
 GC_EVERY = 256
+#: Open a fresh page (new browser context, page and renderer process) every this many resets:
+#: a page's renderer keeps growing slowly even with :data:`GC_EVERY` (Settings, 6 steps an
+#: episode: +47 MiB PSS over 400 episodes); a new page costs ~30-60 ms, ~0.1 ms a reset.
+RECYCLE_EVERY = 500
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 
@@ -146,14 +160,23 @@ def _find_marked(marker: bytes, under: int) -> int | None:
 
 def pss_kib(pids: list[int]) -> int:
     """Proportional set size (KiB) of ``pids``, summed (from ``/proc/PID/smaps_rollup``)."""
+    return _smaps_kib(pids, ("Pss:",))
+
+
+def private_kib(pids: list[int]) -> int:
+    """Memory (KiB) that only ``pids`` use (``Private_Clean`` + ``Private_Dirty``): unlike PSS,
+    it does not move when other programs map the same libraries (a steadier drift measure)."""
+    return _smaps_kib(pids, ("Private_Clean:", "Private_Dirty:"))
+
+
+def _smaps_kib(pids: list[int], keys: tuple[str, ...]) -> int:
     total = 0
     for pid in pids:
         try:
             with open(f"/proc/{pid}/smaps_rollup") as f:
                 for line in f:
-                    if line.startswith("Pss:"):
+                    if line.startswith(keys):
                         total += int(line.split()[1])
-                        break
         except OSError:
             continue
     return total
@@ -235,43 +258,28 @@ def payload(v: View, lay: Layout) -> dict[str, Any]:
     return {"width": lay.width, "height": lay.height, "clip": rows_clip(v, lay), "items": items, "focus": v.focus}
 
 
-# ------------------------------------------------------------------------ the driver
+# ---------------------------------------------------------------------- the page
 
 
-class _Driver:
-    """One Playwright driver (a node process) per process and thread, shared by its backends
-    (the sync API allows one per thread)."""
+@dataclass(eq=False)
+class _Tab:
+    """The runtime page and what belongs to it (one per page: recycling replaces it whole)."""
 
-    def __init__(self) -> None:
-        api = require_playwright()
-        self.pw = api.sync_playwright().start()
-        self.users = 0
-        self.launches = 0
-        self.pid = os.getpid()
+    context: Any = None
+    page: Any = None
+    cdp: Any = None
+    send: Any = None  # the CDP session's send coroutine function (Playwright's implementation)
+    runtime_id: str | None = None
+    layers: list[dict[str, Any]] | None = None  # the page's layer tree, as last reported
+    renderer: int | None = None  # the pid of the renderer process that draws it
+    next_snapshot: int | None = None  # the id LayerTree.makeSnapshot will return next, once known
 
-
-_DRIVERS: dict[tuple[int, int], _Driver] = {}
-_LIVE: "weakref.WeakSet[BrowserBackend]" = weakref.WeakSet()
-
-
-def _acquire() -> _Driver:
-    key = (os.getpid(), threading.get_ident())
-    d = _DRIVERS.get(key)
-    if d is None:
-        d = _DRIVERS[key] = _Driver()
-    d.users += 1
-    return d
+    def on_layers(self, event: dict[str, Any]) -> None:
+        if event.get("layers") is not None:
+            self.layers = event["layers"]
 
 
-def _release(d: _Driver, force: bool = False) -> None:
-    d.users -= 1
-    key = (d.pid, threading.get_ident())
-    if (d.users <= 0 or force) and _DRIVERS.get(key) is d and d.pid == os.getpid():
-        del _DRIVERS[key]
-        try:
-            d.pw.stop()
-        except Exception:
-            pass
+_LIVE: weakref.WeakSet[BrowserBackend] = weakref.WeakSet()
 
 
 @atexit.register
@@ -279,19 +287,6 @@ def _kill_all_at_exit() -> None:
     for b in list(_LIVE):
         if b._owner_pid == os.getpid():
             _kill(b.chromium_pids())
-
-
-def _watch(ref: "weakref.ref[BrowserBackend]", stop: threading.Event) -> None:
-    """Kill the browser of ``ref`` when a DevTools call outlives its deadline."""
-    while not stop.wait(0.1):
-        b = ref()
-        if b is None:
-            return
-        deadline = b._deadline
-        if deadline is not None and time.monotonic() > deadline:
-            b._timed_out = True
-            _kill(b.chromium_pids())
-        del b
 
 
 # ----------------------------------------------------------------------- the backend
@@ -313,6 +308,9 @@ class BrowserBackend(Backend):
             for any frame the layer path cannot vouch for.
         gc_every: collect the page's garbage every this many ``show`` calls (0: never); see
             :data:`GC_EVERY`. Invisible in the pixels.
+        recycle_every: replace the page (a fresh browser context, page and renderer process)
+            every this many resets (0: never); see :data:`RECYCLE_EVERY`. Happens at a reset,
+            never inside an episode; invisible in the observations.
     """
 
     name = "browser"
@@ -320,40 +318,39 @@ class BrowserBackend(Backend):
     def __init__(
         self, width: int, height: int, executable: str | None = None, timeout_s: float = 10.0,
         launch_args: tuple[str, ...] | list[str] = (), capture: str = "auto", gc_every: int = GC_EVERY,
+        recycle_every: int = RECYCLE_EVERY,
     ) -> None:
         super().__init__(width, height)
+        if capture not in CAPTURE_MODES:
+            raise ValueError(f"capture must be one of {CAPTURE_MODES}, got {capture!r}")
+        for name, value in (("gc_every", gc_every), ("recycle_every", recycle_every)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be an int >= 0 (0: never), got {value!r}")
         self.executable = executable
         self.timeout_s = float(timeout_s)
         self.launch_args = tuple(launch_args)
         self.restarts = 0  # browsers started after the first one (crash recovery)
         self.gc_every = int(gc_every)
         self.collections = 0  # garbage collections requested (gc_every)
+        self.recycle_every = int(recycle_every)
+        self.recycles = 0  # pages replaced (recycle_every)
         self._shows = 0
+        self._resets = 0  # shows outside env.step() since the page was opened
         self.source: str | None = None  # where the running Chromium came from
         self._owner_pid = os.getpid()
-        self._driver: _Driver | None = None
+        self._driver: Driver | None = None
         self._browser: Any = None
-        self._context: Any = None
-        self._page: Any = None
-        self._cdp: Any = None
-        self._runtime_id: str | None = None
+        self._tab: _Tab | None = None
         self._main_pid: int | None = None
         self._marker = b""
         self._broken: str | None = None
-        self._deadline: float | None = None
-        self._timed_out = False
-        self._stop: threading.Event | None = None
         self._view: View | None = None
         self._lay: Layout | None = None
         self._boxes: dict[str, Box] = {}
         self._shot: np.ndarray | None = None
-        self._pipeline = True
         self._frame_id = 0
-        if capture not in CAPTURE_MODES:
-            raise ValueError(f"capture must be one of {CAPTURE_MODES}, got {capture!r}")
         self.capture = capture
         self._layer_ok: bool | None = None if capture == "auto" else capture == "layer"
-        self._layers: list[dict[str, Any]] | None = None
         self._snapshot_id: str | None = None  # made by show(), replayed by screenshot()
         self.frames = {"layer": 0, "screen": 0, "fallback": 0}  # how screenshots were taken
         _LIVE.add(self)
@@ -365,6 +362,10 @@ class BrowserBackend(Backend):
             if self._browser is not None:
                 self._check_alive()  # a dead browser inside env.step() is an error, not a restart
             self.start()  # no-op while the browser is healthy
+            if not self.in_step:  # a reset (or set_state): the boundary where pages are recycled
+                if self.recycle_every and self._resets >= self.recycle_every:
+                    self._recycle()
+                self._resets += 1
             self._redraw()
         except BrowserCrashed:  # died now or earlier: the state lives in Python, so redraw it
             self._recover()
@@ -373,17 +374,19 @@ class BrowserBackend(Backend):
     def screenshot(self) -> np.ndarray:
         if self._view is None:
             raise RuntimeError("show() a view first")
-        if self._shot is None:
+        if self._shot is None:  # show() usually captured it in its round trip
             try:
                 if self._browser is None:
                     self.start()
                     self._redraw()
                 self._check_alive()
-                self._shot = self._capture()
+                if self._shot is None:
+                    self._shot = self._capture()
             except BrowserCrashed:
                 self._recover()
                 self._redraw()
-                self._shot = self._capture()
+                if self._shot is None:
+                    self._shot = self._capture()
         return self._shot.copy()
 
     def perform(self, action: Action) -> tuple[Event | None, str | None]:
@@ -433,35 +436,45 @@ class BrowserBackend(Backend):
         return dict(self._boxes)
 
     def close(self) -> None:
-        """Close the browser and kill whatever is left of it. Idempotent."""
+        """Close the browser, kill whatever is left of it, and stop the Playwright driver if
+        no other backend of this process uses it. Idempotent."""
         self._shutdown()
-        if self._stop is not None:
-            self._stop.set()
-            self._stop = None
         if self._driver is not None:
             d, self._driver = self._driver, None
             if d.pid == os.getpid():
-                _release(d)
+                release(d, wait=not d.on_loop)
         self._view = self._lay = None
         self._shot = None
 
-    def __del__(self) -> None:  # best effort: never call Playwright from a finaliser
+    def __del__(self) -> None:  # best effort, never blocking: the finaliser may run on any thread
         try:
-            if getattr(self, "_owner_pid", None) == os.getpid() and self._main_pid is not None:
+            if getattr(self, "_owner_pid", None) != os.getpid():
+                return
+            if self._main_pid is not None:
                 _kill(self.chromium_pids())
+            if self._driver is not None:
+                d, self._driver = self._driver, None
+                release(d, wait=False)
         except Exception:
             pass
 
     # --- introspection (tests, benchmarks) ------------------------------------------------
     @property
     def page(self) -> Any:
-        """The Playwright page (started on first use)."""
+        """The runtime page (started on first use), as a blocking view of Playwright's async
+        ``Page`` (``backend.page.evaluate("1 + 1")``; tests and debugging)."""
         self.start()
-        return self._page
+        assert self._tab is not None and self._driver is not None
+        return SyncView(self._tab.page, self._driver, self.timeout_s)
 
     @property
     def browser_pid(self) -> int | None:
         return self._main_pid
+
+    @property
+    def renderer_pid(self) -> int | None:
+        """The renderer process that draws the page (``None`` before the first show)."""
+        return self._tab.renderer if self._tab is not None else None
 
     def chromium_pids(self) -> list[int]:
         """The browser process and all its descendants (renderer, GPU, zygotes, ...)."""
@@ -483,76 +496,152 @@ class BrowserBackend(Backend):
         if self._browser is not None or self._broken is not None:
             self._shutdown()
             self.restarts += 1
-        if self._owner_pid != os.getpid():  # forked: the parent's browser is not ours
-            self._owner_pid, self._driver, self._stop = os.getpid(), None, None
+        if self._owner_pid != os.getpid():  # forked: the parent's browser and driver are not ours
+            self._owner_pid, self._driver = os.getpid(), None
         if self._driver is None:
-            self._driver = _acquire()
+            self._driver = acquire()
         self._marker = f"--guigym-instance={os.getpid()}-{uuid.uuid4().hex}".encode()
-        self._timed_out = False
         args = (*FAST_ARGS, *self.launch_args, self._marker.decode())
         try:
-            browser, self.source, _ = launch(self._driver.pw, self.executable, args=args, timeout=self.timeout_s * 3000)
+            browser, self.source = self._launch(args)
         except ChromiumNotFound:
             if not self._driver.launches:
                 raise
             # it worked before: the Playwright driver itself may have died; start a new one once
-            _release(self._driver, force=True)
-            self._driver = _acquire()
-            browser, self.source, _ = launch(self._driver.pw, self.executable, args=args, timeout=self.timeout_s * 3000)
+            self._driver.dead = True
+            release(self._driver, wait=False)
+            self._driver = acquire()
+            browser, self.source = self._launch(args)
         self._driver.launches += 1
         self._browser = browser
         self._main_pid = _find_marked(self._marker, os.getpid())
         self._broken = None
-        if self._stop is None:
-            self._stop = threading.Event()
-            threading.Thread(target=_watch, args=(weakref.ref(self), self._stop), name="guigym-browser-watchdog", daemon=True).start()
-        self._deadline = time.monotonic() + self.timeout_s * 3
-        try:
-            me = weakref.ref(self)  # handlers must not keep the backend alive
-            browser.on("disconnected", lambda _b, br=browser: _weak_call(me, "_on_disconnect", br))
-            ctx = browser.new_context(
-                viewport={"width": self.width, "height": self.height + 1}, device_scale_factor=1, is_mobile=False, has_touch=False,
-                locale="en-US", timezone_id="UTC", color_scheme="light", reduced_motion="reduce", service_workers="block",
-                accept_downloads=False, java_script_enabled=True,
-            )
-            ctx.set_default_timeout(self.timeout_s * 1000)
-            ctx.route("**/*", _guard)
-            page = ctx.new_page()
-            page.on("crash", lambda _p, br=browser: _weak_call(me, "_on_crash", br))
-            page.set_content(runtime_html(), wait_until="load")
-            cdp = ctx.new_cdp_session(page)
-            if self._layer_ok is not False:  # the layer path needs to know the page's layers
-                cdp.on("LayerTree.layerTreeDidChange", lambda e: _weak_call(me, "_on_layers", e))
-                cdp.send("LayerTree.enable")
-            res = cdp.send("Runtime.evaluate", {"expression": "window.guigym", "returnByValue": False})
-            self._runtime_id = res["result"]["objectId"]
-        except Exception as e:
-            self._deadline = None
-            self._shutdown()
-            raise BrowserCrashed(f"could not open the guigym runtime page in Chromium: {_first_line(e)}") from e
-        self._deadline = None
-        self._context, self._page, self._cdp = ctx, page, cdp
-        if self._layer_ok is not False:
-            self._calibrate()
+        me = weakref.ref(self)  # handlers must not keep the backend alive
 
-    def _calibrate(self) -> None:
-        """Learn the page's layers (one frame) and, in ``"auto"`` mode, check once per browser
-        that layer snapshots and composited frames agree on a probe screen."""
-        self._send(*_CAPTURE)  # a first frame: the layer tree is reported
-        if self._layers is None:
-            self._send("Runtime.evaluate", {"expression": "0"})  # let queued events arrive
-        saved = self._view, self._lay, self._shot
+        async def watch() -> None:  # on the loop, like every Playwright call (its connection is not thread-safe)
+            browser.on("disconnected", lambda _b, br=browser: _weak_call(me, "_on_disconnect", br))
+
         try:
-            probe = _probe_view()
-            self._view, self._lay = probe, layout(probe, self.width, self.height)
+            try:
+                self._driver.run(watch(), self.timeout_s)
+            except Exception as e:
+                self._mark_broken(f"could not watch the browser: {_first_line(e)}")
+                raise BrowserCrashed(f"could not watch the browser: {_first_line(e)}") from e
+            self._tab = self._open_tab()
+        except BrowserCrashed:
+            self._shutdown()
+            raise
+
+    def _launch(self, args: tuple[str, ...]) -> tuple[Any, str]:
+        assert self._driver is not None
+        try:
+            browser, source, _ = self._driver.run(
+                launch_async(self._driver.pw, self.executable, args=args, timeout=self.timeout_s * 3000), self.timeout_s * 3 + 5)
+        except TimeoutError as e:
+            pid = _find_marked(self._marker, os.getpid())
+            _kill(process_tree(pid) if pid else [])
+            raise BrowserCrashed(f"Chromium did not start within {self.timeout_s * 3:g} s") from e
+        except ChromiumNotFound:
+            raise
+        except RuntimeError as e:  # the driver thread is gone
+            raise BrowserCrashed(f"could not launch Chromium: {_first_line(e)}") from e
+        return browser, source
+
+    def _open_tab(self) -> _Tab:
+        """Open the runtime page in a fresh context of the running browser (at start, and to
+        recycle the page); in ``"auto"``/``"layer"`` mode also learn its layers."""
+        assert self._driver is not None
+        renderers = set(self._renderers())
+        tab = _Tab()
+        try:
+            self._driver.run(self._open_page(tab), self.timeout_s * 3)
+        except Exception as e:  # any failure here means this browser is not usable
+            if tab.context is not None:
+                self._driver.submit(_quietly(tab.context.close()))
+            if isinstance(e, TimeoutError):
+                _kill(self.chromium_pids())
+            self._mark_broken(f"could not open the runtime page: {_first_line(e)}")
+            raise BrowserCrashed(f"could not open the guigym runtime page in Chromium: {_first_line(e)}") from e
+        new = [p for p in self._renderers() if p not in renderers]
+        tab.renderer = new[0] if len(new) == 1 else None  # None: not known (another platform, a reused process)
+        old, self._tab = self._tab, tab
+        try:
+            if self._layer_ok is not False:
+                self._calibrate(probe=old is None)
+        finally:
+            self._tab = old
+        self._resets = 0
+        return tab
+
+    async def _open_page(self, tab: _Tab) -> None:
+        me = weakref.ref(self)
+        tab.context = ctx = await self._browser.new_context(
+            viewport={"width": self.width, "height": self.height + 1}, device_scale_factor=1, is_mobile=False, has_touch=False,
+            locale="en-US", timezone_id="UTC", color_scheme="light", reduced_motion="reduce", service_workers="block",
+            accept_downloads=False, java_script_enabled=True,
+        )
+        ctx.set_default_timeout(self.timeout_s * 1000)
+        await ctx.route("**/*", _guard)
+        tab.page = page = await ctx.new_page()
+        page.on("crash", lambda _p, t=tab: _weak_call(me, "_on_crash", t))
+        await page.set_content(runtime_html(), wait_until="load")
+        tab.cdp = cdp = await ctx.new_cdp_session(page)
+        tab.send = _raw_send(cdp)
+        if self._layer_ok is not False:  # the layer path needs to know the page's layers
+            # on Playwright's implementation when there is one: the public wrapper walks every
+            # layer of every event (one per show) to map objects that are never there
+            getattr(cdp, "_impl_obj", cdp).on("LayerTree.layerTreeDidChange", tab.on_layers)
+            await cdp.send("LayerTree.enable")
+        res = await cdp.send("Runtime.evaluate", {"expression": "window.guigym", "returnByValue": False})
+        tab.runtime_id = res["result"]["objectId"]
+
+    def _recycle(self) -> None:
+        """Replace the page by a fresh one (new context, page and renderer), then close the old
+        one: what a long-lived page accumulates (renderer heap, caches) goes with it."""
+        assert self._driver is not None
+        old = self._tab
+        tab = self._open_tab()
+        self._tab, self._snapshot_id = tab, None
+        self.recycles += 1
+        if old is not None and old.context is not None:  # in the background: nothing waits for it
+            self._driver.submit(_quietly(old.context.close()))
+
+    def _renderers(self) -> list[int]:
+        """Renderer processes of this browser (Chromium puts ``--type=renderer`` in their
+        command line)."""
+        out = []
+        for pid in self.chromium_pids():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"--type=renderer" in f.read():
+                        out.append(pid)
+            except OSError:
+                continue
+        return out
+
+    def _calibrate(self, probe: bool = True) -> None:
+        """Learn the page's layers (one frame) and, with ``probe``, check that the page draws
+        in a single layer and, in ``"auto"`` mode (once per browser), that layer snapshots and
+        composited frames agree on a probe screen. A recycled page skips the probe: same
+        browser, same runtime; a page that turned out different falls back per frame."""
+        assert self._tab is not None
+        self._send(*_CAPTURE)  # a first frame: the layer tree is reported
+        if self._tab.layers is None:
+            self._send("Runtime.evaluate", {"expression": "0"})  # let queued events arrive
+        if not probe:
+            return
+        saved = self._view, self._lay, self._shot, self._boxes
+        try:
+            probe_view = _probe_view()
+            self._view, self._lay, self._shot = probe_view, layout(probe_view, self.width, self.height), None
             self._redraw()
-            if self._snapshot_id is None:  # no single content layer
+            if self._snapshot_id is None and self._shot is None:  # no single content layer
                 self._layer_ok = False
             elif self._layer_ok is None:
-                layer_shot = self._capture()
+                layer_shot = self._shot if self._shot is not None else self._capture()
                 self._layer_ok = layer_shot is not None and _same_picture(layer_shot, self._screen())
         finally:
-            self._view, self._lay, self._shot = saved
+            self._view, self._lay, self._shot, self._boxes = saved
             if self._snapshot_id is not None:
                 self._send("LayerTree.releaseSnapshot", {"snapshotId": self._snapshot_id})
                 self._snapshot_id = None
@@ -569,12 +658,14 @@ class BrowserBackend(Backend):
             raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
 
     def _check_alive(self) -> None:
-        """Raise :class:`BrowserCrashed` if the browser has died, even if Playwright has not
-        told us yet (its events arrive only during a browser call): the browser process is
-        looked up in ``/proc`` (a few microseconds; skipped where there is no ``/proc``)."""
+        """Raise :class:`BrowserCrashed` if the browser or the page's renderer has died, even if
+        Playwright has not reported it yet: both processes are looked up in ``/proc`` (a few
+        microseconds; skipped where there is no ``/proc``)."""
         if self._broken is None and self._browser is not None and self._main_pid is not None and self._owner_pid == os.getpid():
             if not _running(self._main_pid):
                 self._mark_broken("the browser process exited")
+            elif self._tab is not None and self._tab.renderer is not None and not _running(self._tab.renderer):
+                self._mark_broken("the page's renderer process exited")
         self._alive()
 
     def _recover(self) -> None:
@@ -594,8 +685,10 @@ class BrowserBackend(Backend):
         if browser is self._browser:  # not an old browser closing late
             self._mark_broken("the browser disconnected")
 
-    def _on_crash(self, browser: Any) -> None:
-        if browser is self._browser:
+    def _on_crash(self, tab: _Tab) -> None:
+        """The page's renderer died (the browser may live on): the whole browser goes, and the
+        next reset starts a new one (as after a browser crash)."""
+        if tab is self._tab:  # not a page being recycled
             self._mark_broken("the page's renderer crashed")
             _kill(self.chromium_pids())
 
@@ -613,12 +706,31 @@ class BrowserBackend(Backend):
             calls.insert(0, ("LayerTree.releaseSnapshot", {"snapshotId": self._snapshot_id}))
             self._snapshot_id = None
         layer = self._content_layer() if self._layer_ok is not False else None
+        guess = None
         if layer is not None:
             calls.append(("LayerTree.makeSnapshot", {"layerId": layer}))
-        res = self._send_all(calls)
+            # the renderer numbers snapshots 1, 2, 3, ...: replay the one being made in the same
+            # round trip (no extra one for the screenshot); a wrong guess fails harmlessly
+            guess = str(self._tab.next_snapshot) if self._tab is not None and self._tab.next_snapshot is not None else None
+            if guess is not None:
+                calls += [("LayerTree.replaySnapshot", {"snapshotId": guess}), ("LayerTree.releaseSnapshot", {"snapshotId": guess})]
+        res = self._send_all(calls, optional=2 if guess is not None else 0)
+        if guess is not None:
+            (replay, release), res = res[-2:], res[:-2]
         if layer is not None:
-            self._snapshot_id = res[-1].get("snapshotId")
+            made = str(res[-1].get("snapshotId"))
             res = res[:-1]
+            self._tab.next_snapshot = int(made) + 1 if made.isdigit() else None  # type: ignore[union-attr]
+            self._snapshot_id = made
+            if guess == made:
+                if not isinstance(release, BaseException):
+                    self._snapshot_id = None  # released already
+                if not isinstance(replay, BaseException):
+                    self._shot = self._decoded(replay)
+                    if self._shot is None:
+                        self.frames["fallback"] += 1
+                    else:
+                        self.frames["layer"] += 1
         boxes = self._result("show", res[-1])
         self._boxes = {k: (int(b[0]), int(b[1]), int(b[2]), int(b[3])) for k, b in boxes.items()}
 
@@ -627,7 +739,8 @@ class BrowserBackend(Backend):
         layer path cannot show everything: use composited frames)."""
         # a focused field's caret is a layer of its own (1-2 px wide); the runtime paints
         # carets transparent, so it adds nothing to the picture
-        drawing = [x for x in self._layers or () if x.get("drawsContent") and x.get("width", 0) > 2 and x.get("height", 0) > 0]
+        layers = self._tab.layers if self._tab is not None else None
+        drawing = [x for x in layers or () if x.get("drawsContent") and x.get("width", 0) > 2 and x.get("height", 0) > 0]
         if len(drawing) != 1:
             return None
         x = drawing[0]
@@ -636,58 +749,50 @@ class BrowserBackend(Backend):
             return None
         return str(x["layerId"])
 
-    def _on_layers(self, event: dict[str, Any]) -> None:
-        if event.get("layers") is not None:
-            self._layers = event["layers"]
-
     def _send(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """One DevTools command on the page, under the deadline."""
-        cdp = self._cdp
-        if _send_has_timeout():
-            return self._guarded(method, lambda: cdp.send(method, params or {}, timeout=self.timeout_s * 1000))
-        return self._guarded(method, lambda: cdp.send(method, params or {}))
+        return self._send_all([(method, params or {})])[0]
 
-    def _send_all(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    def _send_all(self, calls: list[tuple[str, dict[str, Any]]], optional: int = 0) -> list[Any]:
         """Several commands sent back to back, then all answers awaited (one round trip
         instead of ``len(calls)``). Chromium may run commands of different domains out of
         order: callers make the result independent of that (``drainAfter`` waits for the
-        input it drains; a capture carries the frame id of the view it shows)."""
-        if self._pipeline:
-            try:
-                impl, sync = self._cdp._impl_obj, self._cdp._sync
-                coros = [impl.send(m, p, self.timeout_s * 1000) for m, p in calls]
-            except (AttributeError, TypeError):  # another Playwright version: one by one
-                self._pipeline = False
-            else:
-
-                async def run() -> list[Any]:
-                    return list(await asyncio.gather(*coros))
-
-                return self._guarded("+".join(m for m, _ in calls), lambda: sync(run()))  # type: ignore[no-any-return]
-        return [self._send(m, p) for m, p in calls]
-
-    def _guarded(self, what: str, fn: Any) -> Any:
-        """Run a browser call under the watchdog; any failure marks the browser dead."""
-        if self._cdp is None or self._broken is not None:
+        input it drains; a capture carries the frame id of the view it shows). The last
+        ``optional`` commands may fail: their exception is returned as their result."""
+        tab = self._tab
+        if tab is None or self._broken is not None:
             raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
-        self._deadline = time.monotonic() + self.timeout_s + 1.0
+        send, required = tab.send, len(calls) - optional
+
+        async def run() -> list[Any]:
+            out = list(await asyncio.gather(*[send(m, p) for m, p in calls], return_exceptions=True))
+            for r in out[:required]:
+                if isinstance(r, BaseException):
+                    raise r
+            return out
+
+        return self._guarded("+".join(m for m, _ in calls[:required]), run)  # type: ignore[no-any-return]
+
+    def _guarded(self, what: str, make: Any) -> Any:
+        """Run the coroutine ``make()`` on the driver's loop under the deadline (``timeout_s``);
+        a browser that does not answer in time is killed; any failure marks the browser dead."""
+        if self._driver is None or self._broken is not None:
+            raise BrowserCrashed(f"Chromium is gone ({self._broken or 'not started'}); call env.reset() to start a new browser")
         try:
-            return fn()
+            return self._driver.run(make(), self.timeout_s)
         except Exception as e:
-            if self._timed_out or "Timeout" in type(e).__name__:
+            if isinstance(e, TimeoutError) or "Timeout" in type(e).__name__:
                 why = f"Chromium did not answer {what} within {self.timeout_s:g} s"
                 _kill(self.chromium_pids())
             else:
                 why = f"Chromium failed during {what}: {_first_line(e)}"
             self._mark_broken(why)
             raise BrowserCrashed(f"{why}; call env.reset() to start a new browser") from e
-        finally:
-            self._deadline = None
 
     def _runtime(self, fn: str, *args: Any, wait: bool = False) -> dict[str, Any]:
         """Parameters of ``window.guigym[fn](*args)`` (arguments travel as data, never as code)."""
         return {
-            "objectId": self._runtime_id, "functionDeclaration": _FUNCTIONS[fn],
+            "objectId": self._tab.runtime_id if self._tab else None, "functionDeclaration": _FUNCTIONS[fn],
             "arguments": [{"value": a} for a in args], "returnByValue": True, "awaitPromise": wait,
         }
 
@@ -720,13 +825,17 @@ class BrowserBackend(Backend):
         sid, self._snapshot_id = self._snapshot_id, None
         if sid is not None:
             res = self._send_all([("LayerTree.replaySnapshot", {"snapshotId": sid}), ("LayerTree.releaseSnapshot", {"snapshotId": sid})])
-            url = str(res[0].get("dataURL", ""))
-            shot = self._frame(base64.b64decode(url.partition(",")[2])) if url.startswith("data:image/png;base64,") else None
+            shot = self._decoded(res[0])
             if shot is not None:
                 self.frames["layer"] += 1
                 return shot
             self.frames["fallback"] += 1
         return self._screen()
+
+    def _decoded(self, replay: dict[str, Any]) -> np.ndarray | None:
+        """The screen in a ``LayerTree.replaySnapshot`` answer, if it shows the last view."""
+        url = str(replay.get("dataURL", ""))
+        return self._frame(base64.b64decode(url.partition(",")[2])) if url.startswith("data:image/png;base64,") else None
 
     def _screen(self) -> np.ndarray:
         """A composited frame (``Page.captureScreenshot``; waits for the frame clock)."""
@@ -777,18 +886,14 @@ class BrowserBackend(Backend):
     def _shutdown(self) -> None:
         """Close (or kill) the browser; keep the driver."""
         browser, self._browser = self._browser, None
-        self._context = self._page = self._cdp = self._runtime_id = None
-        self._layers = self._snapshot_id = None
-        if browser is not None and self._owner_pid == os.getpid():
-            if self._broken is None:
-                self._deadline = time.monotonic() + min(self.timeout_s, 5.0)
-                try:
-                    browser.close()
-                except Exception:
-                    pass
-                finally:
-                    self._deadline = None
+        self._tab = None
+        self._snapshot_id = None
         if self._owner_pid == os.getpid():
+            if browser is not None and self._broken is None and self._driver is not None:
+                try:
+                    self._driver.run(browser.close(), min(self.timeout_s, 5.0))
+                except Exception:  # killed below
+                    pass
             pids = self.chromium_pids()
             if pids:
                 _kill(pids)
@@ -797,15 +902,27 @@ class BrowserBackend(Backend):
         self._broken = None
 
 
-@functools.lru_cache(maxsize=None)
-def _send_has_timeout() -> bool:
-    """Whether this Playwright's ``CDPSession.send`` takes a timeout (1.5x)."""
+def _raw_send(cdp: Any) -> Any:
+    """``send(method, params)`` of a CDP session: Playwright's implementation when it has the
+    expected signature (it skips the public wrapper's walk over every parameter and result),
+    else the public method."""
+    impl = getattr(getattr(cdp, "_impl_obj", None), "send", None)
     try:
-        from playwright.sync_api import CDPSession
+        names = list(inspect.signature(impl).parameters) if impl is not None else []
+    except (TypeError, ValueError):
+        names = []
+    if names[:3] == ["method", "params", "timeout"]:
+        return lambda m, p: impl(m, p, None)  # type: ignore[misc]
+    if names[:2] == ["method", "params"] and len(names) == 2:
+        return impl
+    return cdp.send
 
-        return "timeout" in inspect.signature(CDPSession.send).parameters
-    except Exception:  # pragma: no cover
-        return False
+
+async def _quietly(aw: Any) -> None:
+    try:
+        await aw
+    except Exception:  # best effort (closing what is dying anyway)
+        pass
 
 
 _CAPTURE = ("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False})
@@ -838,7 +955,7 @@ def _same_picture(a: np.ndarray, b: np.ndarray) -> bool:
     return bool((d > 0).mean() < 0.005 and d.max() <= 64)
 
 
-def _weak_call(ref: "weakref.ref[BrowserBackend]", method: str, *args: Any) -> None:
+def _weak_call(ref: weakref.ref[BrowserBackend], method: str, *args: Any) -> None:
     obj = ref()
     if obj is not None:
         getattr(obj, method)(*args)
@@ -890,11 +1007,12 @@ def _first_line(e: BaseException) -> str:
     return s.splitlines()[0] if s else type(e).__name__
 
 
-def _guard(route: Any) -> None:
-    """Let a request through only if it stays on this machine (loopback) or in the page."""
+def _guard(route: Any) -> Any:
+    """Let a request through only if it stays on this machine (loopback) or in the page.
+
+    Returns what ``continue_``/``abort`` return (Playwright's async API awaits it)."""
     url = route.request.url
     parts = urlsplit(url)
     if parts.scheme in ("data", "blob", "about") or (parts.scheme in ("http", "https", "ws", "wss") and (parts.hostname or "") in LOOPBACK):
-        route.continue_()
-    else:
-        route.abort("blockedbyclient")
+        return route.continue_()
+    return route.abort("blockedbyclient")

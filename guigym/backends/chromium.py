@@ -31,7 +31,7 @@ LAUNCH_ARGS = (
     "--disable-breakpad",
     "--disable-domain-reliability",
     "--disable-client-side-phishing-detection",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions,SpareRendererForSitePerProcess",
     "--mute-audio",
     "--hide-scrollbars",
     "--font-render-hinting=none",
@@ -105,6 +105,32 @@ def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
     return out
 
 
+def _attempts(executable: str | None) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """The candidates worth launching, and the errors of those that are not."""
+    errors: list[str] = []
+    ok = []
+    for source, path in candidates(executable):
+        if path is not None and not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            errors.append(f"{source}: {path!r} is not an executable file")
+        else:
+            ok.append((source, path))
+    return ok, errors
+
+
+def _launch_kwargs(path: str | None, args: tuple[str, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    return dict(executable_path=path, headless=True, args=[*LAUNCH_ARGS, *args],
+                handle_sigint=False, handle_sigterm=False, handle_sighup=False, **kwargs)
+
+
+def _failure(source: str, path: str | None, e: Exception) -> str:
+    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return f"{source}{' ' + repr(path) if path else ''}: {first}"
+
+
+def _not_found(errors: list[str]) -> ChromiumNotFound:
+    return ChromiumNotFound("no usable Chromium for guigym's browser backend.\nTried:\n  " + "\n  ".join(errors) + "\n" + INSTALL_HELP)
+
+
 def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[Any, str, str | None]:
     """Launch a headless Chromium with Playwright ``pw`` (a started ``sync_playwright()``).
 
@@ -112,22 +138,28 @@ def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), *
     ``$GUIGYM_CHROMIUM`` is used alone (an error if it fails); otherwise Playwright's own
     build, then the system ``chromium``. Raises :class:`ChromiumNotFound` when none works.
     """
-    errors: list[str] = []
-    for source, path in candidates(executable):
-        if path is not None and not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            errors.append(f"{source}: {path!r} is not an executable file")
-            continue
+    todo, errors = _attempts(executable)
+    for source, path in todo:
         try:
-            browser = pw.chromium.launch(
-                executable_path=path, headless=True, args=[*LAUNCH_ARGS, *args],
-                handle_sigint=False, handle_sigterm=False, handle_sighup=False, **kwargs,
-            )
+            browser = pw.chromium.launch(**_launch_kwargs(path, args, kwargs))
         except Exception as e:  # playwright.Error: missing executable, crash on start, ...
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            errors.append(f"{source}{' ' + repr(path) if path else ''}: {first}")
+            errors.append(_failure(source, path, e))
             continue
         return browser, source, path
-    raise ChromiumNotFound("no usable Chromium for guigym's browser backend.\nTried:\n  " + "\n  ".join(errors) + "\n" + INSTALL_HELP)
+    raise _not_found(errors)
+
+
+async def launch_async(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[Any, str, str | None]:
+    """:func:`launch` for a started ``async_playwright()`` (what the browser backend uses)."""
+    todo, errors = _attempts(executable)
+    for source, path in todo:
+        try:
+            browser = await pw.chromium.launch(**_launch_kwargs(path, args, kwargs))
+        except Exception as e:  # as in launch()
+            errors.append(_failure(source, path, e))
+            continue
+        return browser, source, path
+    raise _not_found(errors)
 
 
 def main() -> int:
