@@ -105,18 +105,13 @@ def sb3_subproc(kw: dict[str, Any], n: int, steps: int) -> float | None:
 
 
 def ray_vector(kw: dict[str, Any], n: int) -> gym.vector.VectorEnv | None:
-    """----- RAY COLUMN: the place for ``guigym.distributed.RayVectorEnv`` (another engineer's
-    module; it has the Gymnasium VectorEnv API). Returns None (row skipped) until it is there."""
+    """``guigym.distributed.RayVectorEnv`` with one env per actor on a local Ray; None (row
+    skipped) where Ray is not installed (extra ``guigym[ray]``)."""
     if importlib.util.find_spec("ray") is None:
         return None
-    try:
-        from guigym.distributed import RayVectorEnv  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    try:
-        return RayVectorEnv(ENV_ID, num_envs=n, **kw)  # the constructor may differ: adjust here
-    except TypeError:
-        return None
+    from guigym.distributed import RayVectorEnv
+
+    return RayVectorEnv(ENV_ID, num_actors=n, envs_per_actor=1, **kw)
 
 
 def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
@@ -162,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
             env.close()
     if browser:
         table("browser", {"backend": "browser"}, args.envs, args.browser_steps)
+    if importlib.util.find_spec("ray") is not None:
+        import ray
+
+        ray.shutdown()  # the Ray rows started a local Ray
     return 0
 
 
