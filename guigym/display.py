@@ -183,8 +183,9 @@ def _label(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record
 
 def _button(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     cy = (bh - 1) // 2
-    if w.style == "primary":
-        return [rect(0, 0, bw, bh, th.primary, 8), text(w.label, 0, cy, 24, th.on_primary, True, "center", "middle", w=bw)]
+    if w.style in ("primary", "danger"):  # danger: a destructive action (a dialog's "Delete")
+        fill = th.primary if w.style == "primary" else th.error
+        return [rect(0, 0, bw, bh, fill, 8), text(w.label, 0, cy, 24, th.on_primary if w.style == "primary" else WHITE, True, "center", "middle", w=bw)]
     return [
         rect(0, 0, bw, bh, th.surface, 8), rect(0, 0, bw, bh, th.muted, 8, 1),
         text(w.label, 0, cy, 24, th.primary, align="center", valign="middle", w=bw),
@@ -250,13 +251,25 @@ def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     ]
 
 
+def _dialog(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A dialog's panel: its question (``label``) and what it means (``detail``); its buttons
+    are widgets of their own, drawn over it."""
+    return [
+        rect(0, 0, bw, bh, th.bg, 12), text(w.label, 20, 22, 26, th.text, True, clip=bw - 40),
+        text(w.detail, 20, 58, 20, th.muted, clip=bw - 40),
+    ]
+
+
 #: How each widget kind looks: one painter per kind.
 PAINTERS: dict[str, Painter] = {
     "label": _label, "button": _button, "input": _input, "checkbox": _check, "radio": _check, "toggle": _toggle,
-    "link": _link, "icon": _icon,
+    "link": _link, "icon": _icon, "dialog": _dialog,
 }
-#: Kinds whose drawing may overflow their box (the home screen's icon names).
-UNCLIPPED = frozenset({"icon"})
+#: Kinds whose drawing may overflow their box (the home screen's icon names), and a dialog's
+#: panel: drawn in place, so its rounded corners show the dimmed screen under it.
+UNCLIPPED = frozenset({"icon", "dialog"})
+#: How much a dialog dims the screen under it (a black scrim of this opacity).
+SCRIM = 0.5
 
 _PARTS: dict[tuple[Any, ...], list[Record]] = {}
 _WIDGETS: dict[tuple[Any, ...], Record] = {}
@@ -277,10 +290,12 @@ def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     return out
 
 
-def widget(w: Widget, box: Box, th: Theme, focused: bool) -> Record:
+def widget(w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False) -> Record:
     """The ``widget`` record of ``w`` placed at ``box`` (memoised: most frames show the same
-    widgets as the one before; records are never mutated)."""
-    key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th)
+    widgets as the one before; records are never mutated). ``inert``: shown but not
+    interactive (the screen under a dialog)."""
+    key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th,
+           inert)
     rec = _WIDGETS.get(key)
     if rec is not None:
         return rec
@@ -291,7 +306,7 @@ def widget(w: Widget, box: Box, th: Theme, focused: bool) -> Record:
     k = w.kind
     value = str(w.value or "") if k == "input" else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
     rec = _WIDGETS[key] = {
-        "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive, "focused": focused,
+        "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive and not inert, "focused": focused,
         "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
         "parts": parts(w, bw, bh, th, focused),
     }
@@ -319,11 +334,34 @@ def _head(th: Theme, width: int, height: int, title: str | None) -> list[Record]
 # ------------------------------------------------------------------------ the screen
 
 
+_DIMMED: dict[int, tuple[Theme, Theme]] = {}
+
+
+def dimmed(th: Theme) -> Theme:
+    """``th`` under the dialog scrim: every colour :data:`SCRIM` of the way to black (memoised
+    per theme object, so dimmed drawings are cached like any other)."""
+    hit = _DIMMED.get(id(th))
+    if hit is None or hit[0] is not th:
+        if len(_DIMMED) > 256:
+            _DIMMED.clear()
+        cols = tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__)
+        hit = _DIMMED[id(th)] = (th, _INTERNED.setdefault(cols, Theme(*cols)))
+    return hit[1]
+
+
 def display_list(v: View, lay: Layout) -> list[Record]:
     """Everything on the screen of ``v`` placed by ``lay``, in drawing order (a new list;
-    its records may be shared with other lists and must not be mutated)."""
+    its records may be shared with other lists and must not be mutated). A dialog is drawn
+    as a scrim would leave the screen under it (every colour dimmed, no widget interactive),
+    then its panel and buttons: all of it widgets and records both renderers already draw."""
     th = theme_of(v)
     W, H = lay.width, lay.height
+    if v.backdrop is not None and lay.backdrop is not None:
+        back, dim = v.backdrop, dimmed(th)
+        out = list(_head(dim, W, H, back.title))
+        out += [widget(w, box, dim, False, inert=True) for w, box in lay.backdrop.visible]
+        out += [widget(w, box, th, w.id == v.focus) for w, box in lay.visible]
+        return out
     out = list(_head(th, W, H, None if v.grid else v.title))
     if v.grid:
         out += [widget(w, box, th, False) for w, box in lay.visible]

@@ -110,7 +110,7 @@ class GuiEnv(gym.Env):
         if "history" in self.extra_obs:
             obs["history"] = UnicodeText(HISTORY_LEN * 200)
         self.observation_space = spaces.Dict(obs)
-        self.action_space = action_space(self.width, self.height, self.apps)
+        self.action_space = action_space(self.width, self.height, self.apps, answer=self.family.asks_questions)
 
         self._backend: Backend | None = None  # started lazily (browsers start per worker)
         self.scenario: Scenario | None = None
@@ -298,7 +298,7 @@ class GuiEnv(gym.Env):
                 return None, f"could not parse action: {e}"
         elif isinstance(action, dict):
             try:
-                action = action_from_space(action, self.apps)
+                action = action_from_space(action, self.apps, answer=self.family.asks_questions)
             except (KeyError, ValueError) as e:
                 return None, f"invalid action dict ({type(e).__name__}: {e}); expected a sample of env.action_space"
         elif not isinstance(action, ACTION_CLASSES):
@@ -310,8 +310,12 @@ class GuiEnv(gym.Env):
         return (Type(clean_text(act.text)) if isinstance(act, Type) else act), None
 
     def _event(self, act: Action) -> tuple[Event | None, str | None]:
-        if isinstance(act, Answer):  # no family has information tasks yet: nothing asks a question
-            return None, f"{self.family.name}'s tasks ask no question: Answer is a no-op here (it ends information tasks)"
+        if isinstance(act, Answer):
+            if self.family.question(self.scenario):  # type: ignore[arg-type]
+                return Event("answer", None, act.text), None
+            if not self.family.asks_questions:
+                return None, f"{self.family.name}'s tasks ask no question: Answer is a no-op here (it ends information tasks)"
+            return None, "this task asks no question: Answer is a no-op here (it ends information tasks)"
         if isinstance(act, Back):
             return Event("back"), None
         if isinstance(act, OpenApp):

@@ -36,6 +36,7 @@ class Layout:
     n_visible: int  # rows that fit in the body
     max_scroll: int
     step: int  # rows one Scroll action moves
+    backdrop: Layout | None = None  # a dialog's: where the (inert) screen under it sits
 
     def box(self, wid: str) -> Box | None:
         for w, b in self.visible:
@@ -80,8 +81,39 @@ def icon_box(width: int, slot: int) -> Box:
     return (c * cw + 4, y0, c * cw + cw - 5, y0 + CELL_H - 9)
 
 
+#: A dialog: its panel's margin to the screen's sides, its height, and its buttons' height and padding.
+DIALOG_MARGIN = 24
+DIALOG_H = 176
+DIALOG_BUTTON_H = 44
+DIALOG_PAD = 16
+
+
+def dialog_boxes(width: int, height: int, n_buttons: int) -> tuple[Box, list[Box]]:
+    """The panel of a dialog, centred in the rows' area, and its ``n_buttons`` buttons, side by
+    side along the panel's bottom edge.
+
+    >>> dialog_boxes(360, 640, 2)
+    ((24, 272, 335, 447), [(40, 388, 173, 431), (186, 388, 319, 431)])
+    """
+    top = STATUS_H + TITLE_H
+    y0 = top + (body_rows(height) * ROW_H - DIALOG_H) // 2
+    x0, x1, y1 = DIALOG_MARGIN, width - DIALOG_MARGIN - 1, y0 + DIALOG_H - 1
+    by1 = y1 - DIALOG_PAD
+    by0 = by1 - DIALOG_BUTTON_H + 1
+    inner = x1 - x0 + 1 - 2 * DIALOG_PAD
+    gap = 12
+    bw = (inner - gap * (n_buttons - 1)) // max(1, n_buttons)
+    buttons = [(x0 + DIALOG_PAD + i * (bw + gap), by0, x0 + DIALOG_PAD + i * (bw + gap) + bw - 1, by1) for i in range(n_buttons)]
+    return (x0, y0, x1, y1), buttons
+
+
 def layout(v: View, width: int, height: int) -> Layout:
     """Place ``v`` on a ``width`` x ``height`` screen."""
+    if v.backdrop is not None:  # a dialog: its panel (the first row), then its buttons; nothing scrolls
+        panel, buttons = dialog_boxes(width, height, len(v.rows) - 1)
+        vis = list(zip(v.rows, [panel, *buttons]))
+        body = (0, STATUS_H + TITLE_H, width - 1, height - 1)
+        return Layout(width, height, vis, body, body_rows(height), 0, scroll_step(height), layout(v.backdrop, width, height))
     if v.grid:
         first = v.page * ICONS_PER_PAGE
         vis = [(w, icon_box(width, i)) for i, w in enumerate(v.rows[first:first + ICONS_PER_PAGE])]

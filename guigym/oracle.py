@@ -15,7 +15,7 @@ from __future__ import annotations
 import marshal
 from typing import Any
 
-from guigym.actions import Back, Click, OpenApp, RefStep, Scroll, Type
+from guigym.actions import Answer, Back, Click, OpenApp, RefStep, Scroll, Type
 from guigym.apps.base import View, app_of, apply, view
 from guigym.apps.family import Family, Goal
 from guigym.apps.schema import DeviceState, Scenario
@@ -104,6 +104,9 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
     scroll = reveal(v, lay, w.id)
     if scroll is not None:
         return scroll
+    if goal.op == "answer":  # the fact is on screen: reply with it
+        text = str(goal.value)
+        return RefStep(Answer(text), None, None, f"Answer '{text}'", Event("answer", None, text))
     if goal.op == "set" and w.kind == "input":
         if v.focus != w.id:
             return click_step(v, lay, w.id)

@@ -56,7 +56,9 @@ def test_display_lists_are_plain_data_placed_by_the_layout(env_id: str, level: s
             items = display_list(v, lay)
             json.dumps(items, allow_nan=False)  # raises on anything but JSON types
             widgets = [r for r in items if r["type"] == "widget"]
-            assert [(r["id"], tuple(r["box"])) for r in widgets] == [(w.id, b) for w, b in lay.visible]
+            under = lay.backdrop.visible if lay.backdrop is not None else []  # a dialog's screen, inert, then the dialog
+            assert [(r["id"], tuple(r["box"]), r["interactive"]) for r in widgets] == \
+                [(w.id, b, False) for w, b in under] + [(w.id, b, w.interactive) for w, b in lay.visible]
             assert all(_on_screen(r) for r in items), [r for r in items if not _on_screen(r)]
             names = [r.get("name") for r in items]
             assert names.count("scrollbar") == (lay.max_scroll > 0 and not v.grid)  # a grid pages instead

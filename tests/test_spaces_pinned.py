@@ -23,7 +23,10 @@ PINNED: dict[str, tuple[tuple[str, ...], int]] = {
     "GuiGym-Login-v0": (BRANDS + STUBS, 201),
     "GuiGym-Settings-v0": (("Settings",), 166),
     "GuiGym-Launcher-v0": (BRANDS + ("Notes", "Clock", "Contacts") + STUBS, 204),
+    "GuiGym-Contacts-v0": (("Contacts",), 166),
 }
+#: ids whose tasks ask questions: their action ``type`` has Answer too (Discrete(6), not 5)
+ANSWERS = {"GuiGym-Contacts-v0"}
 W, H = 360, 640
 
 
@@ -41,7 +44,7 @@ def test_env_spaces(env_id):
         "instruction": UnicodeText(1024),
     })
     assert env.action_space == spaces.Dict({
-        "type": spaces.Discrete(5), "x": spaces.Discrete(W), "y": spaces.Discrete(H), "direction": spaces.Discrete(4),
+        "type": spaces.Discrete(6 if env_id in ANSWERS else 5), "x": spaces.Discrete(W), "y": spaces.Discrete(H), "direction": spaces.Discrete(4),
         "app": spaces.Discrete(len(apps)), "text": UnicodeText(64),
     })
     env.close()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from guigym.apps.contacts import ContactsFamily
 from guigym.apps.family import Family
 from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
 from guigym.apps.settings import SettingsFamily
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily())}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily())}

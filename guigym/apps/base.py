@@ -21,6 +21,8 @@ from guigym.events import Event
 HOME = "home"
 #: Longest value a text field keeps, in code points (HTML's ``maxlength``): typed text beyond it is dropped.
 MAX_FIELD_LEN = 256
+#: Longest answer kept in the state: one more than ``answers.MAX_ANSWER_CHARS``, so an over-long one still never matches.
+MAX_ANSWER_LEN = 1_001
 #: Widget kinds a user can act on.
 INTERACTIVE = frozenset({"button", "input", "checkbox", "toggle", "link", "radio", "icon"})
 #: All widget kinds, in a fixed order (their index is the ``role`` id in observations).
@@ -57,7 +59,9 @@ class Widget:
 @dataclass
 class View:
     """What the screen shows: a title bar and a scrollable column of rows (or, on the home
-    screen, a paged grid of app icons)."""
+    screen, a paged grid of app icons). A modal dialog is a view whose ``rows`` are the
+    dialog's (a ``dialog`` panel, then its buttons) and whose ``backdrop`` is the view under
+    it, drawn dimmed and inert."""
 
     app: str
     screen: str
@@ -69,6 +73,7 @@ class View:
     page: int = 0
     pages: int = 1
     theme: dict[str, Any] = field(default_factory=dict)
+    backdrop: View | None = None
 
     def find(self, wid: str) -> Widget | None:
         for w in self.rows:
@@ -170,6 +175,11 @@ class App:
                 continue
             out.append(w)
         return out
+
+    def is_modal(self, spec: AppSpec, sid: str) -> bool:
+        """Whether screen ``sid`` is a dialog over the screen below it (``ScreenSpec["modal"]``)."""
+        scr = spec["screens"].get(sid)
+        return bool(scr and scr.get("modal"))
 
     def choice_label(self, spec: AppSpec, option: Any) -> str:
         return str(spec.get("option_labels", {}).get(option, option if option is not None else ""))
@@ -289,10 +299,17 @@ def view(scenario: Scenario, state: DeviceState) -> View:
         return View(HOME, HOME, "", rows, grid=True, page=state["page"], pages=home_pages(scenario), theme=theme)
     app, spec = app_of(scenario, state["fg"])
     app_state = state["apps"][state["fg"]]
-    sid = app_state["stack"][-1]
+    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme)
+
+
+def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth: int, theme: dict[str, Any]) -> View:
+    """The view of the screen at ``depth`` of the stack (a dialog's: with the one below as backdrop)."""
+    sid = app_state["stack"][depth]
+    top = depth == len(app_state["stack"]) - 1
+    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme) if depth and app.is_modal(spec, sid) else None
     return View(
-        state["fg"], sid, app.title(spec, app_state, sid), app.rows(spec, app_state, sid),
-        scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"], theme=theme,
+        name, sid, app.title(spec, app_state, sid), app.rows(spec, app_state, sid),
+        scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"] if top else None, theme=theme, backdrop=backdrop,
     )
 
 
@@ -325,6 +342,9 @@ def apply(scenario: Scenario, state: DeviceState, ev: Event, v: View | None = No
         name = find_app(scenario, str(ev.value))
         if name is not None:
             new["fg"] = name
+        return new
+    if ev.kind == "answer":  # the reply ends an information task; the family judges it
+        new["answer"] = printable(str(ev.value))[:MAX_ANSWER_LEN]
         return new
     if ev.kind == "back":
         if new["fg"] == HOME:

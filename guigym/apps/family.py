@@ -44,7 +44,8 @@ DEFAULT_THEME: dict[str, Any] = {k: v for k, v in THEMES[0].items() if k != "nam
 @dataclass(frozen=True)
 class Goal:
     """The next thing the task needs: set ``widget`` (on ``screen`` of ``app``) to ``value``
-    (``op="set"``), or press it (``op="press"``)."""
+    (``op="set"``), press it (``op="press"``), or answer ``value`` once ``widget``, the row
+    that shows the fact, is on screen (``op="answer"``)."""
 
     app: str
     screen: str
@@ -67,6 +68,9 @@ class Family:
     description: str = ""
     apps: tuple[str, ...] = ()
     task_type: type = Task
+    #: Whether some tasks ask a question: then ``Answer`` joins the env's action space (only
+    #: such families have it, so the others' spaces stay as they were).
+    asks_questions: bool = False
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         """A new scenario: ``task`` holds ``instruction`` plus the family's own fields;
@@ -83,6 +87,11 @@ class Family:
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         """True when the task can no longer succeed (the episode ends)."""
+        return False
+
+    def question(self, scenario: Scenario) -> bool:
+        """Whether this scenario's task asks a question (an ``Answer`` ends it); elsewhere an
+        ``Answer`` is a no-op."""
         return False
 
 

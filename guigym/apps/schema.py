@@ -50,6 +50,7 @@ class _ScreenKeys(TypedDict):
 
 class ScreenSpec(_ScreenKeys, total=False):
     pop_on_select: bool  # choosing a radio option closes the screen (an Android choice dialog)
+    modal: bool  # a dialog drawn over the screen below it on the stack, which it dims and blocks
 
 
 class _AccountKeys(TypedDict):
@@ -69,6 +70,16 @@ class Note(TypedDict):
     body: str
 
 
+class Card(TypedDict):
+    """A person in the Contacts family's address book (``id``: stable across edits and deletions)."""
+
+    id: int
+    name: str
+    phone: str
+    email: str
+    fav: bool
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -85,6 +96,7 @@ class AppSpec(_AppSpecKeys, total=False):
     account: Account  # kind "login"
     notes: list[Note]  # kind "notes": saved notes at the start
     people: list[str]  # kind "contacts": names, in list order
+    cards: list[Card]  # kind "addressbook": the people at the start, in list order
 
 
 class HomeSpec(TypedDict):
@@ -122,10 +134,14 @@ class AppState(TypedDict):
     data: dict[str, Any]  # the app's own records (notes, a session, attempts)
 
 
-class DeviceState(TypedDict):
+class _DeviceKeys(TypedDict):
     fg: str  # the foreground app, or ``HOME``
     page: int  # the home screen's page
     apps: dict[str, AppState]
+
+
+class DeviceState(_DeviceKeys, total=False):
+    answer: str  # what an ``Answer`` told the user (only families whose tasks ask questions)
 
 
 # --- ids ---------------------------------------------------------------------------------
