@@ -21,7 +21,9 @@ Records (``type``):
   checkbox/toggle/radio's state), ``secret``, ``group``, ``bg`` (the colour under it),
   ``clip`` (``[w, h]`` from the box's corner: its drawing is clipped to the box and the gap
   below it, where a list row draws its divider; None: it may overflow) and
-  ``parts``: ``rect``/``circle``/``lines``/``text`` records relative to the box's corner.
+  ``parts``: ``rect``/``circle``/``lines``/``text`` records relative to the box's corner;
+  ``inert``: present (True) on the widgets of the screen under a dialog, drawn dimmed, never
+  interactive nor measured.
 
 Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``,
 ``divider``): what it is, for the DOM's class names and tests. Colours are ``(r, g, b)``
@@ -310,6 +312,8 @@ def widget(w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False) -
         "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
         "parts": parts(w, bw, bh, th, focused),
     }
+    if inert:  # the runtime neither hit-tests nor measures it
+        rec["inert"] = True
     return rec
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from PIL import Image
 
-from guigym.actions import DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
+from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type
 
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
 _STRIP = "()[]{}:;,.!?'\""
@@ -116,6 +116,8 @@ class DiscreteActions(gym.ActionWrapper):
                 why = "this wrapper has open_app=False" if not self.apps else f"this env's apps are {list(self.apps)}"
                 raise ValueError(f"{action} is not expressible: {why}")
             return self.n_click + len(DIRECTIONS) + 1 + self.apps.index(action.name)
+        if isinstance(action, Answer):  # its text is a fact read off the screen, not a span of the instruction
+            raise ValueError(f"{action} is not expressible: DiscreteActions has no Answer block")
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
         k = spans.index(action.text) if action.text in spans else self.type_slots - 1
         return self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + k

@@ -146,7 +146,7 @@
   function register(r, part) {
     part.json = JSON.stringify(r);
     shown.parts.set(r.id, part);
-    roots.set(r.id, part.root);
+    if (!r.inert) roots.set(r.id, part.root);  // the screen under a dialog: drawn, never measured
     if (part.ctl) controls.set(r.id, part.ctl); else controls.delete(r.id);
   }
 

@@ -38,7 +38,8 @@ import itertools
 import math
 from typing import Any, Literal, Optional, Sequence
 
-from guigym.actions import DONE, MAX_STEPS, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
+from guigym.actions import DONE, MAX_STEPS, Answer, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
+from guigym.answers import canonical_answer
 from guigym.grounding import instruction_action, match_element
 from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind, token_f1
 from guigym.rewards.uir1 import arguments_match
@@ -197,7 +198,8 @@ def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: S
     element an ungrounded step's instruction names (matched against ``elements``, else against
     the reference's labels); an unresolved click is ``("click@", x, y)`` (a grounded point) or
     ``("click?", instruction)``. Scroll: ``("scroll", direction, container)``. OpenApp:
-    ``("open_app", name)``. Type: ``("type", text)``. ``None`` for nothing or ``done``.
+    ``("open_app", name)``. Type: ``("type", text)``. Answer: ``("answer", canonical text)``
+    (:func:`guigym.answers.canonical_answer`). ``None`` for nothing or ``done``.
 
     >>> els = [{"id": "user", "box": (0, 100, 359, 143), "label": "Username", "role": "input"}]
     >>> step_target(Click(20, 120), els) == step_target(Click(300, 130), els) == ("click", "user")
@@ -231,6 +233,8 @@ def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: S
         return ("open_app", norm_name(a.name))
     if isinstance(a, Type):
         return ("type", a.text)
+    if isinstance(a, Answer):  # two answers that state the same fact are the same step
+        return ("answer", canonical_answer(a.text))
     return None
 
 
