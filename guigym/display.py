@@ -186,8 +186,8 @@ def _label(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record
 def _button(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     cy = (bh - 1) // 2
     if w.style in ("primary", "danger"):  # danger: a destructive action (a dialog's "Delete")
-        fill = th.primary if w.style == "primary" else th.error
-        return [rect(0, 0, bw, bh, fill, 8), text(w.label, 0, cy, 24, th.on_primary if w.style == "primary" else WHITE, True, "center", "middle", w=bw)]
+        fill, ink = (th.primary, th.on_primary) if w.style == "primary" else (th.error, WHITE)
+        return [rect(0, 0, bw, bh, fill, 8), text(w.label, 0, cy, 24, ink, True, "center", "middle", w=bw)]
     return [
         rect(0, 0, bw, bh, th.surface, 8), rect(0, 0, bw, bh, th.muted, 8, 1),
         text(w.label, 0, cy, 24, th.primary, align="center", valign="middle", w=bw),

@@ -25,7 +25,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Login-v0", "Login", 40, "sign in: fields, remember-me, verification code, lock-out"),
     EnvEntry("GuiGym-Settings-v0", "Settings", 60, "toggles and choices on nested screens and long lists (Scroll, Back)"),
     EnvEntry("GuiGym-Launcher-v0", "Launcher", 60, "a phone home screen; tasks across Notes, Clock, Contacts (OpenApp, Back)"),
-    EnvEntry("GuiGym-Contacts-v0", "Contacts", 60, "an address book: questions (Answer), edits, favourites, deletion behind a confirmation dialog"),
+    EnvEntry("GuiGym-Contacts-v0", "Contacts", 60, "an address book: questions (Answer), edits, favourites, deletes (dialog)"),
 )
 
 

@@ -44,7 +44,8 @@ def test_env_spaces(env_id):
         "instruction": UnicodeText(1024),
     })
     assert env.action_space == spaces.Dict({
-        "type": spaces.Discrete(6 if env_id in ANSWERS else 5), "x": spaces.Discrete(W), "y": spaces.Discrete(H), "direction": spaces.Discrete(4),
+        "type": spaces.Discrete(6 if env_id in ANSWERS else 5), "x": spaces.Discrete(W), "y": spaces.Discrete(H),
+        "direction": spaces.Discrete(4),
         "app": spaces.Discrete(len(apps)), "text": UnicodeText(64),
     })
     env.close()

@@ -9,7 +9,7 @@ Description:
     numbers (800 area codes x 10,000 lines), email addresses (4 patterns x 8 domains, digits
     at random), favourites, themes and the task vary with the seed. Distinct instances: at
     easy alone, C(456, 5) > 1.6e11 name sets before phones and emails, so the generator
-    yields far more scenarios than any run can see; no phone or email recurs by design.
+    yields far more scenarios than any run can see.
 Instruction:
     "What is Grace Hill's phone number?", "What is Bob Lee's email address?", "Change Grace
     Hill's phone number to 415-555-0137", "Delete Bob Lee from your contacts", "Add Zoe King to
@@ -249,8 +249,10 @@ class ContactsFamily(Family):
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (lo, hi), search = LEVEL_SIZES[level]
         names = sorted(sample(rng, PEOPLE, int(rng.integers(lo, hi + 1))))
-        cards: list[Card] = [{"id": i, "name": n, "phone": phone_number(rng), "email": email_address(rng, n), "fav": bool(rng.random() < 0.3)}
-                             for i, n in enumerate(names)]
+        cards: list[Card] = [
+            {"id": i, "name": n, "phone": phone_number(rng), "email": email_address(rng, n), "fav": bool(rng.random() < 0.3)}
+            for i, n in enumerate(names)
+        ]
         who = sample(rng, range(len(cards)), 2 if level == "hard" else 1)
         if level == "hard":
             kinds = [pick(rng, ("edit", "edit", "fav", "delete")), pick(rng, ("delete", "ask"))]
