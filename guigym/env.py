@@ -33,7 +33,7 @@ STATE_VERSION = 1
 
 class GuiEnv(gym.Env):
     """A procedurally generated GUI app; the agent sees screenshots and acts with
-    Click / Scroll / Back / OpenApp / Type.
+    Click / Scroll / Back / OpenApp / Type (and Answer, in families whose tasks ask questions).
 
     Args:
         family: app family (``"Login"``, ``"Settings"``, ``"Launcher"``; see ``guigym.apps``).
