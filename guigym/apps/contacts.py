@@ -25,8 +25,8 @@ Levels:
       hiding the person, one task. The oracle searches for the person by name.
     * hard: 25-40 people, the search field, two tasks on two people chained (the first edits
       both phone and email, toggles a favourite or deletes; the second deletes, through the
-      confirmation dialog, or asks a question). The oracle's reference from reset is >= 15
-      steps on most seeds (an edit then a delete through search).
+      confirmation dialog, or asks a question). The template "edit both, then delete" has a
+      15-step reference from reset (on each of the 72 such seeds among 0-299); the others 7-14.
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
