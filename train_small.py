@@ -192,6 +192,10 @@ class Args:
     """trajectory: one group-relative advantage per plan (TraceR1/GRPO); step (a departure):
     DeepSeekMath's process-supervised GRPO — the trajectory reward split into its per-step
     terms, normalised in the group, each step's tokens get the sum from that step on"""
+    scale_rewards: bool = _GRPO.scale_rewards
+    """also divide each group's centred rewards by their std (GRPO, TraceR1); off (a departure,
+    Dr. GRPO): only centre them — the std turns the rare failure of a nearly solved group into a
+    huge negative advantage, and runs collapsed after reaching 100 % validation success"""
     dedupe_states: bool = True
     """sample distinct states (app state + recent history) for the groups"""
     skip_flat_groups: bool = True
@@ -234,7 +238,7 @@ class Args:
     """held-out episodes for the final evaluation (seeds ``eval_seed`` …)"""
     eval_seed: int = 10_000
     """first held-out seed"""
-    val_episodes: int = 16
+    val_episodes: int = 32
     """episodes of each evaluation during training (the curves; seeds from 20 000)"""
     val_every: int = 10
     """iterations between evaluations during training (0: none)"""
@@ -244,6 +248,11 @@ class Args:
     """step limit of the final evaluation's episodes (default: the env's ``max_episode_steps``)"""
     val_max_steps: int = 15
     """step limit of the episodes of evaluations during training (keeps them cheap)"""
+    checkpoint: Literal["best-val", "last"] = "best-val"
+    """which policy is saved and evaluated on the held-out seeds: best-val (the one at the
+    validation point with the highest validation success, the latest on ties: model selection
+    on the validation seeds, disjoint from the training and held-out seeds); last (the policy
+    after the last iteration)"""
 
     @property
     def grpo(self) -> GRPOConfig:
@@ -728,7 +737,7 @@ class Trainer:
             adv = token_advantages(self.policy, step_advantages(step_r.float()).view(B * G, -1), mask, comps)
             per_step = step_r
         else:
-            adv = group_advantages(r.float()).flatten()
+            adv = group_advantages(r.float(), scale=a.scale_rewards).flatten()
             per_step = r[..., None]
         spread = (per_step.amax(1) - per_step.amin(1)).amax(-1)  # [B]: 0 when every plan scored the same
         keep = [g for g in range(B) if not a.skip_flat_groups or float(spread[g]) > 1e-6]
@@ -765,6 +774,7 @@ class Trainer:
                   "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
         rows: list[dict[str, Any]] = []
         last_val: dict[str, Any] = {}
+        best: tuple[float, int, Any] = (-1.0, -1, None)  # (validation success, iteration, policy weights)
         # curves.csv holds only what the seed determines (same seed, same machine: same file);
         # wall times go to timing.csv
         with open(self.out / "curves.csv", "w", newline="") as f, open(self.out / "timing.csv", "w", newline="") as ft:
@@ -781,6 +791,8 @@ class Trainer:
                     last_val = self.validate()
                     row.update(val_success=last_val["success_rate"], val_steps=last_val["mean_steps"],
                                val_plan_repetition=last_val["plan_repetition"], val_exec_repetition=last_val["exec_repetition"])
+                    if last_val["success_rate"] >= best[0]:  # ties: the later (more trained) policy
+                        best = (last_val["success_rate"], it + 1, cpu_state(self.policy))
                 row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
                 rows.append(row)
                 writer.writerow(row)
@@ -791,6 +803,10 @@ class Trainer:
                 bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}", val=f"{last_val.get('success_rate', nan):.2f}")
             bar.close()
         train_time = time.time() - self.t0
+        selected = rows[-1]["iter"] if rows else None
+        if a.checkpoint == "best-val" and best[2] is not None:
+            self.policy.load_state_dict(best[2])
+            selected = best[1]
         if a.save_model and hasattr(self.policy, "save"):
             self.policy.save(str(self.out / "policy.pt"), extra={"args": asdict(a)})
         # final evaluation on held-out seeds, beside the random planner
@@ -799,6 +815,8 @@ class Trainer:
         result: dict[str, Any] = {
             "run_name": self.run_name, "env_id": a.env_id, "level": a.level, "stage": a.stage, "policy_kind": a.policy,
             "train_time_s": round(train_time, 1), "iterations": len(rows), "env_steps": self.env_steps,
+            "checkpoint": a.checkpoint, "selected_iter": selected,
+            "selected_val_success": best[0] if a.checkpoint == "best-val" and best[2] is not None else None,
             "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor),
         }
         result["policy"].update(expert_step_metrics(a, planner_for(self.policy, True, a.horizon), seeds))
@@ -846,6 +864,11 @@ def token_advantages(policy: Any, step_adv: torch.Tensor, mask: torch.Tensor, co
         per = mask.shape[1] // step_adv.shape[1]
         steps = (torch.arange(mask.shape[1]) // max(1, per)).clamp(max=step_adv.shape[1] - 1).expand_as(mask)
     return step_adv.gather(1, steps.long())
+
+
+def cpu_state(policy: Any) -> dict[str, torch.Tensor]:
+    """A copy of ``policy``'s weights on the CPU (a kept checkpoint must not grow GPU memory)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items()}
 
 
 def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: int) -> torch.Tensor:

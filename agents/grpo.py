@@ -17,7 +17,7 @@ read, plus the policy's private data (token ids, decision codes) that ``logprobs
 
 The objective (DeepSeekMath's GRPO, per token, averaged per sequence then over the batch)::
 
-    A_i   = (r_i − mean(r_group)) / (std(r_group) + ε)                     group_advantages
+    A_i   = r_i − mean(r_group)        (scale_rewards: / (std(r_group) + ε))  group_advantages
     ρ_it  = exp(log π_θ(o_it) − log π_old(o_it))
     L     = −mean_i mean_t [ min(ρ_it A_i, clip(ρ_it, 1−ε_c, 1+ε_c) A_i) − β · KL_it ]
     KL_it = exp(log π_ref − log π_θ) − (log π_ref − log π_θ) − 1             (k3, ≥ 0)
@@ -75,6 +75,9 @@ class GRPOConfig:
     ent_coef: float = 0.01  # entropy bonus, for a policy with ``logprobs_entropy``
     loss_norm_tokens: float = 0.0  # > 0: Dr. GRPO's constant token normaliser (0: per-sequence means)
     max_grad_norm: float = 1.0  # gradient clipping (0: none)
+    # False (the default, Dr. GRPO): advantages are only centred in the group; True: also divided by
+    # the group's std (GRPO, TraceR1): see ``group_advantages``
+    scale_rewards: bool = False
 
     @classmethod
     def from_fields(cls, values: Any) -> "GRPOConfig":
@@ -118,19 +121,25 @@ class Policy(Protocol):
     def parameters(self) -> Any: ...
 
 
-def group_advantages(rewards: torch.Tensor | Sequence[Sequence[float]], eps: float = 1e-6) -> torch.Tensor:
-    """``A = (r − mean(r)) / (std(r) + eps)`` within each group (row) of ``rewards`` ``[B, G]``.
+def group_advantages(rewards: torch.Tensor | Sequence[Sequence[float]], eps: float = 1e-6, scale: bool = True) -> torch.Tensor:
+    """``A = (r − mean(r)) / (std(r) + eps)`` within each group (row) of ``rewards`` ``[B, G]``;
+    with ``scale=False`` only ``A = r − mean(r)`` (Dr. GRPO: no division by the std, which
+    gives the rare failure of a nearly solved group a huge advantage).
 
     ``std`` is the population standard deviation (``ddof = 0``), so a group of equal
     rewards — nothing to learn from — gets zero advantages.
 
     >>> [[round(a, 4) for a in g] for g in group_advantages([[1.0, 0.0], [2.0, 2.0]]).tolist()]
     [[1.0, -1.0], [0.0, 0.0]]
+    >>> [round(a, 4) for a in group_advantages([[1.0, 1.0, 1.0, 0.0]], scale=False)[0].tolist()]
+    [0.25, 0.25, 0.25, -0.75]
     """
     r = torch.as_tensor(rewards, dtype=torch.float32)
     if r.dim() != 2:
         raise ValueError(f"rewards must be [groups, group_size], got shape {tuple(r.shape)}")
     mean = r.mean(dim=1, keepdim=True)
+    if not scale:
+        return r - mean
     std = r.std(dim=1, keepdim=True, unbiased=False)
     return (r - mean) / (std + eps)
 

@@ -88,6 +88,10 @@ class TinyConfig:
     # the image as its deviation from the background colour, signed and absolute (6 channels):
     # a field is as visible on a dark theme as on a light one (False: raw RGB, older checkpoints)
     contrast_invariant: bool = True
+    # with contrast_invariant: flip the signed deviation where the background is dark, so that
+    # ink is negative on every theme (light text on a dark theme looks like dark text on a light
+    # one); a fixed input normalisation, not an augmentation (False: older checkpoints)
+    polarity_invariant: bool = True
 
 
 # ----------------------------------------------------------------------------- words
@@ -342,7 +346,10 @@ class TinyPolicy(nn.Module):
         B = len(obs)
         img = torch.stack([o.image for o in obs]).to(dev).float().div_(255.0)
         if cfg.contrast_invariant:  # deviation from the background (the per-channel median): theme-independent shapes
-            d = img - img.flatten(2).median(-1).values[..., None, None]
+            bg = img.flatten(2).median(-1).values  # [B, 3]
+            d = img - bg[..., None, None]
+            if cfg.polarity_invariant:  # a dark background: ink is brighter than the page, flip it
+                d = d * torch.where(bg.mean(-1) < 0.5, -1.0, 1.0)[:, None, None, None]
             img = torch.cat([d, d.abs()], 1)
         else:
             img = img.sub_(0.5)
@@ -617,6 +624,7 @@ class TinyPolicy(nn.Module):
         for k in ("viewport", "img_hw"):
             cfgd[k] = tuple(cfgd[k])
         cfgd.setdefault("contrast_invariant", False)  # checkpoints from before the option: raw RGB
+        cfgd.setdefault("polarity_invariant", False)  # checkpoints from before the option: signed as drawn
         pol = cls(TinyConfig(**cfgd))
         pol.load_state_dict(ck["state_dict"])
         return pol

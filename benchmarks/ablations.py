@@ -49,6 +49,8 @@ SETTINGS: dict[str, list[str]] = {
     # stage 2's schedule and first-step loss mask, with the stage-1 reward: the control for no-stage2
     "stage2-control": ["--stage2-reward", "trajectory"],
     "step-adv": ["--advantage", "step"],
+    # GRPO's (and TraceR1's) std-scaled group advantage instead of the default's centring only
+    "std-scaled": ["--scale-rewards"],
     "grounded-sim": ["--similarity", "grounded"],
     "f1-text": ["--typed-text", "f1"],
     "T1": ["--horizon", "1"],
@@ -62,7 +64,7 @@ SETTINGS: dict[str, list[str]] = {
     "uir1-no-type": [*UIR1, "--no-uir1-type-reward"],
     "uir1-iou": [*UIR1, "--uir1-coord", "iou"],
 }
-DEFAULT_ORDER = ["full", "no-rep", "gamma1", "no-stage2", "stage2-control"]
+DEFAULT_ORDER = ["full", "no-rep", "gamma1", "no-stage2", "stage2-control", "std-scaled"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ CLAIMS: dict[str, list[Claim]] = {
     "no-stage2": [Claim("full", "success_rate", "<", "without stage 2 (grounded RL) → lower success")],
     "stage2-control": [Claim("full", "success_rate", "<", "stage 2's schedule/mask with the stage-1 reward → lower success "
                              "(the grounded reward itself helps)")],
+    "std-scaled": [Claim("full", "success_rate", "<", "(a departure's check, not the paper's claim) GRPO's std-scaled "
+                         "advantage → lower success than centring only")],
     "uir1-no-type": [Claim("uir1", "expert_click_acc", ">", "UI-R1: without the action-type reward → better grounding "
                            "(the action reward can hinder it)")],
     "uir1-iou": [Claim("uir1", "expert_click_acc", "<", "UI-R1: IoU-style coordinate reward → worse grounding than click-in-box")],

@@ -6,6 +6,7 @@
     python benchmarks/reproduce.py --table ppo200       # the same at 200k env steps per seed (≈ 14 CPU-minutes each)
     python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
     python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
+    python benchmarks/reproduce.py --table contacts     # train_small.py's defaults on GuiGym-Contacts-v0 easy, seeds 1–3
     python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
 
 Each table is written to ``docs/results/<table>.md`` (and ``.json``: per-seed values, the
@@ -46,7 +47,7 @@ HORIZON_TASK = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16 
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "contacts", "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     """training seeds of the GRPO tables (every one is reported)"""
@@ -71,12 +72,14 @@ def git_commit() -> str:
         return "unknown"
 
 
-def _train(args: Args, seed: int) -> dict[str, Any]:
-    name = f"defaults__{seed}"
+def _train(args: Args, seed: int, env_id: str | None = None) -> dict[str, Any]:
+    """``train_small.py --seed seed`` (on ``env_id``, default Login) with its other defaults;
+    a finished run is reused unless ``--rerun``."""
+    name = f"defaults__{seed}" if env_id is None else f"{env_id}__{seed}"
     done = Path(args.out) / name / "eval.json"
     if not done.exists() or args.rerun:
         cmd = [sys.executable, str(ROOT / "train_small.py"), "--seed", str(seed), "--out-dir", args.out, "--run-name", name,
-               "--no-progress"]
+               "--no-progress", *(["--env-id", env_id] if env_id else [])]
         t = time.time()
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if proc.returncode != 0 or not done.exists():
@@ -90,13 +93,7 @@ def defaults_table(args: Args) -> str:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         runs = list(pool.map(lambda s: _train(args, s), args.seeds))
-    lines = ["| seed | held-out success (100 seeds) | random planner | first validation ≥ 90 % (iteration) | training time "
-             "| total time (incl. evaluation) |",
-             "|---|---|---|---|---|---|"]
-    for seed, r in zip(args.seeds, runs):
-        v90 = r.get("val90_iter")
-        lines.append(f"| {seed} | {100 * r['policy']['success_rate']:.0f} % | {100 * r['random']['success_rate']:.0f} % | "
-                     f"{v90 if v90 is not None else '—'} | {r['train_time_s']:.0f} s | {r['total_time_s']:.0f} s |")
+    lines = _run_rows(args.seeds, runs)
     succ = [r["policy"]["success_rate"] for r in runs]
     lines.append(f"\nMean {100 * np.mean(succ):.1f} %, lowest {100 * min(succ):.0f} %; every seed ≥ 90 %: "
                  f"**{'yes' if min(succ) >= 0.9 else 'no'}**. Longest run {max(r['total_time_s'] for r in runs):.0f} s "
@@ -106,6 +103,40 @@ def defaults_table(args: Args) -> str:
     png = Path(args.out) / f"defaults__{args.seeds[0]}" / "curves.png"
     if png.exists():  # the README's curve figure: the first seed's run
         shutil.copyfile(png, ROOT / "docs" / "grpo_login_easy.png")
+    return "\n".join(lines)
+
+
+def _run_rows(seeds: list[int], runs: list[dict[str, Any]]) -> list[str]:
+    """One table row per training run: held-out success beside the random planner, the
+    checkpoint evaluated, times."""
+    lines = ["| seed | held-out success (100 seeds) | random planner | first validation ≥ 90 % (iteration) "
+             "| checkpoint evaluated (iteration, validation success) | training time | total time (incl. evaluation) |",
+             "|---|---|---|---|---|---|---|"]
+    for seed, r in zip(seeds, runs):
+        v90, sel, sv = r.get("val90_iter"), r.get("selected_iter"), r.get("selected_val_success")
+        chosen = f"{sel} ({100 * sv:.0f} %)" if sv is not None else f"{sel} (last)"
+        lines.append(f"| {seed} | {100 * r['policy']['success_rate']:.0f} % | {100 * r['random']['success_rate']:.0f} % | "
+                     f"{v90 if v90 is not None else '—'} | {chosen} | {r['train_time_s']:.0f} s | {r['total_time_s']:.0f} s |")
+    return lines
+
+
+#: The family of ``--table contacts``: a family added after Login, trained with the same defaults.
+CONTACTS_ID = "GuiGym-Contacts-v0"
+
+
+def contacts_table(args: Args) -> str:
+    """``python train_small.py --env-id GuiGym-Contacts-v0 --seed S`` (easy, the defaults) for
+    the first three seeds: what the tiny policy does on a family with questions and edits."""
+    seeds = list(args.seeds[:3])
+    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        runs = list(pool.map(lambda s: _train(args, s, CONTACTS_ID), seeds))
+    lines = _run_rows(seeds, runs)
+    first = [r["policy"].get("first_step_acc") for r in runs]
+    if all(f is not None for f in first):
+        lines.append(f"\nFirst planned step similar to the reference's (held-out states): "
+                     f"{', '.join(f'{100 * f:.0f} %' for f in first)} (seeds {', '.join(map(str, seeds))}).")
+    _save("contacts", lines, args, {str(s): r for s, r in zip(seeds, runs)},
+          f"python benchmarks/reproduce.py --table contacts --seeds {' '.join(map(str, seeds))}", seeds=seeds)
     return "\n".join(lines)
 
 
@@ -196,8 +227,8 @@ def update_readme(names: list[str]) -> list[str]:
 
 def main(args: Args) -> None:
     # the horizon sweep (hours on 2 cores: Settings hard, 25 runs) is not part of the README run yet
-    names = ["defaults", "ablations", "ppo", "ppo200", "uir1"] if args.table == "readme" else [args.table]
-    tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table,
+    names = ["defaults", "ablations", "ppo", "ppo200", "uir1", "contacts"] if args.table == "readme" else [args.table]
+    tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table, "contacts": contacts_table,
               "ppo200": lambda a: ppo_table(a, steps=200_000)}
     tables.update({n: (lambda a, n=n: sweep_table(n, a)) for n in SWEEPS})
     for n in names:

@@ -106,7 +106,8 @@ def main(args: Args) -> dict:
         output_dir=args.out, max_steps=args.max_steps, per_device_train_batch_size=grpo.group_size,
         num_generations=grpo.group_size, max_completion_length=args.max_completion_length,
         learning_rate=grpo.lr, num_iterations=grpo.epochs, epsilon=grpo.clip_eps, beta=grpo.beta,
-        max_grad_norm=grpo.max_grad_norm, logging_steps=1, report_to="none", save_strategy="no",
+        max_grad_norm=grpo.max_grad_norm, scale_rewards="group" if grpo.scale_rewards else "none",
+        logging_steps=1, report_to="none", save_strategy="no",
         seed=args.seed, use_cpu=not vlm.device.type == "cuda", bf16=vlm.device.type == "cuda",
     )
     trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,

@@ -407,3 +407,26 @@ def test_lockstep_rollout_visits_what_the_sequential_rollout_visits(tmp_path):
     assert [[r.action for r in v.reference] for v in v_seq] == [[r.action for r in v.reference] for v in v_par]
     assert all(len(v.group[0]) == 4 for v in v_par)
     assert seq.env_steps == par.env_steps
+
+
+@pytest.mark.parametrize("checkpoint", ["best-val", "last"])
+def test_checkpoint_selection_keeps_the_best_validation_policy(tmp_path, monkeypatch, checkpoint):
+    """``--checkpoint best-val`` evaluates and saves the policy of the validation point with the
+    highest validation success (the later one on ties); ``last`` the final policy."""
+    scripted = iter([0.5, 1.0, 1.0, 0.25])
+    seen: list[dict] = []
+
+    def fake_validate(self):
+        seen.append(train_small.cpu_state(self.policy))
+        return {"success_rate": next(scripted), "mean_steps": 1.0, "plan_repetition": 0.0, "exec_repetition": 0.0}
+
+    monkeypatch.setattr(train_small.Trainer, "validate", fake_validate)
+    res = train_small.train(_tiny_args(tmp_path, checkpoint, iterations=4, val_every=1, save_model=True, checkpoint=checkpoint))
+    saved = torch.load(tmp_path / checkpoint / "policy.pt", weights_only=False)["state_dict"]
+    # the validation points' policies differ (training moved the weights between them)
+    assert any(not torch.equal(seen[2][k], seen[3][k]) for k in seen[2])
+    want, it = (seen[2], 3) if checkpoint == "best-val" else (seen[3], 4)  # seen[3]: after the last iteration
+    assert res["selected_iter"] == it
+    assert all(torch.equal(saved[k], want[k]) for k in want)
+    if checkpoint == "best-val":
+        assert res["selected_val_success"] == 1.0
