@@ -74,6 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--vector", type=int, default=2, help="also measure guigym's vector env with this many envs (0: skip)")
     args = p.parse_args(argv)
+    # pinned to one core while measuring, and given back whatever happens: main() also runs
+    # in-process (tests, notebooks), where a leftover pin would slow everything after it
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    try:
+        return _measure(args)
+    finally:
+        if affinity is not None:
+            os.sched_setaffinity(0, affinity)
+
+
+def _measure(args: argparse.Namespace) -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     print(f"guigym {guigym.__version__} mock backend, 360x640, one core; Python {platform.python_version()}, {platform.machine()}")
@@ -92,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"min random-policy steps/s over ids x levels: {min(rates):.0f} (target >= 2000 on one core)")
     if args.vector > 1:
         if hasattr(os, "sched_setaffinity"):
-            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))  # the vector env's workers inherit it
         env_id = "GuiGym-Login-v0"
         v = vector_random(env_id, args.vector, args.steps)
         print(f"GuiVectorEnv x{args.vector} {env_id}: {v:.0f} steps/s = {v / single[(env_id, 'easy')]:.2f}x the single env")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pygame
 import pytest
 
@@ -23,9 +25,12 @@ def test_demo_runs_and_writes_gif(tmp_path, capsys):
     assert gif.stat().st_size > 1000
 
 
-def test_bench_runs(capsys):
+def test_bench_runs_and_gives_the_cores_back(capsys):
+    before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     assert cli(["bench", "--steps", "60", "--vector", "0"]) == 0
     assert "GuiGym-Launcher-v0" in capsys.readouterr().out
+    # it pins itself to one core while measuring; in-process (here: pytest) it must unpin
+    assert before is None or os.sched_getaffinity(0) == before
 
 
 def test_unknown_command():
