@@ -89,7 +89,7 @@ def test_send_in_the_conversation_succeeds_and_moves_it_to_the_top() -> None:
     _, r, term, _, info = send_in(env, tid, t["text"])
     assert (r, term, info["success"]) == (1.0, True, True)
     after = threads(env)
-    assert after[0]["id"] == tid and after[0]["msgs"] == [*before[t["name"]], {"out": True, "text": t["text"], "failed": False}]
+    assert after[0]["id"] == tid and after[0]["msgs"] == [*before[t["name"]], ">" + t["text"]]
     assert after[0]["time"] == env.unwrapped.scenario["apps"]["Messages"]["now"]
     assert f"You: {t['text']}" in [w.label for w in env.unwrapped.current_view.rows]
 
@@ -148,7 +148,7 @@ def test_the_right_message_twice_fails() -> None:
     sc = env.unwrapped.scenario
     state = env.unwrapped.get_state()["state"]
     msgs = next(x for x in state["apps"]["Messages"]["data"]["threads"] if x["name"] == t["name"])["msgs"]
-    msgs += [{"out": True, "text": t["text"], "failed": False}] * 2
+    msgs += [">" + t["text"]] * 2
     assert fam.failed(sc, state) and not fam.success(sc, state)
     msgs.pop()
     assert fam.success(sc, state) and not fam.failed(sc, state)
@@ -204,15 +204,15 @@ def test_retry_delivers_the_failed_message() -> None:
     assert bubble.style == "error" and bubble.label.endswith("(Not delivered)")
     _, r, term, _, info = tap(env, retry_id(tid, t["index"]))
     assert (r, term, info["success"]) == (1.0, True, True)
-    assert threads(env)[[x["id"] for x in threads(env)].index(tid)]["msgs"][t["index"]]["failed"] is False
+    assert threads(env)[[x["id"] for x in threads(env)].index(tid)]["msgs"][t["index"]] == ">" + bubble.label[len("You: "):-len(" (Not delivered)")]
 
 
 def test_retrying_another_failed_message_fails() -> None:
     def other_failed(spec: dict[str, Any], tasks: Tasks) -> bool:
-        return tasks[0]["type"] != "resend" and any(m["failed"] for x in spec["threads"] for m in x["msgs"])
+        return tasks[0]["type"] != "resend" and any(m[0] == "!" for x in spec["threads"] for m in x["msgs"])
     env = env_where(other_failed, level="medium")
-    th = next(x for x in threads(env) if any(m["failed"] for m in x["msgs"]))
-    k = next(i for i, m in enumerate(th["msgs"]) if m["failed"])
+    th = next(x for x in threads(env) if any(m[0] == "!" for m in x["msgs"]))
+    k = next(i for i, m in enumerate(th["msgs"]) if m[0] == "!")
     tap(env, thread_screen(th["id"]))
     _, r, term, _, info = tap(env, retry_id(th["id"], k))
     assert (r, term, info["success"]) == (0.0, True, False)

@@ -59,7 +59,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, DeviceState, Message, Scenario, Task, Thread, sub_id
+from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.events import Event
 
@@ -96,6 +96,8 @@ ASK = {"address": ("What address did {n} send?", "Which address did {n} give you
        "time": ("What time did {n} suggest?", "Which time did {n} propose?")}
 JOINS = (", then ", ". Then ", "; after that, ")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+#: A message is its text after one mark (plain strings: a state copy per step stays cheap).
+THEIRS, MINE, FAILED = "<", ">", "!"  # from them; from you; from you, not delivered (Retry sends it)
 LONG = 8  # messages of the long conversation the >= 15-step template deletes
 
 
@@ -112,7 +114,7 @@ class MessagesTask(Task):
     tasks: list[MessageTask]  # in the instruction's order
 
 
-Book = dict[str, list[tuple[bool, str, bool]]]  # contact -> (out, text, failed) per message
+Book = dict[str, list[str]]  # contact -> their conversation's messages
 
 
 # --- screens and ids -------------------------------------------------------------------------
@@ -166,7 +168,7 @@ class Messenger(App):
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
-        state["data"]["threads"] = [{**t, "msgs": [dict(m) for m in t["msgs"]]} for t in spec["threads"]]
+        state["data"]["threads"] = [{**t, "msgs": list(t["msgs"])} for t in spec["threads"]]
         state["data"]["next"] = 1 + max((t["id"] for t in spec["threads"]), default=-1)
         state["values"].update({TO: "", "new.text": "", "new.error": ""})
         return state
@@ -213,18 +215,18 @@ class Messenger(App):
             return []
         if sid.startswith("d:"):
             return [
-                Widget(sub_id(sid, "dialog"), "dialog", "Delete this conversation?", detail=f"Messages with {t['name']} will be removed."),
+                Widget(sub_id(sid, "dialog"), "dialog", "Delete this conversation?", detail="This cannot be undone."),
                 Widget(sub_id(sid, "cancel"), "button", "Cancel", action="cancel"),
                 Widget(sub_id(sid, "confirm"), "button", "Delete", action="confirm", style="danger"),
             ]
         first = t["name"].split()[0]
         out = []
         for k, m in enumerate(t["msgs"]):
-            if m["failed"]:
-                out += [Widget(bubble_id(tid, k), "label", f"You: {m['text']} (Not delivered)", style="error"),
+            if m[0] == FAILED:
+                out += [Widget(bubble_id(tid, k), "label", f"You: {m[1:]} (Not delivered)", style="error"),
                         Widget(retry_id(tid, k), "button", "Retry", action="retry")]
             else:
-                out.append(Widget(bubble_id(tid, k), "label", f"{'You' if m['out'] else first}: {m['text']}", style="muted" if m["out"] else ""))
+                out.append(Widget(bubble_id(tid, k), "label", f"{'You' if m[0] == MINE else first}: {m[1:]}", style="muted" if m[0] == MINE else ""))
         err = vals.get(sub_id(sid, "error"), "")
         return [
             *out,
@@ -279,7 +281,8 @@ class Messenger(App):
             vals.update({key: "", sub_id(sid, "error"): ""})
             state["focus"] = None
         elif w.action == "retry":  # delivered now, where it stood
-            t["msgs"][int(w.id.rsplit("retry", 1)[1])]["failed"] = False
+            k = int(w.id.rsplit("retry", 1)[1])
+            t["msgs"][k] = MINE + t["msgs"][k][1:]
         elif w.action == "delete":
             self.push(state, dialog_screen(t["id"]))
         elif w.action == "cancel":
@@ -292,7 +295,7 @@ class Messenger(App):
 
 def _append(data: dict[str, Any], t: Thread, text: str, now: str) -> None:
     """Send ``text`` in ``t``: it moves to the top of the list."""
-    t["msgs"].append({"out": True, "text": text, "failed": False})
+    t["msgs"].append(MINE + text)
     t["time"] = now
     data["threads"] = [t, *(x for x in data["threads"] if x is not t)]
 
@@ -301,7 +304,7 @@ def _preview(t: Thread) -> str:
     if not t["msgs"]:
         return ""
     m = t["msgs"][-1]
-    return ("You: " if m["out"] else "") + m["text"]
+    return ("" if m[0] == THEIRS else "You: ") + m[1:]
 
 
 # --- generation ------------------------------------------------------------------------------
@@ -338,6 +341,7 @@ class MessagesFamily(Family):
     apps = (APP,)
     task_type = MessagesTask
     asks_questions = True
+    _memo: tuple[Scenario, Book] | None = None
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (tlo, thi), (mlo, mhi), (clo, chi) = LEVEL_SIZES[level]
@@ -370,8 +374,8 @@ class MessagesFamily(Family):
         threads: list[Thread] = []
         for i, n in enumerate(partners):
             count = LONG if long_delete and n == names[1] else int(rng.integers(mlo, mhi + 1))
-            msgs: list[Message] = [{"out": bool(rng.random() < 0.5), "text": chat(rng), "failed": False} for _ in range(count)]
-            msgs[0]["out"] = False  # every conversation has something from them: deleting it cannot be undone
+            msgs = [(MINE if rng.random() < 0.5 else THEIRS) + chat(rng) for _ in range(count)]
+            msgs[0] = THEIRS + msgs[0][1:]  # every conversation has something from them: deleting it cannot be undone
             threads.append({"id": i, "name": n, "time": when(now, ages[i]), "unread": bool(rng.random() < 0.3), "msgs": msgs})
         tasks = [self._task(rng, k, n, threads) for k, n in zip(kinds, names)]
         if level != "easy":
@@ -396,6 +400,10 @@ class MessagesFamily(Family):
             target = _by_name(threads, names[0])
             if target is not None and rng.random() < 0.5:
                 drafts[sub_id(thread_screen(target["id"]), "compose")] = chat(rng)
+            texts = {t["text"] for t in tasks}
+            for k, d in drafts.items():  # a draft is never the text to send (that would make Send alone right)
+                while d in texts:
+                    d = drafts[k] = chat(rng)
             if drafts:
                 values[APP] = drafts
         task: MessagesTask = {"instruction": text, "tasks": tasks}
@@ -412,14 +420,14 @@ class MessagesFamily(Family):
             t["text"] = chat(rng)
         elif kind == "resend":  # its last message failed
             assert th is not None
-            th["msgs"].append({"out": True, "text": chat(rng), "failed": True})
+            th["msgs"].append(FAILED + chat(rng))
             t["index"] = len(th["msgs"]) - 1
         elif kind == "ask":  # one message from them holds the fact
             assert th is not None
             field = pick(rng, ("address", "time"))
             msg, fact = fact_message(rng, field)
             k = int(rng.integers(0, len(th["msgs"]) + 1))
-            th["msgs"].insert(k, {"out": False, "text": msg, "failed": False})
+            th["msgs"].insert(k, THEIRS + msg)
             t.update(index=k, field=field, fact=fact)
         return t
 
@@ -429,9 +437,9 @@ class MessagesFamily(Family):
         free = [t for t in threads if t["name"] not in names]
         for t in free:
             if rng.random() < 0.25:
-                t["msgs"].append({"out": False, "text": fact_message(rng, pick(rng, ("address", "time")))[0], "failed": False})
+                t["msgs"].append(THEIRS + fact_message(rng, pick(rng, ("address", "time")))[0])
         if free and rng.random() < 0.5:
-            pick(rng, free)["msgs"].append({"out": True, "text": chat(rng), "failed": True})
+            pick(rng, free)["msgs"].append(FAILED + chat(rng))
 
     @staticmethod
     def _clause(rng: np.random.Generator, t: MessageTask, first: bool) -> str:
@@ -457,21 +465,26 @@ class MessagesFamily(Family):
 
     @staticmethod
     def _book(threads: list[Thread]) -> Book:
-        return {t["name"]: [(m["out"], m["text"], m["failed"]) for m in t["msgs"]] for t in threads}
+        return {t["name"]: t["msgs"] for t in threads}
 
     def _start(self, scenario: Scenario) -> Book:
         return self._book(scenario["apps"][APP]["threads"])
 
     def _expected(self, scenario: Scenario) -> Book:
-        """The conversations the task asks for: the start's plus the changes."""
+        """The conversations the task asks for: the start's plus the changes (memoised for the
+        last scenario, by identity: success is checked on every step; never mutate it)."""
+        memo = self._memo
+        if memo is not None and memo[0] is scenario:
+            return memo[1]
         out = {k: list(v) for k, v in self._start(scenario).items()}
         for t in self._tasks(scenario):
             if t["type"] in ("send", "reply"):
-                out[t["name"]] = [*out.get(t["name"], []), (True, str(t["text"]), False)]
+                out[t["name"]] = [*out.get(t["name"], []), MINE + str(t["text"])]
             elif t["type"] == "resend":
-                out[t["name"]][t["index"]] = (True, out[t["name"]][t["index"]][1], False)  # type: ignore[index]
+                out[t["name"]][t["index"]] = MINE + out[t["name"]][t["index"]][1:]  # type: ignore[index]
             elif t["type"] == "delete":
                 out.pop(t["name"], None)
+        self._memo = (scenario, out)
         return out
 
     def _ask(self, scenario: Scenario) -> MessageTask | None:
@@ -495,7 +508,7 @@ class MessagesFamily(Family):
         want, start = self._expected(scenario), self._start(scenario)
         if any(n not in want and n not in start for n in have):  # a conversation nobody asked for
             return True
-        if not all(_reachable(have.get(n, []), w) for n, w in want.items()):
+        if not all(_reachable(have.get(n, []), w) for n, w in want.items() if have.get(n) != w):
             return True
         return "answer" in state and not self.success(scenario, state)
 
@@ -517,7 +530,7 @@ class MessagesFamily(Family):
             if bad is not None:  # a failed message to resend
                 tid = _by_name(threads, name)["id"]  # type: ignore[index]
                 return Goal(APP, thread_screen(tid), retry_id(tid, bad), "press")
-            return self._send(app_state, scenario["apps"][APP]["contacts"], name, w[len(h)][1])
+            return self._send(app_state, scenario["apps"][APP]["contacts"], name, w[len(h)][1:])
         ask = self._ask(scenario)
         if ask is not None and "answer" not in state:
             th = _by_name(threads, ask["name"])
@@ -542,15 +555,14 @@ class MessagesFamily(Family):
         return Goal(APP, NEW, "new.send", "press")
 
 
-def _reachable(have: list[tuple[bool, str, bool]], want: list[tuple[bool, str, bool]]) -> bool:
+def _reachable(have: list[str], want: list[str]) -> bool:
     """Whether sending and Retry can turn ``have`` into ``want``: a prefix of it, up to failed
     messages that ``want`` has delivered, the rest messages of yours."""
     if len(have) > len(want):
         return False
-    for h, w in zip(have, want):
-        if h[:2] != w[:2] or (h[2] != w[2] and not h[2]):
-            return False
-    return all(m[0] and not m[2] for m in want[len(have):])
+    if any(h != w and (h[0] != FAILED or w[0] != MINE or h[1:] != w[1:]) for h, w in zip(have, want)):
+        return False
+    return all(m[0] == MINE for m in want[len(have):])
 
 
 def _tell(t: MessageTask) -> str:

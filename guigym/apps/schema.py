@@ -80,14 +80,6 @@ class Card(TypedDict):
     fav: bool
 
 
-class Message(TypedDict):
-    """One message of a conversation in the Messages family."""
-
-    out: bool  # sent by you
-    text: str
-    failed: bool  # "Not delivered": Retry sends it
-
-
 class Thread(TypedDict):
     """A conversation in the Messages family (``id``: stable across sends and deletions)."""
 
@@ -95,7 +87,7 @@ class Thread(TypedDict):
     name: str
     time: str  # when its last message came, as the list shows it
     unread: bool
-    msgs: list[Message]
+    msgs: list[str]  # oldest first: "<" theirs, ">" yours, "!" yours not delivered, then the text
 
 
 class _AppSpecKeys(TypedDict):
