@@ -33,7 +33,8 @@ Levels:
       people, the second a delete (through the dialog) or a question. The template "send to
       someone without a conversation, then delete a conversation far down the list" has a
       reference of at least 15 steps from reset (the contact is low in the picker, the
-      conversation low in the list and long); the others 5-14.
+      conversation low in the list and long: 15-19 steps on each of the 83 such seeds
+      among 0-299); the others 5-15.
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
