@@ -227,7 +227,8 @@ class Messenger(App):
                 out += [Widget(bubble_id(tid, k), "label", f"You: {m[1:]} (Not delivered)", style="error"),
                         Widget(retry_id(tid, k), "button", "Retry", action="retry")]
             else:
-                out.append(Widget(bubble_id(tid, k), "label", f"{'You' if m[0] == MINE else first}: {m[1:]}", style="muted" if m[0] == MINE else ""))
+                mine = m[0] == MINE
+                out.append(Widget(bubble_id(tid, k), "label", f"{'You' if mine else first}: {m[1:]}", style="muted" if mine else ""))
         err = vals.get(sub_id(sid, "error"), "")
         return [
             *out,
@@ -567,4 +568,6 @@ def _reachable(have: list[str], want: list[str]) -> bool:
 
 
 def _tell(t: MessageTask) -> str:
-    return f"tell me what {'address' if t['field'] == 'address' else 'time'} {t['name']} {'sent' if t['field'] == 'address' else 'suggested'}"
+    """A question as the second clause: "tell me what address Bob Lee sent"."""
+    verb = "sent" if t["field"] == "address" else "suggested"
+    return f"tell me what {t['field']} {t['name']} {verb}"
