@@ -105,7 +105,10 @@ def test_replanning_beats_open_loop_with_noisy_oracle(envs, env_id):
     a, b = summarize(replan), summarize(open_)
     assert a["success_rate"] >= 0.95, a
     assert a["success_rate"] - b["success_rate"] >= 0.05, (a, b)
-    assert a["mean_steps"] < b["mean_steps"], (a, b)
+    # fewer steps on the episodes both solve: where a mistake ends the episode at once (a
+    # message cannot be unsent), open loop's mean over all episodes is short because it fails early
+    both = [(r.steps, o.steps) for r, o in zip(replan, open_) if r.success and o.success]
+    assert both and sum(r for r, _ in both) < sum(o for _, o in both), (a, b, both)
 
 
 # ------------------------------------------------------------------ the loop itself

@@ -219,7 +219,7 @@ def test_run_writes_outputs(tmp_path):
     assert len((out / "curves.csv").read_text().strip().splitlines()) == 3  # header + 2 iterations
 
 
-@pytest.mark.parametrize("env_id", ["GuiGym-Contacts-v0"])
+@pytest.mark.parametrize("env_id", ["GuiGym-Contacts-v0", "GuiGym-Messages-v0"])
 def test_short_run_on_another_family(env_id, tmp_path):
     """A two-iteration run on a family with Answer in its action space and dialogs (the tiny
     policy has no Answer: its questions stay unsolved, the other tasks are reachable)."""

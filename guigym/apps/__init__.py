@@ -6,6 +6,8 @@ from guigym.apps.contacts import ContactsFamily
 from guigym.apps.family import Family
 from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
+from guigym.apps.messages import MessagesFamily
 from guigym.apps.settings import SettingsFamily
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily())}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
+                                                   MessagesFamily())}

@@ -80,6 +80,16 @@ class Card(TypedDict):
     fav: bool
 
 
+class Thread(TypedDict):
+    """A conversation in the Messages family (``id``: stable across sends and deletions)."""
+
+    id: int
+    name: str
+    time: str  # when its last message came, as the list shows it
+    unread: bool
+    msgs: list[str]  # oldest first: "<" theirs, ">" yours, "!" yours not delivered, then the text
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -97,6 +107,9 @@ class AppSpec(_AppSpecKeys, total=False):
     notes: list[Note]  # kind "notes": saved notes at the start
     people: list[str]  # kind "contacts": names, in list order
     cards: list[Card]  # kind "addressbook": the people at the start, in list order
+    threads: list[Thread]  # kind "messenger": the conversations at the start, most recent first
+    contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
+    now: str  # kind "messenger": the in-app time a sent message gets
 
 
 class HomeSpec(TypedDict):
