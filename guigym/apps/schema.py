@@ -80,6 +80,18 @@ class Card(TypedDict):
     fav: bool
 
 
+class FileNode(TypedDict):
+    """A file or folder in the Files family (``id``: stable across renames and moves; ``parent``:
+    a folder's id, 0 for the top folder)."""
+
+    id: int
+    name: str
+    parent: int
+    folder: bool
+    size: int  # KB (0 for a folder)
+    date: str  # as shown, "Mar 4, 2025"
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -97,6 +109,7 @@ class AppSpec(_AppSpecKeys, total=False):
     notes: list[Note]  # kind "notes": saved notes at the start
     people: list[str]  # kind "contacts": names, in list order
     cards: list[Card]  # kind "addressbook": the people at the start, in list order
+    nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
 
 
 class HomeSpec(TypedDict):
