@@ -26,7 +26,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Settings-v0", "Settings", 60, "toggles and choices on nested screens and long lists (Scroll, Back)"),
     EnvEntry("GuiGym-Launcher-v0", "Launcher", 60, "a phone home screen; tasks across Notes, Clock, Contacts (OpenApp, Back)"),
     EnvEntry("GuiGym-Contacts-v0", "Contacts", 60, "an address book: questions (Answer), edits, favourites, deletes (dialog)"),
-    EnvEntry("GuiGym-Files-v0", "Files", 60, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
+    EnvEntry("GuiGym-Files-v0", "Files", 100, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
 )
 
 

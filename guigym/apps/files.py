@@ -6,7 +6,7 @@ Description:
     with size and date, plus "New folder" and "Select" buttons. "Select" opens the select mode:
     a checkbox per item and Delete / Move / Rename buttons acting on the ticked items. Delete
     asks first in a confirmation dialog ("Delete 3 files?" with Cancel / Delete over the
-    dimmed list); Move opens a list of destination folders; Rename and New folder open a name
+    dimmed list); Move opens the folders to choose from (then "Move here"); Rename and New folder open a name
     field with Save / Create. Opening a file shows its details (size, date, location).
     Folder names (30), file names (30 stems x 14 variants x 14 extensions = 5,880), sizes
     (1 KB - 50 MB), dates (the 700 days before the in-app "today", Jun 14, 2025), the tree's
@@ -14,12 +14,13 @@ Description:
     4-7 files of the top folder are C(5880, 4) > 4.9e13 name sets before sizes, dates,
     sub-folders and tasks.
 Instruction:
-    "Open budget_2024.xlsx in Home/Work", "Rename scan-v2.pdf in Home to receipt.pdf",
-    "Move notes.txt from Home/Travel to Home/Work/Drafts", "Delete poster (1).png from Home",
-    "Create a folder named Taxes in Home/Documents", "Rename the folder Home/Music to Archive",
-    "Delete every .tmp file in Home/Work/Drafts/Old", "Create a folder named Clients in
-    Home/Work/Drafts/Old and move a.pdf, b.txt and c.md from Home/Pictures/Scans into it",
-    "Move every .jpg file from Home/Travel/Misc/2023 to Home/Pictures".
+    Item names are quoted, folders are paths from Home: "Open 'summary_draft.txt' in Home",
+    "In Home, rename 'plan copy.jpg' to 'resume (1).jpg'", "Remove the file 'backup (1).pptx' in
+    Home", "Create a folder named 'Misc' in Home", "Move 'letter_2024.mp3' from
+    Home/Drafts/Taxes to Home/Budget", "Rename the folder Home/Archive to 'Scans'", "Move all
+    the .mp4 files in Home/Taxes/Misc/Receipts into Home/Notes", "Create a folder named
+    'Reports' in Home/Backups/Clients/Downloads and move 'backup-v2.log',
+    'itinerary-final.zip' and 'photo_2023.mp3' from Home/Music/Family into it".
 Actions:
     Click, Scroll, Back, OpenApp and Type (no Answer: these tasks ask nothing).
 Levels:
@@ -54,6 +55,7 @@ from guigym.apps.base import App, Widget, clean_text, register_app
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, DeviceState, FileNode, Scenario, Task, sub_id
+from guigym.events import Event
 
 APP = "Files"
 ROOT = 0  # the top folder ("Home"): not a node, the parent of the top-level items
@@ -146,7 +148,7 @@ def check_id(nid: int) -> str:
 
 
 def dest_id(path: str, fid: int) -> str:
-    """The destination button of folder ``fid`` in the picker of ``path``."""
+    """The option (a radio row) of folder ``fid`` in the Move picker of ``path``."""
     return sub_id(move_screen(path), f"to:{fid}")
 
 
@@ -318,14 +320,15 @@ class FileManager(App):
             ]
         if head == "m":  # every folder the ticked items may go to: not here, not into themselves
             sel = {n["id"] for n in self.selected(state, fid)}
+            group = sub_id(sid, "dest")
             out = []
             for d in [ROOT] + [n["id"] for n in sorted(nodes, key=lambda n: n["id"]) if n["folder"]]:
                 up, inside = d, False
                 while up != ROOT and not inside:
                     inside, up = up in sel, by_id[up]["parent"]
                 if d != fid and not inside:
-                    out.append(Widget(dest_id(path, d), "button", where(by_id, d), action="dest"))
-            return note + out
+                    out.append(Widget(dest_id(path, d), "radio", where(by_id, d), value=vals.get(group) == str(d), group=group, option=str(d)))
+            return [Widget(sub_id(sid, "go"), "button", "Move here", action="dest", style="primary"), *note, *out]
         n = by_id.get(int(sid.rpartition(":")[2]))  # a file's details
         if n is None or n["parent"] != fid:
             return []
@@ -362,6 +365,8 @@ class FileManager(App):
             to = {"delete": dialog_screen, "move": move_screen, "rename": rename_screen}[w.action](path)
             if w.action == "rename":  # the field holds the current name
                 vals.update({sub_id(to, "name"): sel[0]["name"], sub_id(to, "error"): ""})
+            elif w.action == "move":  # no destination chosen yet
+                vals.update({sub_id(to, "dest"): "", sub_id(to, "msg"): ""})
             self.push(state, to)
         elif w.action == "cancel":
             self.pop(state)
@@ -377,7 +382,11 @@ class FileManager(App):
             state["data"]["nodes"] = [n for n in nodes if n["id"] not in gone]
             self._done(state, path)
         elif w.action == "dest":
-            dest = int(w.id.rpartition(":")[2])
+            choice = str(vals.get(sub_id(sid, "dest"), ""))
+            dest = int(choice) if choice.isdigit() else None
+            if dest is None or dest != ROOT and dest not in {n["id"] for n in nodes if n["folder"]}:
+                vals[sub_id(sid, "msg")] = "Choose a folder"
+                return
             clash = next((e for n in sel if (e := name_error(nodes, dest, n["name"], n["id"]))), "")
             if clash:
                 vals[sub_id(sid, "msg")] = clash
@@ -399,6 +408,12 @@ class FileManager(App):
                 state["data"]["next_id"] = nid + 1
                 nodes.append({"id": nid, "name": name, "parent": fid, "folder": True, "size": 0, "date": date_label(0)})
             self._done(state, path)
+
+    def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
+        if ev.kind == "click" and w is not None and w.kind == "radio":  # the picker's choice (no screen spec)
+            state["values"][w.group] = w.option  # type: ignore[index]
+            return
+        super().on_event(spec, state, ev, w)
 
     @staticmethod
     def _done(state: AppState, path: str) -> None:
@@ -472,6 +487,11 @@ class _Tree:
         return where({n["id"]: n for n in self.nodes}, fid)
 
 
+def _q(name: str) -> str:
+    """A name as the instruction quotes it (so a name with spaces reads, and types, as one)."""
+    return f"'{name}'"
+
+
 def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -529,30 +549,30 @@ class FilesFamily(Family):
         node = t.nodes[pick(rng, files) - 1]
         f = node["name"]
         if kind == "open":
-            return pick(rng, OPEN).format(f=f, p=p), [_change("open", [node["id"]])]
+            return pick(rng, OPEN).format(f=_q(f), p=p), [_change("open", [node["id"]])]
         if kind == "delete":
-            return pick(rng, DELETE).format(f=f, p=p), [_change("delete", [node["id"]])]
+            return pick(rng, DELETE).format(f=_q(f), p=p), [_change("delete", [node["id"]])]
         if kind == "rename":
             ext = f.rpartition(".")[2]
             new = t._name(home, lambda: f"{pick(rng, STEMS)}{pick(rng, VARIANTS)}.{ext}")
-            return pick(rng, RENAME).format(f=f, p=p, n=new), [_change("rename", [node["id"]], new)]
+            return pick(rng, RENAME).format(f=_q(f), p=p, n=_q(new)), [_change("rename", [node["id"]], new)]
         if kind == "create":
             new = t._name(home, lambda: pick(rng, FOLDER_NAMES))
-            return pick(rng, CREATE).format(n=new, p=p), [_change("create", name=new, dest=home)]
+            return pick(rng, CREATE).format(n=_q(new), p=p), [_change("create", name=new, dest=home)]
         if kind == "rename_dir":
             if home == ROOT:  # the top folder cannot be renamed: rename one of its folders
                 home = pick(rng, [n["id"] for n in t.nodes if n["folder"] and n["parent"] == ROOT])
             up = t.nodes[home - 1]["parent"]
             new = t._name(up, lambda: pick(rng, FOLDER_NAMES))
-            return pick(rng, RENAME_DIR).format(p=t.where(home), n=new), [_change("rename", [home], new)]
+            return pick(rng, RENAME_DIR).format(p=t.where(home), n=_q(new)), [_change("rename", [home], new)]
         dest = pick(rng, [d for d in dests if d != home])  # move: a file whose name is free there
         free = [i for i in files if t.nodes[i - 1]["name"].casefold() not in t.names[dest]]
         if not free:
-            return pick(rng, DELETE).format(f=f, p=p), [_change("delete", [node["id"]])]
+            return pick(rng, DELETE).format(f=_q(f), p=p), [_change("delete", [node["id"]])]
         node = t.nodes[pick(rng, free) - 1]
         f = node["name"]
         t.names[dest].add(f.casefold())
-        return pick(rng, MOVE).format(f=f, p=p, q=t.where(dest)), [_change("move", [node["id"]], dest=dest)]
+        return pick(rng, MOVE).format(f=_q(f), p=p, q=t.where(dest)), [_change("move", [node["id"]], dest=dest)]
 
     @staticmethod
     def _hard(t: _Tree, kind: str) -> tuple[str, list[FileChange]]:
@@ -575,8 +595,8 @@ class FilesFamily(Family):
             moved = sample(rng, t.files(b, 14, 22), 3)
             new = t._name(a, lambda: pick(rng, FOLDER_NAMES))
             t.files(a, 14, 22)
-            fs = _and([t.nodes[i - 1]["name"] for i in sorted(moved, key=lambda i: t.nodes[i - 1]["name"].casefold())])
-            text = pick(rng, CREATE_MOVE).format(n=new, p=p, fs=fs, q=t.where(b))
+            fs = _and([_q(t.nodes[i - 1]["name"]) for i in sorted(moved, key=lambda i: t.nodes[i - 1]["name"].casefold())])
+            text = pick(rng, CREATE_MOVE).format(n=_q(new), p=p, fs=fs, q=t.where(b))
             return text, [_change("create", name=new, dest=a), _change("move", moved, dest=NEW)]
         ext = pick(rng, EXTS)
         rest = tuple(e for e in EXTS if e != ext)
@@ -716,8 +736,11 @@ class FilesFamily(Family):
             on = n["id"] in group
             if (live and bool(vals.get(check_id(n["id"])))) != on:
                 return Goal(APP, sel, check_id(n["id"]), "set", on)
-        if op == "move":
-            return Goal(APP, move_screen(path), dest_id(path, arg), "press")
+        if op == "move":  # choose the folder, then "Move here"
+            pick_ = move_screen(path)
+            if stack[-1] == pick_ and vals.get(sub_id(pick_, "dest")) == str(arg):
+                return Goal(APP, pick_, sub_id(pick_, "go"), "press")
+            return Goal(APP, pick_, dest_id(path, arg), "press")
         if op == "delete":
             return Goal(APP, dialog_screen(path), sub_id(dialog_screen(path), "confirm"), "press")
         ed = rename_screen(path)
