@@ -47,6 +47,7 @@ Registered ids:
 from __future__ import annotations
 
 import datetime
+from collections import Counter
 from typing import Any, TypedDict, cast
 
 import numpy as np
@@ -282,9 +283,11 @@ class FileManager(App):
                 Widget(sub_id(sid, "new"), "button", "New folder", to=new_screen(path), action="new"),
                 Widget(sub_id(sid, "select"), "button", "Select", to=select_screen(path), action="select"),
             ]
-            for n in _children(nodes, fid):
+            kids = _children(nodes, fid)
+            counts = Counter(m["parent"] for m in nodes) if any(n["folder"] for n in kids) else Counter()
+            for n in kids:
                 if n["folder"]:
-                    k = sum(1 for m in nodes if m["parent"] == n["id"])
+                    k = counts[n["id"]]
                     to = folder_screen(f"{path}/{n['id']}")
                     out.append(Widget(to, "link", n["name"], detail=f"Folder · {k} item{'s' * (k != 1)}", to=to))
                 else:
@@ -500,7 +503,7 @@ def _change(kind: str, nodes: list[int] | None = None, name: str | None = None, 
     return {"type": kind, "nodes": nodes or [], "name": name, "dest": dest}
 
 
-_WANT: dict[int, tuple[Any, Any, dict[tuple[str, ...], tuple[bool, int, str]]]] = {}
+_WANT: dict[int, tuple[Any, Any, dict[int, tuple[Any, ...]], set[int]]] = {}
 
 
 class FilesFamily(Family):
@@ -634,44 +637,50 @@ class FilesFamily(Family):
                 out[NEW] = {"id": NEW, "name": c["name"], "parent": c["dest"], "folder": True, "size": 0, "date": date_label(0)}  # type: ignore[typeddict-item]
         return out
 
-    @staticmethod
-    def canon(by_id: dict[int, FileNode]) -> dict[tuple[str, ...], tuple[bool, int, str]]:
-        """The tree as paths (case as shown) -> (folder, size, date): what success compares."""
-        paths: dict[int, tuple[str, ...]] = {ROOT: ()}
-
-        def path(i: int) -> tuple[str, ...]:
-            if i not in paths:
-                n = by_id[i]
-                paths[i] = path(n["parent"]) + (n["name"],)
-            return paths[i]
-
-        return {path(i): (n["folder"], n["size"], n["date"]) for i, n in by_id.items()}
-
-    def _want(self, scenario: Scenario) -> dict[tuple[str, ...], tuple[bool, int, str]]:
-        """``canon`` of the expected tree, memoised per scenario (checked on every step; a
-        scenario is never mutated, and the memo holds its task so the id is not reused)."""
-        task = scenario["task"]
+    def _want(self, scenario: Scenario) -> tuple[dict[int, tuple[Any, ...]], set[int]]:
+        """The expected items as ``id -> (name, parent, folder, size, date)`` and the ids that
+        must stay, memoised per scenario (checked on every step; a scenario is never mutated,
+        and the memo holds its task so the id is not reused)."""
+        task, start = scenario["task"], scenario["apps"][APP]["nodes"]
         hit = _WANT.get(id(task))
-        if hit is None or hit[0] is not task or hit[1] is not scenario["apps"][APP]["nodes"]:
+        if hit is None or hit[0] is not task or hit[1] is not start:
             if len(_WANT) > 256:
                 _WANT.clear()
-            hit = _WANT[id(task)] = (task, scenario["apps"][APP]["nodes"], self.canon(self._expected(scenario)))
-        return hit[2]
+            want = {i: (n["name"], n["parent"], n["folder"], n["size"], n["date"]) for i, n in self._expected(scenario).items()}
+            hit = _WANT[id(task)] = (task, start, want, set(want) - {NEW})
+        return hit[2], hit[3]
+
+    @staticmethod
+    def same_tree(want: dict[int, tuple[Any, ...]], nodes: list[FileNode]) -> bool:
+        """Whether ``nodes`` is the expected tree: every item at the same path with the same
+        kind, size and date, nothing more (names are unique per folder, so this is the items
+        compared by id, the folder the task creates being the one item that is not original)."""
+        if len(nodes) != len(want):
+            return False
+        made = [n["id"] for n in nodes if n["id"] not in want]
+        if made and (len(made) > 1 or NEW not in want):
+            return False
+        for n in nodes:
+            w = want[NEW] if made and n["id"] == made[0] else want[n["id"]]
+            parent = made[0] if w[1] == NEW and made else w[1]
+            if (n["name"], n["parent"], n["folder"], n["size"], n["date"]) != (w[0], parent, w[2], w[3], w[4]):
+                return False
+        return True
 
     def _opened(self, scenario: Scenario) -> int | None:
         return next((c["nodes"][0] for c in self._changes(scenario) if c["type"] == "open"), None)
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         app_state = state["apps"][APP]
-        by_id = _by_id(app_state)
-        if self.canon(by_id) != self._want(scenario):
+        if not self.same_tree(self._want(scenario)[0], app_state["data"]["nodes"]):
             return False
         fid = self._opened(scenario)
+        by_id = _by_id(app_state)
         return fid is None or app_state["stack"][-1] == file_screen(tree_path(by_id, by_id[fid]["parent"]), fid)
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         have = {n["id"] for n in state["apps"][APP]["data"]["nodes"]}
-        return not set(self._expected(scenario)) - {NEW} <= have  # an item deleted that should stay: no trash
+        return not self._want(scenario)[1] <= have  # an item deleted that should stay: no trash
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         """Put every kept item where the task wants it (moves by source and destination, then
