@@ -11,7 +11,16 @@ import pytest
 
 from guigym.actions import Back, Click, Type
 from guigym.apps.files import (
-    NEW, ROOT, FilesFamily, check_id, dialog_screen, file_screen, folder_screen, move_screen, new_screen, rename_screen,
+    NEW,
+    ROOT,
+    FilesFamily,
+    check_id,
+    dialog_screen,
+    file_screen,
+    folder_screen,
+    move_screen,
+    new_screen,
+    rename_screen,
     select_screen,
 )
 from guigym.apps.schema import sub_id

@@ -26,10 +26,10 @@ Actions:
 Levels:
     * easy: one folder (Home, 4-7 files, 1-2 small sub-folders as destinations); open,
       rename, delete (the dialog), create a folder, or move a file into a sub-folder.
-    * medium: two levels of folders, 9-19 items in the task's folder (Scroll); open,
+    * medium: two levels of folders, 9-19 files in the task's folder (Scroll); open,
       rename a file or a folder, move a file to another folder, delete, create a folder.
-    * hard: three levels, 17-28 items in the task's folder, rules over several items in the
-      select mode: delete every .ext file (the dialog), move every .ext file to another
+    * hard: three levels, 14-28 files in the folders the task is about, rules over several
+      items in the select mode: delete every .ext file (the dialog), move every .ext file to another
       folder, or create a folder three levels down and move three files from another folder
       into it (its reference from reset is 16-32 steps: on each of the 108 such seeds among
       0-299; the others 10-24).
@@ -331,7 +331,8 @@ class FileManager(App):
                 while up != ROOT and not inside:
                     inside, up = up in sel, by_id[up]["parent"]
                 if d != fid and not inside:
-                    out.append(Widget(dest_id(path, d), "radio", where(by_id, d), value=vals.get(group) == str(d), group=group, option=str(d)))
+                    on = vals.get(group) == str(d)
+                    out.append(Widget(dest_id(path, d), "radio", where(by_id, d), value=on, group=group, option=str(d)))
             return [Widget(sub_id(sid, "go"), "button", "Move here", action="dest", style="primary"), *note, *out]
         n = by_id.get(int(sid.rpartition(":")[2]))  # a file's details
         if n is None or n["parent"] != fid:
@@ -695,7 +696,8 @@ class FilesFamily(Family):
         new = want.get(NEW)
         made = None
         if new is not None:
-            made = next((n["id"] for n in nodes if n["id"] not in initial and n["parent"] == new["parent"] and n["name"] == new["name"]), None)
+            made = next((n["id"] for n in nodes
+                         if n["id"] not in initial and n["parent"] == new["parent"] and n["name"] == new["name"]), None)
         order = [i for c in self._changes(scenario) for i in c["nodes"]] + sorted(initial)
         blocked = None
         for i in dict.fromkeys(order):
