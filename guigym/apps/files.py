@@ -458,7 +458,7 @@ class _Tree:
         self.names[nid] = set()
         return nid
 
-    def file(self, parent: int, exts: tuple[str, ...] = EXTS, avoid: set[str] = frozenset()) -> int:  # type: ignore[assignment]
+    def file(self, parent: int, exts: tuple[str, ...] = EXTS, avoid: frozenset[str] | set[str] = frozenset()) -> int:
         rng = self.rng
 
         def draw() -> str:
