@@ -27,6 +27,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Launcher-v0", "Launcher", 60, "a phone home screen; tasks across Notes, Clock, Contacts (OpenApp, Back)"),
     EnvEntry("GuiGym-Contacts-v0", "Contacts", 60, "an address book: questions (Answer), edits, favourites, deletes (dialog)"),
     EnvEntry("GuiGym-Messages-v0", "Messages", 60, "text conversations: send, reply, resend, delete (dialog), questions (Answer)"),
+    EnvEntry("GuiGym-Files-v0", "Files", 100, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
 )
 
 

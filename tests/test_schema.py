@@ -94,8 +94,8 @@ def test_settings_catalogue_records():
 # --- loud failures ----------------------------------------------------------------------
 def test_unknown_family_fails_at_registration():
     bad = EnvEntry("GuiGym-Typo-v0", "Loign", 40, "a typo")
-    known = r"\['Contacts', 'Launcher', 'Login', 'Messages', 'Settings'\]"
-    with pytest.raises(ValueError, match=r"unknown family 'Loign'.*known families: " + known):
+    known = r"known families: \['Contacts', 'Files', 'Launcher', 'Login', 'Messages', 'Settings'\]"
+    with pytest.raises(ValueError, match=r"unknown family 'Loign'.*" + known):
         register_envs([ENVS[0], bad])
     assert "GuiGym-Typo-v0" not in gym.registry
     with pytest.raises(ValueError, match="GuiGym-Typo-v0"):

@@ -25,6 +25,7 @@ PINNED: dict[str, tuple[tuple[str, ...], int]] = {
     "GuiGym-Launcher-v0": (BRANDS + ("Notes", "Clock", "Contacts") + STUBS, 204),
     "GuiGym-Contacts-v0": (("Contacts",), 166),
     "GuiGym-Messages-v0": (("Messages",), 166),
+    "GuiGym-Files-v0": (("Files",), 166),
 }
 #: ids whose tasks ask questions: their action ``type`` has Answer too (Discrete(6), not 5)
 ANSWERS = {"GuiGym-Contacts-v0", "GuiGym-Messages-v0"}

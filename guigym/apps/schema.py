@@ -90,6 +90,18 @@ class Thread(TypedDict):
     msgs: list[str]  # oldest first: "<" theirs, ">" yours, "!" yours not delivered, then the text
 
 
+class FileNode(TypedDict):
+    """A file or folder in the Files family (``id``: stable across renames and moves; ``parent``:
+    a folder's id, 0 for the top folder)."""
+
+    id: int
+    name: str
+    parent: int
+    folder: bool
+    size: int  # KB (0 for a folder)
+    date: str  # as shown, "Mar 4, 2025"
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -110,6 +122,7 @@ class AppSpec(_AppSpecKeys, total=False):
     threads: list[Thread]  # kind "messenger": the conversations at the start, most recent first
     contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
     now: str  # kind "messenger": the in-app time a sent message gets
+    nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
 
 
 class HomeSpec(TypedDict):
