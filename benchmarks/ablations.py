@@ -40,7 +40,8 @@ import tyro
 
 ROOT = Path(__file__).resolve().parents[1]
 
-UIR1 = ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--rollout-actor", "reference"]
+# UI-R1's recipe, with its trainer's std-scaled group advantage (TRL's GRPOTrainer of the time)
+UIR1 = ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--rollout-actor", "reference", "--scale-rewards"]
 SETTINGS: dict[str, list[str]] = {
     "full": [],
     "no-rep": ["--lambda-rep", "0"],
