@@ -195,7 +195,8 @@ class Args:
     scale_rewards: bool = _GRPO.scale_rewards
     """also divide each group's centred rewards by their std (GRPO, TraceR1); off (a departure,
     Dr. GRPO): only centre them — the std turns the rare failure of a nearly solved group into a
-    huge negative advantage, and runs collapsed after reaching 100 % validation success"""
+    huge negative advantage, and runs collapsed after reaching 100 % validation success (the
+    trajectory advantage; ``--advantage step`` normalises its step terms as DeepSeekMath does)"""
     dedupe_states: bool = True
     """sample distinct states (app state + recent history) for the groups"""
     skip_flat_groups: bool = True
@@ -774,7 +775,8 @@ class Trainer:
                   "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
         rows: list[dict[str, Any]] = []
         last_val: dict[str, Any] = {}
-        best: tuple[float, int, Any] = (-1.0, -1, None)  # (validation success, iteration, policy weights)
+        # (validation success, iteration, policy weights): kept only with --checkpoint best-val
+        best: tuple[float, int, Any] = (-1.0, -1, None)
         # curves.csv holds only what the seed determines (same seed, same machine: same file);
         # wall times go to timing.csv
         with open(self.out / "curves.csv", "w", newline="") as f, open(self.out / "timing.csv", "w", newline="") as ft:
@@ -791,7 +793,7 @@ class Trainer:
                     last_val = self.validate()
                     row.update(val_success=last_val["success_rate"], val_steps=last_val["mean_steps"],
                                val_plan_repetition=last_val["plan_repetition"], val_exec_repetition=last_val["exec_repetition"])
-                    if last_val["success_rate"] >= best[0]:  # ties: the later (more trained) policy
+                    if a.checkpoint == "best-val" and last_val["success_rate"] >= best[0]:  # ties: the later policy
                         best = (last_val["success_rate"], it + 1, cpu_state(self.policy))
                 row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
                 rows.append(row)
@@ -803,10 +805,10 @@ class Trainer:
                 bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}", val=f"{last_val.get('success_rate', nan):.2f}")
             bar.close()
         train_time = time.time() - self.t0
-        selected = rows[-1]["iter"] if rows else None
-        if a.checkpoint == "best-val" and best[2] is not None:
+        selected, selected_val = (rows[-1]["iter"] if rows else None), None
+        if best[2] is not None:
             self.policy.load_state_dict(best[2])
-            selected = best[1]
+            selected_val, selected = best[:2]
         if a.save_model and hasattr(self.policy, "save"):
             self.policy.save(str(self.out / "policy.pt"), extra={"args": asdict(a)})
         # final evaluation on held-out seeds, beside the random planner
@@ -816,7 +818,7 @@ class Trainer:
             "run_name": self.run_name, "env_id": a.env_id, "level": a.level, "stage": a.stage, "policy_kind": a.policy,
             "train_time_s": round(train_time, 1), "iterations": len(rows), "env_steps": self.env_steps,
             "checkpoint": a.checkpoint, "selected_iter": selected,
-            "selected_val_success": best[0] if a.checkpoint == "best-val" and best[2] is not None else None,
+            "selected_val_success": selected_val,
             "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor),
         }
         result["policy"].update(expert_step_metrics(a, planner_for(self.policy, True, a.horizon), seeds))

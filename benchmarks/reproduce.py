@@ -91,11 +91,16 @@ def _train(args: Args, seed: int, env_id: str | None = None) -> dict[str, Any]:
     return json.loads(done.read_text())
 
 
-def defaults_table(args: Args) -> str:
-    """``python train_small.py --seed S`` for every seed: held-out success beside the random planner."""
+def _train_seeds(args: Args, seeds: list[int], env_id: str | None = None) -> list[dict[str, Any]]:
+    """:func:`_train` for every seed, ``args.workers`` at a time."""
     Path(args.out).mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        runs = list(pool.map(lambda s: _train(args, s), args.seeds))
+        return list(pool.map(lambda s: _train(args, s, env_id), seeds))
+
+
+def defaults_table(args: Args) -> str:
+    """``python train_small.py --seed S`` for every seed: held-out success beside the random planner."""
+    runs = _train_seeds(args, args.seeds)
     lines = _run_rows(args.seeds, runs)
     succ = [r["policy"]["success_rate"] for r in runs]
     lines.append(f"\nMean {100 * np.mean(succ):.1f} %, lowest {100 * min(succ):.0f} %; every seed ≥ 90 %: "
@@ -131,8 +136,7 @@ def contacts_table(args: Args) -> str:
     """``python train_small.py --env-id GuiGym-Contacts-v0 --seed S`` (easy, the defaults) for
     the first three seeds: what the tiny policy does on a family with questions and edits."""
     seeds = list(args.seeds[:3])
-    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        runs = list(pool.map(lambda s: _train(args, s, CONTACTS_ID), seeds))
+    runs = _train_seeds(args, seeds, CONTACTS_ID)
     lines = _run_rows(seeds, runs)
     first = [r["policy"].get("first_step_acc") for r in runs]
     if all(f is not None for f in first):
