@@ -145,6 +145,9 @@ class App:
     """
 
     kind = "generic"
+    #: Screens made on the fly whose id starts with this prefix are dialogs (an app whose dialogs
+    #: are not in ``spec["screens"]``); ``None``: only ``ScreenSpec["modal"]`` says so.
+    dialog_prefix: str | None = None
 
     def initial_state(self, spec: AppSpec) -> AppState:
         """Stack at the root screen; every row that has a ``value`` and every choice group
@@ -177,7 +180,10 @@ class App:
         return out
 
     def is_modal(self, spec: AppSpec, sid: str) -> bool:
-        """Whether screen ``sid`` is a dialog over the screen below it (``ScreenSpec["modal"]``)."""
+        """Whether screen ``sid`` is a dialog over the screen below it (``ScreenSpec["modal"]``,
+        or an id starting with :attr:`dialog_prefix`)."""
+        if self.dialog_prefix is not None and sid.startswith(self.dialog_prefix):
+            return True
         scr = spec["screens"].get(sid)
         return bool(scr and scr.get("modal"))
 

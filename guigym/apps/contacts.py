@@ -122,14 +122,12 @@ class AddressBook(App):
     are made on the fly from them (a deleted person's screens show nothing)."""
 
     kind = "addressbook"
+    dialog_prefix = "d:"  # the delete confirmation
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
         state["data"]["people"] = [dict(c) for c in spec["cards"]]
         return state
-
-    def is_modal(self, spec: AppSpec, sid: str) -> bool:
-        return sid.startswith("d:")
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         pid = person_of(sid)

@@ -231,15 +231,13 @@ class FileManager(App):
     Screens are made on the fly from them; the ticked items are ``values[check_id(id)]``."""
 
     kind = "filemanager"
+    dialog_prefix = "d:"  # the delete confirmation
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
         state["data"]["nodes"] = [dict(n) for n in spec["nodes"]]
         state["data"]["next_id"] = max((n["id"] for n in spec["nodes"]), default=ROOT) + 1
         return state
-
-    def is_modal(self, spec: AppSpec, sid: str) -> bool:
-        return sid.startswith("d:")
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         path = path_of(sid)

@@ -166,6 +166,7 @@ class Messenger(App):
     new conversation's id. Conversation and dialog screens are made on the fly from them."""
 
     kind = "messenger"
+    dialog_prefix = "d:"  # the delete confirmation
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
@@ -173,9 +174,6 @@ class Messenger(App):
         state["data"]["next"] = 1 + max((t["id"] for t in spec["threads"]), default=-1)
         state["values"].update({TO: "", "new.text": "", "new.error": ""})
         return state
-
-    def is_modal(self, spec: AppSpec, sid: str) -> bool:
-        return sid.startswith("d:")
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         tid = thread_of(sid)
