@@ -9,6 +9,7 @@ from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
 from guigym.apps.messages import MessagesFamily
 from guigym.apps.settings import SettingsFamily
+from guigym.apps.shop import ShopFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
-                                                   MessagesFamily(), FilesFamily())}
+                                                   MessagesFamily(), FilesFamily(), ShopFamily())}

@@ -1,0 +1,747 @@
+"""Shop: search a catalog, pick options, fill and change a cart, check out, answer from the catalog.
+
+Description:
+    A Shop app: a catalog screen (a "Cart" row showing the items and the total, a search field
+    that filters the products by name, a tab bar of categories, a Colour select, then one row
+    per matching product: its name, "Red · $49.99" under it), a product screen (colour and
+    category, the price, a Size select, a Quantity stepper, "Add to cart"), a cart screen (per
+    item: name, colour, size and unit price, a Quantity stepper and Remove, which asks in a
+    confirmation dialog "Remove this item?" with Cancel / Remove; then the total and Checkout),
+    a checkout form (Full name, Address and, at hard, Card number fields; Place order) and an
+    order confirmation. Products are models drawn from 16 adjectives x 20 nouns in 5
+    categories, each in 1-3 of 12 colours with its own price (category price ranges, 3 cent
+    endings) and sizes (a run of the category's sizes). Distinct instances: at easy alone,
+    more than 1e9 catalogs before prices, sizes, the cart and the task are drawn.
+Instruction:
+    "Add 2 of the red Alpine Parka in size M to your cart", 'Buy the blue Metro Backpack and
+    check out with name "Grace Hill" and address "12 Oak Street"', "Remove the green Trail Cap
+    from your cart", "Change the quantity of the black Urban Hoodie in your cart to 3", "How much
+    does the blue Metro Backpack cost?", "What is the cheapest red jacket?"; at hard two of them
+    joined ("Remove the …, then buy 2 of the … in size 9 and check out with name …, address …
+    and card number 4539 1234 5678 9012.").
+Actions:
+    Click, Scroll, Back, OpenApp, Type and Answer (``type`` is ``Discrete(6)``). Answer ends an
+    information task; in a task that asks nothing it is a no-op with an ``action_error``.
+Levels:
+    * easy: 3-6 products in 2 categories and 3 colours (the catalog fits on the screen), a cart
+      of 0-2 items, one task; "buy" only adds to the cart (no checkout).
+    * medium: 9-23 products in 4 categories and 5 colours (Scroll), a model in several
+      colours (distractors with the same name), stale search text, tab and colour filter that
+      may hide the product, a cart of 0-3 items, one task; "buy" checks out with name and
+      address (the card is saved), a stale name may sit in the form.
+    * hard: 19-32 products in 4 categories and 6 colours, a cart of 2-4 items, two tasks
+      chained, always ending in the full checkout (name, address, card number) or, after it,
+      a price question. Every hard reference is at least 15 steps from reset (tested).
+Rewards:
+    1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
+Termination:
+    Success when the cart (product, size, quantity per item) and the placed orders (their
+    items, and the name, address and card digits typed) equal the start plus exactly the
+    instructed changes and, for a question, the answer matches the fact after
+    :func:`guigym.answers.answers_match`'s normalisation ("$49.99" = "49.99"; a product name is
+    text). Failure (terminated) when that can no longer happen: an item added that the task does
+    not ask for (a wrong product, colour or size), an added item with a wrong quantity, a
+    quantity changed that the task does not change, an item removed that should stay, an order
+    that differs from the instructed one, or an answer that does not make the task a success.
+    Search text, filters, the product screen's choices and the form's text are not compared.
+Registered ids:
+    ``GuiGym-Shop-v0`` (``level="easy" | "medium" | "hard"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict, cast
+
+import numpy as np
+
+from guigym.apps.base import App, Widget, register_app
+from guigym.apps.catalog import ICON_COLORS
+from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, sub_id
+from guigym.apps.tools import PEOPLE
+from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
+
+APP = "Shop"
+MAIN, CART, CHECKOUT, DONE = "main", "cart", "checkout", "done"
+SEARCH, CAT, COLOUR = "q", "cat", "colour"  # the catalog's search text, category tab and colour filter
+ALL, ANY = "All", "Any"
+NAME, ADDRESS, CARD = "co.name", "co.address", "co.card"  # the checkout form's fields
+MAX_QTY = 9
+
+APPAREL = ("XS", "S", "M", "L", "XL")
+SHOE_SIZES = ("6", "7", "8", "9", "10", "11", "12")
+ONE_SIZE = "One size"
+#: category -> (nouns, sizes, how a question names one, price range in dollars)
+CATEGORIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, tuple[int, int]]] = {
+    "Jackets": (("Parka", "Windbreaker", "Raincoat", "Jacket"), APPAREL, "jacket", (59, 199)),
+    "Tops": (("Hoodie", "Polo", "T-Shirt", "Sweater"), APPAREL, "top", (14, 69)),
+    "Shoes": (("Sneakers", "Boots", "Sandals", "Loafers"), SHOE_SIZES, "pair of shoes", (39, 159)),
+    "Bags": (("Backpack", "Tote", "Duffel", "Satchel"), (ONE_SIZE,), "bag", (24, 129)),
+    "Hats": (("Cap", "Beanie", "Bucket Hat", "Sun Hat"), ("S/M", "L/XL"), "hat", (9, 39)),
+}
+ADJECTIVES = ("Alpine", "Urban", "Trail", "Classic", "Summit", "Coastal", "Nordic", "Metro", "Harbor", "Canyon", "Ridge",
+              "Aspen", "Pioneer", "Atlas", "Everyday", "Drift")
+COLOURS = ("Red", "Blue", "Green", "Black", "White", "Grey", "Navy", "Yellow", "Orange", "Pink", "Brown", "Purple")
+STREETS = ("Oak", "Maple", "Cedar", "Pine", "Elm", "Lake", "Hill", "Park", "River", "Mill", "Church", "Main")
+STREET_KINDS = ("Street", "Avenue", "Road", "Lane", "Drive")
+#: (models, colours per model, categories, colours, items in the cart at the start) per level.
+LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int], int, int, tuple[int, int]]] = {
+    "easy": ((3, 4), (1, 2), 2, 3, (0, 2)), "medium": ((7, 9), (1, 3), 4, 5, (0, 3)), "hard": ((9, 11), (2, 3), 4, 6, (2, 4)),
+}
+EASY_MAX_PRODUCTS = 6  # the catalog fits on one screen at easy
+
+ADD = ("Add {q}the {d}{s} to your cart", "Put {q}the {d}{s} in the cart")
+BUY = ("Buy {q}the {d}{s}", "Order {q}the {d}{s}")
+REMOVE = ("Remove the {d} from your cart", "Take the {d} out of the cart")
+QTY = ("Change the quantity of the {d} in your cart to {n}", "Set the {d} in the cart to a quantity of {n}")
+ASK_PRICE = ("How much does the {d} cost?", "What is the price of the {d}?")
+ASK_CHEAPEST = ("What is the cheapest {c} {k}?", "Which {c} {k} costs the least?")
+JOINS = (", then ", ". Then ", "; after that, ")
+
+
+class Product(TypedDict):
+    id: int
+    name: str
+    cat: str
+    colour: str
+    sizes: list[str]
+    price: int  # cents
+
+
+class ShopTask(TypedDict):
+    type: str  # "add", "remove", "qty", "checkout" or "ask"
+    pid: int | None  # add / remove / qty / ask: the product (ask: the one whose row shows the fact)
+    size: str | None  # add / remove / qty
+    qty: int | None  # add: how many; qty: the new quantity
+    name: str | None  # checkout
+    address: str | None  # checkout
+    card: str | None  # checkout at hard (as the instruction shows it)
+    field: str | None  # ask: "price" or "cheapest"
+    fact: str | None  # ask: the answer
+
+
+class ShopInstruction(Task):
+    tasks: list[ShopTask]  # in order (a "buy" is an "add" then a "checkout")
+
+
+Cart = dict[str, int]  # "pid|size" -> quantity
+
+
+# --- ids -------------------------------------------------------------------------------------
+def product_screen(pid: int) -> str:
+    """A product's screen (and its row in the catalog).
+
+    >>> product_screen(3), product_of("p:3"), product_of("menu:p:3.size"), line_of("rm:2"), line_of("cart")
+    ('p:3', 3, None, 2, None)
+    """
+    return f"p:{pid}"
+
+
+def product_of(sid: str) -> int | None:
+    head, _, rest = sid.partition(":")
+    return int(rest) if head == "p" and rest.isdigit() else None
+
+
+def size_key(pid: int) -> str:
+    return sub_id(product_screen(pid), "size")
+
+
+def qty_key(pid: int) -> str:
+    return sub_id(product_screen(pid), "qty")
+
+
+def price_id(pid: int) -> str:
+    return sub_id(product_screen(pid), "price")
+
+
+def add_id(pid: int) -> str:
+    return sub_id(product_screen(pid), "add")
+
+
+def line_id(lid: int) -> str:
+    """A cart item's row (its name, a link to the product); its stepper is :func:`line_qty`, its
+    Remove :func:`remove_id`."""
+    return f"l:{lid}"
+
+
+def line_qty(lid: int) -> str:
+    return sub_id(line_id(lid), "qty")
+
+
+def remove_id(lid: int) -> str:
+    return sub_id(line_id(lid), "remove")
+
+
+def dialog_screen(lid: int) -> str:
+    """The "Remove this item?" dialog of a cart item."""
+    return f"rm:{lid}"
+
+
+def line_of(sid: str) -> int | None:
+    head, _, rest = sid.partition(":")
+    return int(rest) if head == "rm" and rest.isdigit() else None
+
+
+def key_of(pid: int, size: str) -> str:
+    return f"{pid}|{size}"
+
+
+def money(cents: int) -> str:
+    """>>> money(4999), money(12000)
+    ('$49.99', '$120.00')
+    """
+    return f"${cents // 100}.{cents % 100:02d}"
+
+
+def card_digits(text: str) -> str:
+    return "".join(ch for ch in str(text) if ch.isdigit())
+
+
+def _products(spec: AppSpec) -> list[Product]:
+    return cast(list[Product], spec["products"])  # type: ignore[typeddict-item]
+
+
+def describe(p: Product) -> str:
+    """How an instruction names a product: colour and name ("red Alpine Parka")."""
+    return f"{p['colour'].lower()} {p['name']}"
+
+
+def matches(p: Product, query: str, cat: str, colour: str) -> bool:
+    """Whether the catalog shows ``p`` under the search text and filters."""
+    return query.strip().casefold() in p["name"].casefold() and cat in (ALL, p["cat"]) and colour in (ANY, p["colour"])
+
+
+def shown(spec: AppSpec, values: dict[str, Any]) -> list[Product]:
+    """The catalog's products under the current search text and filters, in catalog order."""
+    q, cat, colour = str(values.get(SEARCH, "")), str(values.get(CAT, ALL)), str(values.get(COLOUR, ANY))
+    return [p for p in _products(spec) if matches(p, q, cat, colour)]
+
+
+def cart_of(app_state: AppState) -> Cart:
+    """The cart as ``"pid|size" -> quantity``."""
+    vals = app_state["values"]
+    return {key_of(x["pid"], x["size"]): int(vals.get(line_qty(x["lid"]), 1)) for x in app_state["data"]["cart"]}
+
+
+# --- the app ---------------------------------------------------------------------------------
+@register_app
+class ShopApp(App):
+    """``data["cart"]``: the cart's items (``lid``, ``pid``, ``size``; the quantity is the
+    stepper's ``values[line_qty(lid)]``); ``data["orders"]``: the placed orders;
+    ``data["next"]``: the next item id. Product and dialog screens are made on the fly."""
+
+    kind = "shop"
+    dialog_prefix = "rm:"  # the remove confirmation
+
+    def initial_state(self, spec: AppSpec) -> AppState:
+        state = super().initial_state(spec)
+        start = spec["cart"]  # type: ignore[typeddict-item]
+        state["data"].update(cart=[{"lid": i, "pid": pid, "size": size} for i, (pid, size, _) in enumerate(start)],
+                             orders=[], next=len(start))
+        state["values"].update({SEARCH: "", CAT: ALL, COLOUR: ANY, NAME: "", ADDRESS: "", CARD: ""})
+        state["values"].update({line_qty(i): qty for i, (_, _, qty) in enumerate(start)})
+        return state
+
+    def parent(self, spec: AppSpec, sid: str) -> str | None:
+        if product_of(sid) is not None:
+            return MAIN
+        if line_of(sid) is not None:
+            return CART
+        return super().parent(spec, sid)
+
+    def title(self, spec: AppSpec, state: AppState, sid: str) -> str:
+        pid = product_of(sid)
+        if pid is not None:
+            return _products(spec)[pid]["name"]
+        if line_of(sid) is not None:
+            return "Remove this item?"
+        return super().title(spec, state, sid)
+
+    def rows(self, spec: AppSpec, state: AppState, sid: str) -> list[Widget]:
+        vals = state["values"]
+        products = _products(spec)
+        pid = product_of(sid)
+        if pid is not None:
+            return self._product_rows(products[pid], vals)
+        lid = line_of(sid)
+        if lid is not None:
+            x = next((x for x in state["data"]["cart"] if x["lid"] == lid), None)
+            if x is None:
+                return []
+            p = products[x["pid"]]
+            return [
+                Widget(sub_id(sid, "dialog"), "dialog", "Remove this item?", detail=f"{p['name']} ({p['colour']}, {x['size']})"),
+                Widget(sub_id(sid, "cancel"), "button", "Cancel", action="cancel"),
+                Widget(sub_id(sid, "confirm"), "button", "Remove", action="confirm", style="danger"),
+            ]
+        if sid == MAIN:
+            n, total = self._totals(products, state)
+            out = [
+                Widget("cart", "link", "Cart", detail=f"{n} item{'s' if n != 1 else ''} \u00b7 {money(total)}", to=CART),
+                search_row(SEARCH, str(vals.get(SEARCH, "")), "Search products"),
+                tabs_row(CAT, [ALL, *spec["cats"]], str(vals.get(CAT, ALL))),  # type: ignore[typeddict-item]
+                select_row(COLOUR, "Colour", [ANY, *spec["colours"]], vals.get(COLOUR, ANY)),  # type: ignore[typeddict-item]
+            ]
+            found = shown(spec, vals)
+            out += [Widget(product_screen(p["id"]), "link", p["name"], detail=f"{p['colour']} \u00b7 {money(p['price'])}",
+                           to=product_screen(p["id"])) for p in found]
+            if not found:
+                out.append(Widget("none", "label", "No products match", style="muted"))
+            return out
+        if sid == CART:
+            return self._cart_rows(products, state)
+        if sid == CHECKOUT:
+            _, total = self._totals(products, state)
+            err = vals.get("co.error", "")
+            card = ([Widget(CARD, "input", "Card number", value=vals.get(CARD, ""), placeholder="16 digits")] if spec["card_field"]  # type: ignore[typeddict-item]
+                    else [Widget("co.saved", "label", f"Card: Visa \u2022\u2022\u2022\u2022 {spec['saved_card']} (saved)",  # type: ignore[typeddict-item]
+                                 style="muted")])
+            return [
+                Widget("co.total", "label", f"Total: {money(total)}"),
+                Widget(NAME, "input", "Full name", value=vals.get(NAME, ""), placeholder="Name"),
+                Widget(ADDRESS, "input", "Address", value=vals.get(ADDRESS, ""), placeholder="Street and number"),
+                *card,
+                *([Widget("co.error", "label", err, style="error")] if err else []),
+                Widget("co.place", "button", "Place order", action="place", style="primary"),
+            ]
+        if sid == DONE:
+            orders = state["data"]["orders"]
+            if not orders:
+                return []
+            o = orders[-1]
+            return [
+                Widget("done.number", "label", f"Order #{o['number']} placed", style="heading"),
+                Widget("done.thanks", "label", f"Thank you, {o['name']}!"),
+                Widget("done.total", "label", f"Total: {money(o['total'])}", style="muted"),
+                Widget("done.continue", "button", "Continue shopping", action="continue", style="primary"),
+            ]
+        return super().rows(spec, state, sid)
+
+    @staticmethod
+    def _totals(products: list[Product], state: AppState) -> tuple[int, int]:
+        vals = state["values"]
+        n = total = 0
+        for x in state["data"]["cart"]:
+            q = int(vals.get(line_qty(x["lid"]), 1))
+            n += q
+            total += q * products[x["pid"]]["price"]
+        return n, total
+
+    @staticmethod
+    def _product_rows(p: Product, vals: dict[str, Any]) -> list[Widget]:
+        sid = product_screen(p["id"])
+        out = [
+            Widget(sub_id(sid, "info"), "label", f"{p['colour']} \u00b7 {p['cat']}", style="muted"),
+            Widget(price_id(p["id"]), "label", money(p["price"]), style="heading"),
+        ]
+        if len(p["sizes"]) > 1:
+            out.append(select_row(size_key(p["id"]), "Size", list(p["sizes"]), vals.get(size_key(p["id"])), placeholder="Choose a size"))
+        else:
+            out.append(Widget(sub_id(sid, "onesize"), "label", f"Size: {p['sizes'][0]}", style="muted"))
+        out.append(stepper_row(qty_key(p["id"]), "Quantity", int(vals.get(qty_key(p["id"]), 1)), 1, MAX_QTY))
+        err, msg = vals.get(sub_id(sid, "error"), ""), vals.get(sub_id(sid, "msg"), "")
+        if err:
+            out.append(Widget(sub_id(sid, "error"), "label", err, style="error"))
+        out.append(Widget(add_id(p["id"]), "button", "Add to cart", action="add", style="primary"))
+        if msg:
+            out.append(Widget(sub_id(sid, "msg"), "label", msg, style="muted"))
+        return out
+
+    def _cart_rows(self, products: list[Product], state: AppState) -> list[Widget]:
+        vals = state["values"]
+        out: list[Widget] = []
+        for x in state["data"]["cart"]:
+            p, lid = products[x["pid"]], x["lid"]
+            out += [
+                Widget(line_id(lid), "link", p["name"], detail=f"{p['colour']} \u00b7 size {x['size']} \u00b7 {money(p['price'])} each",
+                       to=product_screen(p["id"])),
+                stepper_row(line_qty(lid), "Quantity", int(vals.get(line_qty(lid), 1)), 1, MAX_QTY),
+                Widget(remove_id(lid), "button", "Remove", to=dialog_screen(lid), action="remove"),
+            ]
+        if not out:
+            return [Widget("cart.empty", "label", "Your cart is empty", style="muted")]
+        _, total = self._totals(products, state)
+        return [*out, Widget("cart.total", "label", f"Total: {money(total)}", style="heading"),
+                Widget("cart.checkout", "button", "Checkout", to=CHECKOUT, action="checkout", style="primary")]
+
+    def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        sid = state["stack"][-1]
+        vals, data = state["values"], state["data"]
+        if w.action == "add":
+            pid = product_of(sid)
+            if pid is None:
+                return
+            p = _products(spec)[pid]
+            size = vals.get(size_key(pid)) if len(p["sizes"]) > 1 else p["sizes"][0]
+            if size is None:
+                vals.update({sub_id(sid, "error"): "Choose a size", sub_id(sid, "msg"): ""})
+                return
+            qty = int(vals.get(qty_key(pid), 1))
+            x = next((x for x in data["cart"] if x["pid"] == pid and x["size"] == size), None)
+            if x is None:
+                x = {"lid": data["next"], "pid": pid, "size": size}
+                data["next"] += 1
+                data["cart"].append(x)
+                vals[line_qty(x["lid"])] = qty
+            else:
+                vals[line_qty(x["lid"])] = min(MAX_QTY, int(vals.get(line_qty(x["lid"]), 1)) + qty)
+            vals.update({sub_id(sid, "error"): "", sub_id(sid, "msg"): f"Added {qty} to your cart"})
+        elif w.action == "remove" and w.to is not None:
+            self.push(state, w.to)
+        elif w.action == "cancel":
+            self.pop(state)
+        elif w.action == "confirm":
+            lid = line_of(sid)
+            data["cart"] = [x for x in data["cart"] if x["lid"] != lid]
+            vals.pop(line_qty(lid), None)  # type: ignore[arg-type]
+            self.pop(state)
+        elif w.action == "checkout" and data["cart"]:
+            self.push(state, CHECKOUT)
+        elif w.action == "place":
+            self._place(spec, state)
+        elif w.action == "continue":
+            del state["stack"][1:]
+            state["focus"] = None
+
+    @staticmethod
+    def _place(spec: AppSpec, state: AppState) -> None:
+        vals, data = state["values"], state["data"]
+        name, address = str(vals.get(NAME, "")).strip(), str(vals.get(ADDRESS, "")).strip()
+        card = card_digits(vals.get(CARD, "")) if spec["card_field"] else str(spec["saved_card"])  # type: ignore[typeddict-item]
+        err = ("Your cart is empty" if not data["cart"] else "Enter your name" if not name else "Enter your address" if not address
+               else "Enter a 16-digit card number" if len(card) != 16 and spec["card_field"] else "")  # type: ignore[typeddict-item]
+        if err:
+            vals["co.error"] = err
+            return
+        products = _products(spec)
+        items = sorted([x["pid"], x["size"], int(vals.get(line_qty(x["lid"]), 1))] for x in data["cart"])
+        total = sum(q * products[pid]["price"] for pid, _, q in items)
+        data["orders"].append({"number": int(spec["order_base"]) + len(data["orders"]), "items": items, "name": name,  # type: ignore[typeddict-item]
+                               "address": address, "card": card, "total": total})
+        for x in data["cart"]:
+            vals.pop(line_qty(x["lid"]), None)
+        data["cart"] = []
+        vals["co.error"] = ""
+        state["stack"][1:] = [DONE]
+        state["focus"] = None
+
+
+# --- generation ------------------------------------------------------------------------------
+def street_address(rng: np.random.Generator) -> str:
+    return f"{int(rng.integers(1, 999))} {pick(rng, STREETS)} {pick(rng, STREET_KINDS)}"
+
+
+def card_number(rng: np.random.Generator) -> str:
+    """A 16-digit card number as printed: '4539 1234 5678 9012'."""
+    digits = "4" + "".join(str(int(d)) for d in rng.integers(0, 10, size=15))
+    return " ".join(digits[i:i + 4] for i in range(0, 16, 4))
+
+
+def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[str], list[str]]:
+    """(products in catalog order, categories, colours)."""
+    (mlo, mhi), (clo, chi), n_cats, n_cols, _ = LEVEL_SIZES[level]
+    cats = sorted(sample(rng, list(CATEGORIES), n_cats), key=list(CATEGORIES).index)
+    colours = sample(rng, COLOURS, n_cols)
+    n_models = int(rng.integers(mlo, mhi + 1))
+    names: set[str] = set()
+    prices: set[int] = set()
+    out: list[Product] = []
+    for _ in range(n_models):
+        cat = pick(rng, cats)
+        nouns, sizes, _, (plo, phi) = CATEGORIES[cat]
+        name = f"{pick(rng, ADJECTIVES)} {pick(rng, nouns)}"
+        while name in names:
+            name = f"{pick(rng, ADJECTIVES)} {pick(rng, nouns)}"
+        names.add(name)
+        if len(sizes) > 2:
+            k = int(rng.integers(3, min(len(sizes), 5) + 1))
+            lo = int(rng.integers(0, len(sizes) - k + 1))
+            run = list(sizes[lo:lo + k])
+        else:
+            run = list(sizes)
+        for colour in sample(rng, colours, int(rng.integers(clo, chi + 1))):
+            price = int(rng.integers(plo, phi + 1)) * 100 + pick(rng, (0, 50, 99))
+            while price in prices:  # every price differs: "the cheapest" is always one product
+                price = int(rng.integers(plo, phi + 1)) * 100 + pick(rng, (0, 50, 99))
+            prices.add(price)
+            out.append({"id": 0, "name": name, "cat": cat, "colour": colour, "sizes": run, "price": price})
+        if level == "easy" and len(out) >= EASY_MAX_PRODUCTS:
+            out = out[:EASY_MAX_PRODUCTS]
+            break
+    order = [int(i) for i in rng.permutation(len(out))]
+    products = [out[i] for i in order]
+    for i, p in enumerate(products):
+        p["id"] = i
+    used_cats = [c for c in cats if any(p["cat"] == c for p in products)]
+    used_cols = [c for c in colours if any(p["colour"] == c for p in products)]
+    return products, used_cats, used_cols
+
+
+def _blank(kind: str) -> ShopTask:
+    return {"type": kind, "pid": None, "size": None, "qty": None, "name": None, "address": None, "card": None, "field": None,
+            "fact": None}
+
+
+class ShopFamily(Family):
+    name = "Shop"
+    description = "A shop: search, filter, options, cart (steppers, remove through a dialog), checkout form, questions (Answer)."
+    apps = (APP,)
+    task_type = ShopInstruction
+    asks_questions = True
+    _memo: tuple[Scenario, tuple[Cart, Cart, list[Any]]] | None = None
+
+    def generate(self, rng: np.random.Generator, level: str) -> Scenario:
+        products, cats, colours = catalog(rng, level)
+        if level == "hard":
+            kinds = list(pick(rng, (("remove", "buy"), ("qty", "buy"), ("add", "buy"), ("buy", "ask_price"))))
+        elif level == "medium":
+            kinds = [pick(rng, ("buy", "buy", "remove", "qty", "ask_price", "ask_cheapest"))]
+        else:
+            kinds = [pick(rng, ("add", "add", "remove", "qty", "ask_price", "ask_cheapest"))]
+        clo, chi = LEVEL_SIZES[level][4]
+        need = sum(k in ("remove", "qty") for k in kinds)
+        n_cart = max(need, int(rng.integers(clo, chi + 1)))
+        # products to add are not in the cart at the start; cart items are distinct products
+        n_add = sum(k in ("add", "buy") for k in kinds)
+        chosen = sample(rng, products, min(len(products), n_cart + n_add))
+        adds, in_cart = chosen[:n_add], chosen[n_add:]
+        cart = [[p["id"], pick(rng, p["sizes"]), int(rng.integers(1, 4))] for p in in_cart]
+        targets = sample(rng, range(len(cart)), need)  # the cart items the tasks change
+        tasks: list[ShopTask] = []
+        clauses: list[str] = []
+        card_field = level == "hard"
+        for k in kinds:
+            if k in ("add", "buy"):
+                p = adds.pop(0)
+                t = _blank("add")
+                t.update(pid=p["id"], size=pick(rng, p["sizes"]), qty=int(rng.integers(1, 3 if level == "easy" else 4)))
+                tasks.append(t)
+                clauses.append(self._add_clause(rng, p, t, buy=k == "buy"))
+                if k == "buy" and level != "easy":
+                    c = _blank("checkout")
+                    c.update(name=pick(rng, PEOPLE), address=street_address(rng), card=card_number(rng) if card_field else None)
+                    tasks.append(c)
+                    clauses[-1] += self._checkout_clause(c)
+            elif k in ("remove", "qty"):
+                pid, size, qty = cart[targets.pop(0)]
+                p = products[pid]
+                t = _blank(k)
+                t.update(pid=pid, size=size)
+                if k == "qty":
+                    t["qty"] = pick(rng, [n for n in range(1, 6) if n != qty])
+                    clauses.append(pick(rng, QTY).format(d=describe(p), n=t["qty"]))
+                else:
+                    clauses.append(pick(rng, REMOVE).format(d=describe(p)))
+                tasks.append(t)
+            else:
+                t = self._ask(rng, k, products, level, first=not clauses)
+                tasks.append(t)
+                p = products[t["pid"]]  # type: ignore[index]
+                if t["field"] == "price":
+                    q = pick(rng, ASK_PRICE).format(d=describe(p))
+                    clauses.append(q if not clauses else f"tell me how much the {describe(p)} costs")
+                else:
+                    clauses.append(pick(rng, ASK_CHEAPEST).format(c=p["colour"].lower(), k=CATEGORIES[p["cat"]][2]))
+        text = clauses[0]
+        for c in clauses[1:]:
+            text += pick(rng, JOINS) + c[0].lower() + c[1:]
+        if not text.endswith(("?", ".")):
+            text += "."
+        values: dict[str, Any] = {}
+        if level != "easy":  # stale search text and filters (they may hide the product), a stale name in the form
+            if rng.random() < 0.3:
+                values[SEARCH] = pick(rng, ADJECTIVES)
+            if rng.random() < 0.5:
+                values[CAT] = pick(rng, cats)
+            if rng.random() < 0.3:
+                values[COLOUR] = pick(rng, colours)
+            if rng.random() < 0.5:
+                values[NAME] = pick(rng, PEOPLE)
+        spec: AppSpec = {  # type: ignore[typeddict-unknown-key]
+            "kind": "shop", "name": APP, "root": MAIN, "color": list(pick(rng, ICON_COLORS)),
+            "products": products, "cats": cats, "colours": colours, "cart": cart, "card_field": card_field,
+            "saved_card": f"{int(rng.integers(0, 10000)):04d}", "order_base": int(rng.integers(1000, 9000)),
+            "screens": {
+                MAIN: {"title": pick(rng, ("Shop", "Store", "Catalog")), "parent": None, "rows": []},
+                CART: {"title": "Cart", "parent": MAIN, "rows": []},
+                CHECKOUT: {"title": "Checkout", "parent": CART, "rows": []},
+                DONE: {"title": "Order placed", "parent": None, "rows": []},
+            },
+        }
+        task: ShopInstruction = {"instruction": text, "tasks": tasks}
+        return {
+            "family": self.name, "level": level, "apps": {APP: spec}, "home": {"enabled": False, "icons": [APP]},
+            "theme": theme(rng), "start": {"fg": APP, "values": {APP: values} if values else {}}, "task": task,
+        }
+
+    @staticmethod
+    def _add_clause(rng: np.random.Generator, p: Product, t: ShopTask, buy: bool) -> str:
+        q = f"{t['qty']} of " if t["qty"] != 1 else ""
+        s = f" in size {t['size']}" if len(p["sizes"]) > 1 else ""
+        return pick(rng, BUY if buy else ADD).format(q=q, d=describe(p), s=s)
+
+    @staticmethod
+    def _checkout_clause(c: ShopTask) -> str:
+        if c["card"] is None:
+            return f' and check out with name "{c["name"]}" and address "{c["address"]}"'
+        return f' and check out with name "{c["name"]}", address "{c["address"]}" and card number {c["card"]}'
+
+    @staticmethod
+    def _ask(rng: np.random.Generator, kind: str, products: list[Product], level: str, first: bool) -> ShopTask:
+        t = _blank("ask")
+        if kind == "ask_cheapest":  # a (category, colour) with several products (one is enough at easy)
+            groups: dict[tuple[str, str], list[Product]] = {}
+            for p in products:
+                groups.setdefault((p["cat"], p["colour"]), []).append(p)
+            least = 1 if level == "easy" else 2
+            pool = [g for _, g in sorted(groups.items()) if len(g) >= least]
+            if pool and first:
+                best = min(pick(rng, pool), key=lambda p: p["price"])
+                t.update(pid=best["id"], field="cheapest", fact=best["name"])
+                return t
+        p = pick(rng, products)
+        t.update(pid=p["id"], field="price", fact=money(p["price"]))
+        return t
+
+    # --- progress --------------------------------------------------------------------------
+    @staticmethod
+    def _tasks(scenario: Scenario) -> list[ShopTask]:
+        return cast(ShopInstruction, scenario["task"])["tasks"]
+
+    def _expected(self, scenario: Scenario) -> tuple[Cart, Cart, list[Any]]:
+        """(the start's cart, the cart the tasks make before any checkout, the orders at the end),
+        memoised for the last scenario (by identity; never mutate it)."""
+        memo = self._memo
+        if memo is not None and memo[0] is scenario:
+            return memo[1]
+        start = {key_of(pid, size): qty for pid, size, qty in scenario["apps"][APP]["cart"]}  # type: ignore[typeddict-item]
+        cart = dict(start)
+        orders: list[Any] = []
+        for t in self._tasks(scenario):
+            if t["type"] in ("add", "qty"):
+                cart[key_of(t["pid"], t["size"])] = int(t["qty"])  # type: ignore[arg-type]
+            elif t["type"] == "remove":
+                cart.pop(key_of(t["pid"], t["size"]), None)  # type: ignore[arg-type]
+            elif t["type"] == "checkout":
+                orders.append(self._order(cart, t["name"], t["address"], card_digits(t["card"]) if t["card"] else None))
+        out = (start, cart, orders)
+        self._memo = (scenario, out)
+        return out
+
+    @staticmethod
+    def _order(cart: Cart, name: Any, address: Any, card: str | None) -> tuple[Any, ...]:
+        items = tuple(sorted((k, q) for k, q in cart.items()))
+        return (items, str(name).strip(), str(address).strip(), card)
+
+    def _orders(self, scenario: Scenario, app_state: AppState) -> list[Any]:
+        saved = not scenario["apps"][APP]["card_field"]  # type: ignore[typeddict-item]
+        return [self._order({key_of(pid, size): q for pid, size, q in o["items"]}, o["name"], o["address"],
+                            None if saved else o["card"]) for o in app_state["data"]["orders"]]
+
+    def _ask_task(self, scenario: Scenario) -> ShopTask | None:
+        return next((t for t in self._tasks(scenario) if t["type"] == "ask"), None)
+
+    def question(self, scenario: Scenario) -> bool:
+        return self._ask_task(scenario) is not None
+
+    def success(self, scenario: Scenario, state: DeviceState) -> bool:
+        app_state = state["apps"][APP]
+        _, cart, orders = self._expected(scenario)
+        if self._orders(scenario, app_state) != orders:
+            return False
+        if cart_of(app_state) != ({} if orders else cart):
+            return False
+        ask = self._ask_task(scenario)
+        if ask is None:
+            return True
+        from guigym.answers import answers_match
+
+        return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
+
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+        app_state = state["apps"][APP]
+        start, want, orders = self._expected(scenario)
+        have_orders = self._orders(scenario, app_state)
+        if have_orders != orders[:len(have_orders)]:  # an order that differs from the instructed one
+            return True
+        base, goal = (start, want) if len(have_orders) < len(orders) or not orders else ({}, {})
+        free = {key_of(t["pid"], t["size"]) for t in self._tasks(scenario) if t["type"] == "qty"}  # type: ignore[arg-type]
+        have = cart_of(app_state)
+        for k, q in have.items():
+            if k not in base and k not in goal:  # an item nobody asked for
+                return True
+            if k not in free and q != (goal[k] if k in goal else base[k]):  # a wrong quantity
+                return True
+        if any(k not in have for k in base if k in goal):  # an item removed that should stay
+            return True
+        return "answer" in state and not self.success(scenario, state)
+
+    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        spec = scenario["apps"][APP]
+        app_state = state["apps"][APP]
+        vals = app_state["values"]
+        products = _products(spec)
+        cart = cart_of(app_state)
+        placed = bool(app_state["data"]["orders"])
+        for t in self._tasks(scenario):
+            kind = t["type"]
+            if kind in ("add", "remove", "qty") and not placed:
+                pid, size = int(t["pid"]), str(t["size"])  # type: ignore[arg-type]
+                k = key_of(pid, size)
+                lid = next((x["lid"] for x in app_state["data"]["cart"] if x["pid"] == pid and x["size"] == size), None)
+                if kind == "remove" and lid is not None:
+                    return Goal(APP, dialog_screen(lid), sub_id(dialog_screen(lid), "confirm"), "press")
+                if kind == "qty" and lid is not None and cart[k] != t["qty"]:
+                    return Goal(APP, CART, line_qty(lid), "set", int(t["qty"]))  # type: ignore[arg-type]
+                if kind == "add" and k not in cart:
+                    return self._add(spec, app_state, products[pid], size, int(t["qty"]))  # type: ignore[arg-type]
+            elif kind == "checkout" and not placed:
+                for key, want in ((NAME, t["name"]), (ADDRESS, t["address"]), (CARD, t["card"])):
+                    if want is not None and vals.get(key) != want:
+                        return Goal(APP, CHECKOUT, key, "set", want)
+                return Goal(APP, CHECKOUT, "co.place", "press")
+            elif kind == "ask" and "answer" not in state:
+                p = products[int(t["pid"])]  # type: ignore[arg-type]
+                if t["field"] == "cheapest":  # every candidate listed: the category and colour chosen, no search text
+                    for key, want in ((SEARCH, ""), (CAT, p["cat"]), (COLOUR, p["colour"])):
+                        if vals.get(key) != want:
+                            return Goal(APP, MAIN, key, "set", want)
+                    return Goal(APP, MAIN, product_screen(p["id"]), "answer", t["fact"])
+                psid = product_screen(p["id"])
+                if psid not in app_state["stack"]:
+                    g = self._show(spec, vals, p)
+                    if g is not None:
+                        return g
+                return Goal(APP, psid, price_id(p["id"]), "answer", t["fact"])
+        return None
+
+    def _add(self, spec: AppSpec, app_state: AppState, p: Product, size: str, qty: int) -> Goal:
+        """The next step of adding ``qty`` x ``p`` in ``size``: find it, choose the size and quantity, add."""
+        vals = app_state["values"]
+        psid = product_screen(p["id"])
+        if psid not in app_state["stack"]:
+            g = self._show(spec, vals, p)
+            if g is not None:
+                return g
+        if len(p["sizes"]) > 1 and vals.get(size_key(p["id"])) != size:
+            return Goal(APP, psid, size_key(p["id"]), "set", size)
+        if int(vals.get(qty_key(p["id"]), 1)) != qty:
+            return Goal(APP, psid, qty_key(p["id"]), "set", qty)
+        return Goal(APP, psid, add_id(p["id"]), "press")
+
+    @staticmethod
+    def _show(spec: AppSpec, vals: dict[str, Any], p: Product) -> Goal | None:
+        """A goal that narrows the catalog to ``p`` alone (search its name, then the category tab
+        if it hides it, then the colour filter), or None when it is listed alone (or listed at
+        all in a catalog that fits on one screen, at easy)."""
+        ids = [x["id"] for x in shown(spec, vals)]
+        if ids == [p["id"]] or (p["id"] in ids and len(_products(spec)) <= EASY_MAX_PRODUCTS):
+            return None
+        if str(vals.get(SEARCH, "")).strip().casefold() != p["name"].casefold():
+            return Goal(APP, MAIN, SEARCH, "set", p["name"])
+        if vals.get(CAT, ALL) not in (ALL, p["cat"]):
+            return Goal(APP, MAIN, CAT, "set", p["cat"])
+        return Goal(APP, MAIN, COLOUR, "set", p["colour"])
+
+
+__all__ = ["ShopFamily", "ShopApp", "menu_screen"]
