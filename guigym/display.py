@@ -325,7 +325,7 @@ def _select(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Recor
 
 #: A multi-line field's text: glyph height and line pitch (mock font sizes), and the width
 #: budget per character used to wrap (wrapping is decided here, so both renderers break lines alike).
-TEXTAREA_SIZE, TEXTAREA_PITCH, TEXTAREA_CHAR_W = 20, 22, 9
+TEXTAREA_SIZE, TEXTAREA_PITCH, TEXTAREA_CHAR_W = 20, 22, 8
 
 
 def wrap_lines(s: str, per_line: int) -> list[str]:
