@@ -49,7 +49,7 @@ def env_where(pred: Callable[[dict[str, Any], Tasks], bool], level: str = "easy"
     for seed in range(start, start + 300):
         env.reset(seed=seed)
         sc = env.unwrapped.scenario
-        if pred(sc["apps"]["Shop"], sc["task"]["tasks"]):
+        if pred(sc["apps"]["Shop"]["shop"], sc["task"]["tasks"]):
             return env
     raise AssertionError("no such seed")
 
@@ -82,7 +82,7 @@ def task(env, i: int = 0) -> dict[str, Any]:
 
 
 def product(env, pid: int) -> dict[str, Any]:
-    return env.unwrapped.scenario["apps"]["Shop"]["products"][pid]
+    return env.unwrapped.scenario["apps"]["Shop"]["shop"]["products"][pid]
 
 
 def tap(env, wid: str):
@@ -171,12 +171,12 @@ def test_easy_catalog_fits_on_one_screen_and_medium_scrolls() -> None:
     env = make(ENV_ID, level="easy")
     for seed in range(40):
         env.reset(seed=seed)
-        assert env.unwrapped._lay.max_scroll == 0 and len(env.unwrapped.scenario["apps"]["Shop"]["products"]) <= 6
+        assert env.unwrapped._lay.max_scroll == 0 and len(env.unwrapped.scenario["apps"]["Shop"]["shop"]["products"]) <= 6
     env = make(ENV_ID, level="medium")
     scrolls = 0
     for seed in range(20):
         env.reset(seed=seed)
-        n = len(env.unwrapped.scenario["apps"]["Shop"]["products"])
+        n = len(env.unwrapped.scenario["apps"]["Shop"]["shop"]["products"])
         assert 9 <= n <= 23
         scrolls += n > 6
     assert scrolls == 20
@@ -185,7 +185,7 @@ def test_easy_catalog_fits_on_one_screen_and_medium_scrolls() -> None:
 # --- catalog: search, tabs, colour filter ------------------------------------------------------
 def test_search_tabs_and_colour_filter_narrow_the_catalog() -> None:
     env = env_where(kinds("add"))
-    spec = env.unwrapped.scenario["apps"]["Shop"]
+    spec = env.unwrapped.scenario["apps"]["Shop"]["shop"]
     rows = lambda: [w.id for w in env.unwrapped.current_view.rows if w.id.startswith("p:")]  # noqa: E731
     assert rows() == [product_screen(p["id"]) for p in spec["products"]]
     p = spec["products"][0]
@@ -200,7 +200,7 @@ def test_search_tabs_and_colour_filter_narrow_the_catalog() -> None:
     assert rows() == [product_screen(x["id"]) for x in spec["products"] if x["cat"] == p["cat"] and x["colour"] == p["colour"]]
     type_into(env, SEARCH, "zzz")
     assert rows() == [] and env.unwrapped.current_view.find("none") is not None
-    assert cart(env) == {f"{a}|{b}": c for a, b, c in spec["cart"]}  # filters change nothing that is compared
+    assert cart(env) == {f"{c['pid']}|{c['size']}": c["qty"] for c in spec["cart"]}  # filters change nothing that is compared
 
 
 def test_stale_filters_that_hide_the_product_are_reset_by_the_reference() -> None:
@@ -228,7 +228,7 @@ def test_add_with_size_and_quantity_through_the_widgets_succeeds() -> None:
     assert v.find(size_key(t["pid"])).kind == "select" and v.find(size_key(t["pid"])).value is None
     _, _, _, _, info = tap(env, add_id(t["pid"]))  # no size chosen: an error, nothing added
     assert env.unwrapped.current_view.find(f"{product_screen(t['pid'])}.error").label == "Choose a size"
-    assert not info["success"] and len(cart(env)) == len(env.unwrapped.scenario["apps"]["Shop"]["cart"])
+    assert not info["success"] and len(cart(env)) == len(env.unwrapped.scenario["apps"]["Shop"]["shop"]["cart"])
     _, r, term, _, info = add(env, t["pid"], t["size"], t["qty"])
     assert (r, term, info["success"]) == (1.0, True, True)
     assert cart(env)[f"{t['pid']}|{t['size']}"] == t["qty"]
@@ -260,7 +260,7 @@ def test_the_same_name_in_another_colour_fails() -> None:
     env = env_where(twin, level="medium")
     t = task(env)
     p = product(env, t["pid"])
-    spec = env.unwrapped.scenario["apps"]["Shop"]
+    spec = env.unwrapped.scenario["apps"]["Shop"]["shop"]
     other = next(x for x in spec["products"] if x["name"] == p["name"] and x["colour"] != p["colour"])
     open_product(env, other["id"])
     _, r, term, _, info = add(env, other["id"], t["size"], t["qty"])
@@ -280,7 +280,8 @@ def test_adding_twice_and_an_extra_item_fail() -> None:
     shop["values"][k] += 1  # the same item added again: a wrong quantity
     assert fam.failed(sc, full) and not fam.success(sc, full)
     shop["values"][k] -= 1
-    extra = next(p for p in sc["apps"]["Shop"]["products"] if p["id"] != t["pid"] and p["id"] not in [c[0] for c in sc["apps"]["Shop"]["cart"]])
+    shop_spec = sc["apps"]["Shop"]["shop"]
+    extra = next(p for p in shop_spec["products"] if p["id"] != t["pid"] and p["id"] not in [c["pid"] for c in shop_spec["cart"]])
     shop["data"]["cart"].append({"lid": 99, "pid": extra["id"], "size": extra["sizes"][0]})
     shop["values"][line_qty(99)] = 1
     assert fam.failed(sc, full) and not fam.success(sc, full)
@@ -289,7 +290,7 @@ def test_adding_twice_and_an_extra_item_fail() -> None:
 # --- the cart: quantity and remove through the dialog --------------------------------------------
 def test_change_quantity_in_the_cart_passes_through_values_without_failing() -> None:
     env = env_where(lambda spec, tasks: kinds("qty")(spec, tasks) and abs(tasks[0]["qty"] - next(
-        c[2] for c in spec["cart"] if c[0] == tasks[0]["pid"])) >= 2)
+        c["qty"] for c in spec["cart"] if c["pid"] == tasks[0]["pid"])) >= 2)
     t = task(env)
     tap(env, "cart")
     key = line_qty(lid_of(env, t["pid"]))
@@ -304,7 +305,7 @@ def test_change_quantity_in_the_cart_passes_through_values_without_failing() -> 
 
 def test_changing_another_items_quantity_fails() -> None:
     env = env_where(lambda spec, tasks: kinds("qty")(spec, tasks) and len(spec["cart"]) >= 2)
-    other = next(c[0] for c in env.unwrapped.scenario["apps"]["Shop"]["cart"] if c[0] != task(env)["pid"])
+    other = next(c["pid"] for c in env.unwrapped.scenario["apps"]["Shop"]["shop"]["cart"] if c["pid"] != task(env)["pid"])
     tap(env, "cart")
     key = line_qty(lid_of(env, other))
     q = env.unwrapped.current_view.find(key).option
@@ -337,7 +338,7 @@ def test_remove_dialog_cancel_and_back_keep_the_item_and_confirm_removes() -> No
 
 def test_removing_the_wrong_item_fails() -> None:
     env = env_where(lambda spec, tasks: kinds("remove")(spec, tasks) and len(spec["cart"]) >= 2)
-    other = next(c[0] for c in env.unwrapped.scenario["apps"]["Shop"]["cart"] if c[0] != task(env)["pid"])
+    other = next(c["pid"] for c in env.unwrapped.scenario["apps"]["Shop"]["shop"]["cart"] if c["pid"] != task(env)["pid"])
     tap(env, "cart")
     lid = lid_of(env, other)
     tap(env, remove_id(lid))
@@ -420,7 +421,8 @@ def test_an_order_with_an_item_left_to_remove_fails() -> None:
     sc = env.unwrapped.scenario
     st = env.unwrapped.get_state()["state"]
     shop = st["apps"]["Shop"]
-    shop["data"]["orders"].append({"number": 1, "items": sorted([p, s, q] for p, s, q in sc["apps"]["Shop"]["cart"]),
+    items = sorted([c["pid"], c["size"], c["qty"]] for c in sc["apps"]["Shop"]["shop"]["cart"])
+    shop["data"]["orders"].append({"number": 1, "items": items,
                                    "name": task(env, 2)["name"], "address": task(env, 2)["address"],
                                    "card": task(env, 2)["card"].replace(" ", ""), "total": 0})
     shop["data"]["cart"] = []
@@ -452,7 +454,7 @@ def test_cheapest_question_lists_the_candidates_then_answers_the_name() -> None:
     env = env_where(kinds("ask:cheapest"), level="medium")
     t = task(env)
     p = product(env, t["pid"])
-    spec = env.unwrapped.scenario["apps"]["Shop"]
+    spec = env.unwrapped.scenario["apps"]["Shop"]["shop"]
     cands = [x for x in spec["products"] if x["cat"] == p["cat"] and x["colour"] == p["colour"]]
     assert len(cands) >= 2 and min(cands, key=lambda x: x["price"])["id"] == p["id"] and t["fact"] == p["name"]
     ref = env.unwrapped.reference()

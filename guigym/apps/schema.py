@@ -102,6 +102,35 @@ class FileNode(TypedDict):
     date: str  # as shown, "Mar 4, 2025"
 
 
+class Product(TypedDict):
+    """A product of the Shop family's catalog (``id``: its index in the catalog)."""
+
+    id: int
+    name: str
+    cat: str  # its category (a tab of the catalog)
+    colour: str
+    sizes: list[str]  # the sizes it comes in (one entry: no size choice)
+    price: int  # in cents
+
+
+class CartItem(TypedDict):
+    pid: int  # a Product's id
+    size: str
+    qty: int
+
+
+class ShopSpec(TypedDict):
+    """The Shop family's app: the catalog, the cart at the start and the checkout's card."""
+
+    products: list[Product]  # in catalog order
+    cats: list[str]  # the category tabs, after "All"
+    colours: list[str]  # the colour filter's options, after "Any"
+    cart: list[CartItem]  # the cart at the start
+    card_field: bool  # the checkout form asks for a card number (else a saved card is used)
+    saved_card: str  # the saved card's last 4 digits
+    order_base: int  # the first order's number
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -123,6 +152,7 @@ class AppSpec(_AppSpecKeys, total=False):
     contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
     now: str  # kind "messenger": the in-app time a sent message gets
     nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
+    shop: ShopSpec  # kind "shop": the catalog, the cart at the start, the checkout's card
 
 
 class HomeSpec(TypedDict):

@@ -57,7 +57,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, sub_id
+from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, sub_id
 from guigym.apps.tools import PEOPLE
 from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
 
@@ -97,15 +97,6 @@ QTY = ("Change the quantity of the {d} in your cart to {n}", "Set the {d} in the
 ASK_PRICE = ("How much does the {d} cost?", "What is the price of the {d}?")
 ASK_CHEAPEST = ("What is the cheapest {c} {k}?", "Which {c} {k} costs the least?")
 JOINS = (", then ", ". Then ", "; after that, ")
-
-
-class Product(TypedDict):
-    id: int
-    name: str
-    cat: str
-    colour: str
-    sizes: list[str]
-    price: int  # cents
 
 
 class ShopTask(TypedDict):
@@ -197,8 +188,12 @@ def card_digits(text: str) -> str:
     return "".join(ch for ch in str(text) if ch.isdigit())
 
 
+def _shop(spec: AppSpec) -> ShopSpec:
+    return spec["shop"]
+
+
 def _products(spec: AppSpec) -> list[Product]:
-    return cast(list[Product], spec["products"])  # type: ignore[typeddict-item]
+    return spec["shop"]["products"]
 
 
 def describe(p: Product) -> str:
@@ -235,11 +230,11 @@ class ShopApp(App):
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
-        start = spec["cart"]  # type: ignore[typeddict-item]
-        state["data"].update(cart=[{"lid": i, "pid": pid, "size": size} for i, (pid, size, _) in enumerate(start)],
-                             orders=[], next=len(start))
+        start = _shop(spec)["cart"]
+        state["data"].update(cart=[{"lid": i, "pid": c["pid"], "size": c["size"]} for i, c in enumerate(start)], orders=[],
+                             next=len(start))
         state["values"].update({SEARCH: "", CAT: ALL, COLOUR: ANY, NAME: "", ADDRESS: "", CARD: ""})
-        state["values"].update({line_qty(i): qty for i, (_, _, qty) in enumerate(start)})
+        state["values"].update({line_qty(i): c["qty"] for i, c in enumerate(start)})
         return state
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
@@ -279,8 +274,8 @@ class ShopApp(App):
             out = [
                 Widget("cart", "link", "Cart", detail=f"{n} item{'s' if n != 1 else ''} \u00b7 {money(total)}", to=CART),
                 search_row(SEARCH, str(vals.get(SEARCH, "")), "Search products"),
-                tabs_row(CAT, [ALL, *spec["cats"]], str(vals.get(CAT, ALL))),  # type: ignore[typeddict-item]
-                select_row(COLOUR, "Colour", [ANY, *spec["colours"]], vals.get(COLOUR, ANY)),  # type: ignore[typeddict-item]
+                tabs_row(CAT, [ALL, *_shop(spec)["cats"]], str(vals.get(CAT, ALL))),
+                select_row(COLOUR, "Colour", [ANY, *_shop(spec)["colours"]], vals.get(COLOUR, ANY)),
             ]
             found = shown(spec, vals)
             out += [Widget(product_screen(p["id"]), "link", p["name"], detail=f"{p['colour']} \u00b7 {money(p['price'])}",
@@ -293,9 +288,9 @@ class ShopApp(App):
         if sid == CHECKOUT:
             _, total = self._totals(products, state)
             err = vals.get("co.error", "")
-            card = ([Widget(CARD, "input", "Card number", value=vals.get(CARD, ""), placeholder="16 digits")] if spec["card_field"]  # type: ignore[typeddict-item]
-                    else [Widget("co.saved", "label", f"Card: Visa \u2022\u2022\u2022\u2022 {spec['saved_card']} (saved)",  # type: ignore[typeddict-item]
-                                 style="muted")])
+            shop = _shop(spec)
+            card = ([Widget(CARD, "input", "Card number", value=vals.get(CARD, ""), placeholder="16 digits")] if shop["card_field"]
+                    else [Widget("co.saved", "label", f"Card: Visa \u2022\u2022\u2022\u2022 {shop['saved_card']} (saved)", style="muted")])
             return [
                 Widget("co.total", "label", f"Total: {money(total)}"),
                 Widget(NAME, "input", "Full name", value=vals.get(NAME, ""), placeholder="Name"),
@@ -407,16 +402,17 @@ class ShopApp(App):
     def _place(spec: AppSpec, state: AppState) -> None:
         vals, data = state["values"], state["data"]
         name, address = str(vals.get(NAME, "")).strip(), str(vals.get(ADDRESS, "")).strip()
-        card = card_digits(vals.get(CARD, "")) if spec["card_field"] else str(spec["saved_card"])  # type: ignore[typeddict-item]
+        shop = _shop(spec)
+        card = card_digits(vals.get(CARD, "")) if shop["card_field"] else shop["saved_card"]
         err = ("Your cart is empty" if not data["cart"] else "Enter your name" if not name else "Enter your address" if not address
-               else "Enter a 16-digit card number" if len(card) != 16 and spec["card_field"] else "")  # type: ignore[typeddict-item]
+               else "Enter a 16-digit card number" if len(card) != 16 and shop["card_field"] else "")
         if err:
             vals["co.error"] = err
             return
         products = _products(spec)
         items = sorted([x["pid"], x["size"], int(vals.get(line_qty(x["lid"]), 1))] for x in data["cart"])
         total = sum(q * products[pid]["price"] for pid, _, q in items)
-        data["orders"].append({"number": int(spec["order_base"]) + len(data["orders"]), "items": items, "name": name,  # type: ignore[typeddict-item]
+        data["orders"].append({"number": shop["order_base"] + len(data["orders"]), "items": items, "name": name,
                                "address": address, "card": card, "total": total})
         for x in data["cart"]:
             vals.pop(line_qty(x["lid"]), None)
@@ -505,7 +501,7 @@ class ShopFamily(Family):
         n_add = sum(k in ("add", "buy") for k in kinds)
         chosen = sample(rng, products, min(len(products), n_cart + n_add))
         adds, in_cart = chosen[:n_add], chosen[n_add:]
-        cart = [[p["id"], pick(rng, p["sizes"]), int(rng.integers(1, 4))] for p in in_cart]
+        cart: list[CartItem] = [{"pid": p["id"], "size": pick(rng, p["sizes"]), "qty": int(rng.integers(1, 4))} for p in in_cart]
         targets = sample(rng, range(len(cart)), need)  # the cart items the tasks change
         tasks: list[ShopTask] = []
         clauses: list[str] = []
@@ -523,7 +519,8 @@ class ShopFamily(Family):
                     tasks.append(c)
                     clauses[-1] += self._checkout_clause(c)
             elif k in ("remove", "qty"):
-                pid, size, qty = cart[targets.pop(0)]
+                item = cart[targets.pop(0)]
+                pid, size, qty = item["pid"], item["size"], item["qty"]
                 p = products[pid]
                 t = _blank(k)
                 t.update(pid=pid, size=size)
@@ -557,10 +554,10 @@ class ShopFamily(Family):
                 values[COLOUR] = pick(rng, colours)
             if rng.random() < 0.5:
                 values[NAME] = pick(rng, PEOPLE)
-        spec: AppSpec = {  # type: ignore[typeddict-unknown-key]
-            "kind": "shop", "name": APP, "root": MAIN, "color": list(pick(rng, ICON_COLORS)),
-            "products": products, "cats": cats, "colours": colours, "cart": cart, "card_field": card_field,
-            "saved_card": f"{int(rng.integers(0, 10000)):04d}", "order_base": int(rng.integers(1000, 9000)),
+        shop: ShopSpec = {"products": products, "cats": cats, "colours": colours, "cart": cart, "card_field": card_field,
+                          "saved_card": f"{int(rng.integers(0, 10000)):04d}", "order_base": int(rng.integers(1000, 9000))}
+        spec: AppSpec = {
+            "kind": "shop", "name": APP, "root": MAIN, "color": list(pick(rng, ICON_COLORS)), "shop": shop,
             "screens": {
                 MAIN: {"title": pick(rng, ("Shop", "Store", "Catalog")), "parent": None, "rows": []},
                 CART: {"title": "Cart", "parent": MAIN, "rows": []},
@@ -614,7 +611,7 @@ class ShopFamily(Family):
         memo = self._memo
         if memo is not None and memo[0] is scenario:
             return memo[1]
-        start = {key_of(pid, size): qty for pid, size, qty in scenario["apps"][APP]["cart"]}  # type: ignore[typeddict-item]
+        start = {key_of(c["pid"], c["size"]): c["qty"] for c in _shop(scenario["apps"][APP])["cart"]}
         cart = dict(start)
         orders: list[Any] = []
         for t in self._tasks(scenario):
@@ -634,7 +631,7 @@ class ShopFamily(Family):
         return (items, str(name).strip(), str(address).strip(), card)
 
     def _orders(self, scenario: Scenario, app_state: AppState) -> list[Any]:
-        saved = not scenario["apps"][APP]["card_field"]  # type: ignore[typeddict-item]
+        saved = not _shop(scenario["apps"][APP])["card_field"]
         return [self._order({key_of(pid, size): q for pid, size, q in o["items"]}, o["name"], o["address"],
                             None if saved else o["card"]) for o in app_state["data"]["orders"]]
 
