@@ -184,6 +184,10 @@ def money(cents: int) -> str:
     return f"${cents // 100}.{cents % 100:02d}"
 
 
+def _size_text(size: str) -> str:
+    return size if size == ONE_SIZE else f"size {size}"
+
+
 def card_digits(text: str) -> str:
     return "".join(ch for ch in str(text) if ch.isdigit())
 
@@ -348,7 +352,7 @@ class ShopApp(App):
         for x in state["data"]["cart"]:
             p, lid = products[x["pid"]], x["lid"]
             out += [
-                Widget(line_id(lid), "link", p["name"], detail=f"{p['colour']} \u00b7 size {x['size']} \u00b7 {money(p['price'])} each",
+                Widget(line_id(lid), "link", p["name"], detail=f"{p['colour']} \u00b7 {_size_text(x['size'])} \u00b7 {money(p['price'])} each",
                        to=product_screen(p["id"])),
                 stepper_row(line_qty(lid), "Quantity", int(vals.get(line_qty(lid), 1)), 1, MAX_QTY),
                 Widget(remove_id(lid), "button", "Remove", to=dialog_screen(lid), action="remove"),
