@@ -23,15 +23,17 @@ Actions:
     Click, Scroll, Back, OpenApp, Type and Answer (``type`` is ``Discrete(6)``). Answer ends an
     information task; in a task that asks nothing it is a no-op with an ``action_error``.
 Levels:
-    * easy: 3-6 products in 2 categories and 3 colours (the catalog fits on the screen), a cart
-      of 0-2 items, one task; "buy" only adds to the cart (no checkout).
-    * medium: 9-23 products in 4 categories and 5 colours (Scroll), a model in several
-      colours (distractors with the same name), stale search text, tab and colour filter that
-      may hide the product, a cart of 0-3 items, one task; "buy" checks out with name and
-      address (the card is saved), a stale name may sit in the form.
-    * hard: 19-32 products in 4 categories and 6 colours, a cart of 2-4 items, two tasks
-      chained, always ending in the full checkout (name, address, card number) or, after it,
-      a price question. Every hard reference is at least 15 steps from reset (tested).
+    * easy: 3-6 products in up to 2 categories and 3 colours (the catalog fits on the screen),
+      a cart of 0-2 items, one task; "buy" only adds to the cart (no checkout).
+    * medium: 9-24 products in up to 4 categories and 5 colours (Scroll), models in several
+      colours (distractors with the same name) and in pairs with similar names (the same
+      adjective or the same noun: "Alpine Parka", "Alpine Raincoat"), stale search text, tab and
+      colour filter that may hide the product, a cart of 0-3 items, one task; "buy" checks out
+      with name and address (the card is saved), a stale name may sit in the form.
+    * hard: 18-32 products in up to 4 categories and 6 colours (similar names as at medium), a
+      cart of 2-4 items, two tasks chained, always ending in the full checkout (name, address,
+      card number) or, after it, a price question. Every hard reference is at least 15 steps
+      from reset (19-35 on seeds 0-199; tested).
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
@@ -178,10 +180,10 @@ def key_of(pid: int, size: str) -> str:
 
 
 def money(cents: int) -> str:
-    """>>> money(4999), money(12000)
-    ('$49.99', '$120.00')
+    """>>> money(4999), money(110496)
+    ('$49.99', '$1,104.96')
     """
-    return f"${cents // 100}.{cents % 100:02d}"
+    return f"${cents // 100:,}.{cents % 100:02d}"
 
 
 def _size_text(size: str) -> str:
@@ -268,8 +270,9 @@ class ShopApp(App):
             if x is None:
                 return []
             p = products[x["pid"]]
+            what = f"{p['name']} ({p['colour']}, {_size_text(x['size'])})"
             return [
-                Widget(sub_id(sid, "dialog"), "dialog", "Remove this item?", detail=f"{p['name']} ({p['colour']}, {x['size']})"),
+                Widget(sub_id(sid, "dialog"), "dialog", "Remove this item?", detail=what),
                 Widget(sub_id(sid, "cancel"), "button", "Cancel", action="cancel"),
                 Widget(sub_id(sid, "confirm"), "button", "Remove", action="confirm", style="danger"),
             ]
@@ -352,8 +355,8 @@ class ShopApp(App):
         for x in state["data"]["cart"]:
             p, lid = products[x["pid"]], x["lid"]
             out += [
-                Widget(line_id(lid), "link", p["name"], detail=f"{p['colour']} \u00b7 {_size_text(x['size'])} \u00b7 {money(p['price'])} each",
-                       to=product_screen(p["id"])),
+                Widget(line_id(lid), "link", p["name"], to=product_screen(p["id"]),
+                       detail=f"{p['colour']} \u00b7 {_size_text(x['size'])} \u00b7 {money(p['price'])} each"),
                 stepper_row(line_qty(lid), "Quantity", int(vals.get(line_qty(lid), 1)), 1, MAX_QTY),
                 Widget(remove_id(lid), "button", "Remove", to=dialog_screen(lid), action="remove"),
             ]
@@ -446,13 +449,20 @@ def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[s
     names: set[str] = set()
     prices: set[int] = set()
     out: list[Product] = []
-    for _ in range(n_models):
-        cat = pick(rng, cats)
+    prev: tuple[str, str, str] | None = None  # the last model's (category, adjective, noun)
+    for i in range(n_models):
+        twin = level != "easy" and i % 2 == 1 and prev is not None  # a similar name: the last one's adjective or noun
+        cat = prev[0] if twin else pick(rng, cats)  # type: ignore[index]
         nouns, sizes, _, (plo, phi) = CATEGORIES[cat]
-        name = f"{pick(rng, ADJECTIVES)} {pick(rng, nouns)}"
-        while name in names:
-            name = f"{pick(rng, ADJECTIVES)} {pick(rng, nouns)}"
+        same_adj = bool(rng.random() < 0.5)
+        while True:
+            adj = prev[1] if twin and same_adj else pick(rng, ADJECTIVES)  # type: ignore[index]
+            noun = prev[2] if twin and not same_adj else pick(rng, nouns)  # type: ignore[index]
+            name = f"{adj} {noun}"
+            if name not in names:
+                break
         names.add(name)
+        prev = (cat, adj, noun)
         if len(sizes) > 2:
             k = int(rng.integers(3, min(len(sizes), 5) + 1))
             lo = int(rng.integers(0, len(sizes) - k + 1))
