@@ -25,6 +25,8 @@ from guigym.apps.shop import (
     ShopFamily,
     add_id,
     dialog_screen,
+    item_screen,
+    line_id,
     line_qty,
     money,
     price_id,
@@ -243,12 +245,31 @@ def test_a_wrong_size_fails() -> None:
     assert (r, term, info["success"], info["reference"]) == (0.0, True, False, [])
 
 
-def test_a_wrong_quantity_fails() -> None:
+def test_a_wrong_quantity_is_not_success_and_the_reference_sets_it_right_in_the_cart() -> None:
     env = env_where(sized)
     t = task(env)
     open_product(env, t["pid"])
     _, r, term, _, info = add(env, t["pid"], t["size"], t["qty"] + 1)
-    assert (r, term, info["success"]) == (0.0, True, False)
+    assert (r, term, info["success"]) == (0.0, False, False)
+    lid = lid_of(env, t["pid"])
+    assert [s.target for s in info["reference"]][-1] == f"{line_qty(lid)}.dec"  # Back, Cart, the item, then −
+    for s in info["reference"]:
+        _, r, term, _, info = env.step(s.action)
+    assert (r, term, info["success"]) == (1.0, True, True) and env.unwrapped.current_view.screen == item_screen(lid)
+
+
+def test_an_order_with_a_wrong_quantity_fails() -> None:
+    env = env_where(kinds("add", "checkout"), level="medium")
+    t, c = task(env, 0), task(env, 1)
+    open_product(env, t["pid"])
+    add(env, t["pid"], t["size"], t["qty"] + 1)
+    env.step(Back())
+    tap(env, "cart")
+    tap(env, "cart.checkout")
+    type_into(env, NAME, c["name"])
+    type_into(env, ADDRESS, c["address"])
+    _, r, term, _, info = tap(env, "co.place")
+    assert (r, term, info["success"], info["reference"]) == (0.0, True, False, [])
 
 
 def test_the_same_name_in_another_colour_fails() -> None:
@@ -267,7 +288,7 @@ def test_the_same_name_in_another_colour_fails() -> None:
     assert (r, term, info["success"]) == (0.0, True, False)
 
 
-def test_adding_twice_and_an_extra_item_fail() -> None:
+def test_adding_twice_is_not_success_and_an_extra_item_fails() -> None:
     env = env_where(kinds("add"))
     t = task(env)
     open_product(env, t["pid"])
@@ -277,8 +298,9 @@ def test_adding_twice_and_an_extra_item_fail() -> None:
     sc, full = env.unwrapped.scenario, env.unwrapped.get_state()["state"]
     shop = full["apps"]["Shop"]
     k = line_qty(lid_of(env, t["pid"]))
-    shop["values"][k] += 1  # the same item added again: a wrong quantity
-    assert fam.failed(sc, full) and not fam.success(sc, full)
+    shop["values"][k] *= 2  # the same item added again: a wrong quantity, still to set right
+    assert not fam.failed(sc, full) and not fam.success(sc, full)
+    assert fam.next_goal(sc, full).widget == k
     shop["values"][k] -= 1
     shop_spec = sc["apps"]["Shop"]["shop"]
     extra = next(p for p in shop_spec["products"] if p["id"] != t["pid"] and p["id"] not in [c["pid"] for c in shop_spec["cart"]])
@@ -293,7 +315,12 @@ def test_change_quantity_in_the_cart_passes_through_values_without_failing() -> 
         c["qty"] for c in spec["cart"] if c["pid"] == tasks[0]["pid"])) >= 2)
     t = task(env)
     tap(env, "cart")
-    key = line_qty(lid_of(env, t["pid"]))
+    lid = lid_of(env, t["pid"])
+    qty = cart(env)[f"{t['pid']}|{t['size']}"]
+    assert f"Qty {qty}" in env.unwrapped.current_view.find(line_id(lid)).detail
+    tap(env, line_id(lid))
+    assert env.unwrapped.current_view.screen == item_screen(lid)
+    key = line_qty(lid)
     start = env.unwrapped.current_view.find(key).option
     step = f"{key}.inc" if t["qty"] > start else f"{key}.dec"
     _, r, term, _, info = tap(env, step)  # one step of several: not yet done, not failed
@@ -303,14 +330,20 @@ def test_change_quantity_in_the_cart_passes_through_values_without_failing() -> 
     assert env.unwrapped.current_view.find(key).option == t["qty"]
 
 
-def test_changing_another_items_quantity_fails() -> None:
+def test_changing_another_items_quantity_is_set_right_by_the_reference() -> None:
     env = env_where(lambda spec, tasks: kinds("qty")(spec, tasks) and len(spec["cart"]) >= 2)
     other = next(c["pid"] for c in env.unwrapped.scenario["apps"]["Shop"]["shop"]["cart"] if c["pid"] != task(env)["pid"])
     tap(env, "cart")
-    key = line_qty(lid_of(env, other))
+    lid = lid_of(env, other)
+    tap(env, line_id(lid))
+    key = line_qty(lid)
     q = env.unwrapped.current_view.find(key).option
     _, r, term, _, info = tap(env, f"{key}.inc" if q < 9 else f"{key}.dec")
-    assert (r, term, info["success"]) == (0.0, True, False)
+    assert (r, term, info["success"]) == (0.0, False, False)
+    assert info["reference"][0].target == (f"{key}.dec" if q < 9 else f"{key}.inc")  # undone first, on this screen
+    while info["reference"]:
+        _, r, term, _, info = env.step(info["reference"][0].action)
+    assert (r, term, info["success"]) == (1.0, True, True)
 
 
 def test_remove_dialog_cancel_and_back_keep_the_item_and_confirm_removes() -> None:
@@ -318,11 +351,12 @@ def test_remove_dialog_cancel_and_back_keep_the_item_and_confirm_removes() -> No
     t = task(env)
     tap(env, "cart")
     lid = lid_of(env, t["pid"])
+    tap(env, line_id(lid))
     before = env.unwrapped.get_state()["state"]
     d = dialog_screen(lid)
     tap(env, remove_id(lid))
     v = env.unwrapped.current_view
-    assert v.screen == d and v.backdrop is not None and v.backdrop.screen == CART and v.title == "Remove this item?"
+    assert v.screen == d and v.backdrop is not None and v.backdrop.screen == item_screen(lid) and v.title == "Remove this item?"
     assert [w.kind for w in v.rows] == ["dialog", "button", "button"] and product(env, t["pid"])["name"] in v.rows[0].detail
     assert [e["id"] for e in env.unwrapped.elements()] == [f"{d}.cancel", f"{d}.confirm"]  # the cart under it is inert
     tap(env, f"{d}.cancel")
@@ -341,6 +375,7 @@ def test_removing_the_wrong_item_fails() -> None:
     other = next(c["pid"] for c in env.unwrapped.scenario["apps"]["Shop"]["shop"]["cart"] if c["pid"] != task(env)["pid"])
     tap(env, "cart")
     lid = lid_of(env, other)
+    tap(env, line_id(lid))
     tap(env, remove_id(lid))
     _, r, term, _, info = tap(env, f"{dialog_screen(lid)}.confirm")
     assert (r, term, info["success"], info["reference"]) == (0.0, True, False, [])
@@ -511,7 +546,11 @@ def test_shop_screens_draw_and_hit_test_alike_on_both_renderers() -> None:
         env.step(Back())
         tap(env, "cart")
         if state(env)["data"]["cart"]:
-            tap(env, remove_id(state(env)["data"]["cart"][0]["lid"]))
+            same()  # the cart
+            lid = state(env)["data"]["cart"][0]["lid"]
+            tap(env, line_id(lid))
+            same()  # the item: its stepper, Remove from cart
+            tap(env, remove_id(lid))
             same()  # the remove dialog
     finally:
         b.close()

@@ -4,13 +4,14 @@ Description:
     A Shop app: a catalog screen (a "Cart" row showing the items and the total, a search field
     that filters the products by name, a tab bar of categories, a Colour select, then one row
     per matching product: its name, "Red · $49.99" under it), a product screen (colour and
-    category, the price, a Size select, a Quantity stepper, "Add to cart"), a cart screen (per
-    item: name, colour, size and unit price, a Quantity stepper and Remove, which asks in a
-    confirmation dialog "Remove this item?" with Cancel / Remove; then the total and Checkout),
-    a checkout form (Full name, Address and, at hard, Card number fields; Place order) and an
-    order confirmation. Products are models drawn from 16 adjectives x 20 nouns in 5
-    categories, each in 1-3 of 12 colours with its own price (category price ranges, 3 cent
-    endings) and sizes (a run of the category's sizes). Distinct instances: at easy alone,
+    category, the price, a Size select, a Quantity stepper, "Add to cart"), a cart screen (one
+    row per item: its name, "Green · size S · Qty 2 · $210.00" under it; then the total and
+    Checkout), an item screen (its Quantity stepper and "Remove from cart", which asks in a
+    confirmation dialog "Remove this item?" with Cancel / Remove), a checkout form (Full name,
+    Address and, at hard, Card number fields; Place order) and an order confirmation. Products
+    are models drawn from 16 adjectives x 20 nouns in 5 categories, each in 1-3 of 12 colours
+    with its own price (category price ranges, 3 cent endings) and sizes (a run of the
+    category's sizes). Distinct instances: at easy alone,
     more than 1e9 catalogs before prices, sizes, the cart and the task are drawn.
 Instruction:
     "Add 2 of the red Alpine Parka in size M to your cart", 'Buy the blue Metro Backpack and
@@ -42,10 +43,12 @@ Termination:
     instructed changes and, for a question, the answer matches the fact after
     :func:`guigym.answers.answers_match`'s normalisation ("$49.99" = "49.99"; a product name is
     text). Failure (terminated) when that can no longer happen: an item added that the task does
-    not ask for (a wrong product, colour or size), an added item with a wrong quantity, a
-    quantity changed that the task does not change, an item removed that should stay, an order
-    that differs from the instructed one, or an answer that does not make the task a success.
-    Search text, filters, the product screen's choices and the form's text are not compared.
+    not ask for (a wrong product, colour or size), an item removed that should stay, an order
+    that differs from the instructed one (a wrong quantity, item, name, address or card), or an
+    answer that does not make the task a success. A wrong quantity in the cart (an item added
+    twice, a stray stepper click) is not success but not yet failure: the steppers can set it
+    right until the order is placed, and the reference does. Search text, filters, the product
+    screen's choices and the form's text are not compared.
 Registered ids:
     ``GuiGym-Shop-v0`` (``level="easy" | "medium" | "hard"``).
 """
@@ -152,17 +155,26 @@ def add_id(pid: int) -> str:
 
 
 def line_id(lid: int) -> str:
-    """A cart item's row (its name, a link to the product); its stepper is :func:`line_qty`, its
-    Remove :func:`remove_id`."""
+    """A cart item's row on the cart screen: a link to its item screen (:func:`item_screen`),
+    which has its Quantity stepper (:func:`line_qty`) and "Remove from cart" (:func:`remove_id`)."""
     return f"l:{lid}"
 
 
+def item_screen(lid: int) -> str:
+    return f"i:{lid}"
+
+
+def item_of(sid: str) -> int | None:
+    head, _, rest = sid.partition(":")
+    return int(rest) if head == "i" and rest.isdigit() else None
+
+
 def line_qty(lid: int) -> str:
-    return sub_id(line_id(lid), "qty")
+    return sub_id(item_screen(lid), "qty")
 
 
 def remove_id(lid: int) -> str:
-    return sub_id(line_id(lid), "remove")
+    return sub_id(item_screen(lid), "remove")
 
 
 def dialog_screen(lid: int) -> str:
@@ -246,14 +258,21 @@ class ShopApp(App):
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         if product_of(sid) is not None:
             return MAIN
-        if line_of(sid) is not None:
+        if item_of(sid) is not None:
             return CART
+        lid = line_of(sid)
+        if lid is not None:
+            return item_screen(lid)
         return super().parent(spec, sid)
 
     def title(self, spec: AppSpec, state: AppState, sid: str) -> str:
         pid = product_of(sid)
         if pid is not None:
             return _products(spec)[pid]["name"]
+        lid = item_of(sid)
+        if lid is not None:
+            x = next((x for x in state["data"]["cart"] if x["lid"] == lid), None)
+            return _products(spec)[x["pid"]]["name"] if x is not None else "Cart item"
         if line_of(sid) is not None:
             return "Remove this item?"
         return super().title(spec, state, sid)
@@ -264,6 +283,9 @@ class ShopApp(App):
         pid = product_of(sid)
         if pid is not None:
             return self._product_rows(products[pid], vals)
+        lid = item_of(sid)
+        if lid is not None:
+            return self._item_rows(products, state, lid)
         lid = line_of(sid)
         if lid is not None:
             x = next((x for x in state["data"]["cart"] if x["lid"] == lid), None)
@@ -349,17 +371,27 @@ class ShopApp(App):
             out.append(Widget(sub_id(sid, "msg"), "label", msg, style="muted"))
         return out
 
+    @staticmethod
+    def _item_rows(products: list[Product], state: AppState, lid: int) -> list[Widget]:
+        x = next((x for x in state["data"]["cart"] if x["lid"] == lid), None)
+        if x is None:
+            return []
+        p, sid = products[x["pid"]], item_screen(lid)
+        return [
+            Widget(sub_id(sid, "info"), "label", f"{p['colour']} \u00b7 {_size_text(x['size'])}", style="muted"),
+            Widget(sub_id(sid, "price"), "label", f"{money(p['price'])} each", style="heading"),
+            stepper_row(line_qty(lid), "Quantity", int(state["values"].get(line_qty(lid), 1)), 1, MAX_QTY),
+            Widget(remove_id(lid), "button", "Remove from cart", to=dialog_screen(lid), action="remove"),
+        ]
+
     def _cart_rows(self, products: list[Product], state: AppState) -> list[Widget]:
         vals = state["values"]
         out: list[Widget] = []
         for x in state["data"]["cart"]:
             p, lid = products[x["pid"]], x["lid"]
-            out += [
-                Widget(line_id(lid), "link", p["name"], to=product_screen(p["id"]),
-                       detail=f"{p['colour']} \u00b7 {_size_text(x['size'])} \u00b7 {money(p['price'])} each"),
-                stepper_row(line_qty(lid), "Quantity", int(vals.get(line_qty(lid), 1)), 1, MAX_QTY),
-                Widget(remove_id(lid), "button", "Remove", to=dialog_screen(lid), action="remove"),
-            ]
+            q = int(vals.get(line_qty(lid), 1))
+            out.append(Widget(line_id(lid), "link", p["name"], to=item_screen(lid),
+                              detail=f"{p['colour']} \u00b7 {_size_text(x['size'])} \u00b7 Qty {q} \u00b7 {money(q * p['price'])}"))
         if not out:
             return [Widget("cart.empty", "label", "Your cart is empty", style="muted")]
         _, total = self._totals(products, state)
@@ -396,7 +428,9 @@ class ShopApp(App):
             lid = line_of(sid)
             data["cart"] = [x for x in data["cart"] if x["lid"] != lid]
             vals.pop(line_qty(lid), None)  # type: ignore[arg-type]
-            self.pop(state)
+            while len(state["stack"]) > 1 and state["stack"][-1] != CART:  # the dialog and the item's screen close
+                state["stack"].pop()
+            state["focus"] = None
         elif w.action == "checkout" and data["cart"]:
             self.push(state, CHECKOUT)
         elif w.action == "place":
@@ -511,9 +545,12 @@ class ShopFamily(Family):
         clo, chi = LEVEL_SIZES[level][4]
         need = sum(k in ("remove", "qty") for k in kinds)
         n_cart = max(need, int(rng.integers(clo, chi + 1)))
-        # products to add are not in the cart at the start; cart items are distinct products
+        # products to add are not in the cart at the start; the cart's and these have distinct names
         n_add = sum(k in ("add", "buy") for k in kinds)
-        chosen = sample(rng, products, min(len(products), n_cart + n_add))
+        chosen: list[Product] = []
+        for p in sample(rng, products, len(products)):
+            if len(chosen) < n_cart + n_add and all(p["name"] != c["name"] for c in chosen):
+                chosen.append(p)
         adds, in_cart = chosen[:n_add], chosen[n_add:]
         cart: list[CartItem] = [{"pid": p["id"], "size": pick(rng, p["sizes"]), "qty": int(rng.integers(1, 4))} for p in in_cart]
         targets = sample(rng, range(len(cart)), need)  # the cart items the tasks change
@@ -676,15 +713,12 @@ class ShopFamily(Family):
         if have_orders != orders[:len(have_orders)]:  # an order that differs from the instructed one
             return True
         base, goal = (start, want) if len(have_orders) < len(orders) or not orders else ({}, {})
-        free = {key_of(t["pid"], t["size"]) for t in self._tasks(scenario) if t["type"] == "qty"}  # type: ignore[arg-type]
         have = cart_of(app_state)
-        for k, q in have.items():
-            if k not in base and k not in goal:  # an item nobody asked for
-                return True
-            if k not in free and q != (goal[k] if k in goal else base[k]):  # a wrong quantity
-                return True
+        if any(k not in base and k not in goal for k in have):  # an item nobody asked for (a wrong product, colour or size)
+            return True
         if any(k not in have for k in base if k in goal):  # an item removed that should stay
             return True
+        # a wrong quantity is not yet a failure: the steppers can set it right until the order is placed
         return "answer" in state and not self.success(scenario, state)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
@@ -694,6 +728,13 @@ class ShopFamily(Family):
         products = _products(spec)
         cart = cart_of(app_state)
         placed = bool(app_state["data"]["orders"])
+        if not placed:  # a quantity the tasks do not ask for (a stray click, an item added twice): set it right first
+            want = self._expected(scenario)[1]
+            started = {key_of(t["pid"], t["size"]) for t in self._tasks(scenario) if t["type"] == "qty"}  # type: ignore[arg-type]
+            for x in app_state["data"]["cart"]:
+                k = key_of(x["pid"], x["size"])
+                if k in want and k not in started and cart[k] != want[k]:
+                    return Goal(APP, item_screen(x["lid"]), line_qty(x["lid"]), "set", want[k])
         for t in self._tasks(scenario):
             kind = t["type"]
             if kind in ("add", "remove", "qty") and not placed:
@@ -703,7 +744,7 @@ class ShopFamily(Family):
                 if kind == "remove" and lid is not None:
                     return Goal(APP, dialog_screen(lid), sub_id(dialog_screen(lid), "confirm"), "press")
                 if kind == "qty" and lid is not None and cart[k] != t["qty"]:
-                    return Goal(APP, CART, line_qty(lid), "set", int(t["qty"]))  # type: ignore[arg-type]
+                    return Goal(APP, item_screen(lid), line_qty(lid), "set", int(t["qty"]))  # type: ignore[arg-type]
                 if kind == "add" and k not in cart:
                     return self._add(spec, app_state, products[pid], size, int(t["qty"]))  # type: ignore[arg-type]
             elif kind == "checkout" and not placed:
@@ -734,10 +775,11 @@ class ShopFamily(Family):
             g = self._show(spec, vals, p)
             if g is not None:
                 return g
-        if len(p["sizes"]) > 1 and vals.get(size_key(p["id"])) != size:
-            return Goal(APP, psid, size_key(p["id"]), "set", size)
+        # the quantity first: while no size is chosen, a stray "Add to cart" adds nothing
         if int(vals.get(qty_key(p["id"]), 1)) != qty:
             return Goal(APP, psid, qty_key(p["id"]), "set", qty)
+        if len(p["sizes"]) > 1 and vals.get(size_key(p["id"])) != size:
+            return Goal(APP, psid, size_key(p["id"]), "set", size)
         return Goal(APP, psid, add_id(p["id"]), "press")
 
     @staticmethod
@@ -745,8 +787,10 @@ class ShopFamily(Family):
         """A goal that narrows the catalog to ``p`` alone (search its name, then the category tab
         if it hides it, then the colour filter), or None when it is listed alone (or listed at
         all in a catalog that fits on one screen, at easy)."""
-        ids = [x["id"] for x in shown(spec, vals)]
-        if ids == [p["id"]] or (p["id"] in ids and len(_products(spec)) <= EASY_MAX_PRODUCTS):
+        listed = shown(spec, vals)
+        if [x["id"] for x in listed] == [p["id"]]:
+            return None
+        if p in listed and len(_products(spec)) <= EASY_MAX_PRODUCTS and sum(x["name"] == p["name"] for x in listed) == 1:
             return None
         if str(vals.get(SEARCH, "")).strip().casefold() != p["name"].casefold():
             return Goal(APP, MAIN, SEARCH, "set", p["name"])
