@@ -34,7 +34,7 @@ Levels:
     * hard: 18-32 products in up to 4 categories and 6 colours (similar names as at medium), a
       cart of 2-4 items, two tasks chained, always ending in the full checkout (name, address,
       card number) or, after it, a price question. Every hard reference is at least 15 steps
-      from reset (19-35 on seeds 0-199; tested).
+      from reset (19-33 on seeds 0-199; tested).
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
