@@ -14,12 +14,13 @@ Description:
     category's sizes). Distinct instances: at easy alone,
     more than 1e9 catalogs before prices, sizes, the cart and the task are drawn.
 Instruction:
-    "Add 2 of the red Alpine Parka in size M to your cart", 'Buy the blue Metro Backpack and
-    check out with name "Grace Hill" and address "12 Oak Street"', "Remove the green Trail Cap
-    from your cart", "Change the quantity of the black Urban Hoodie in your cart to 3", "How much
-    does the blue Metro Backpack cost?", "What is the cheapest red jacket?"; at hard two of them
-    joined ("Remove the …, then buy 2 of the … in size 9 and check out with name …, address …
-    and card number 4539 1234 5678 9012.").
+    'Add 2 of the red "Alpine Parka" in size M to your cart', 'Buy the blue "Metro Backpack" and
+    check out with name "Grace Hill" and address "12 Oak Street"', 'Remove the green "Trail Cap"
+    from your cart', 'Change the quantity of the black "Urban Hoodie" in your cart to 3', 'How much
+    does the blue "Metro Backpack" cost?', "What is the cheapest red jacket?"; at hard two of them
+    joined ('Remove the …, then buy 2 of the … in size 9 and check out with name …, address … and
+    card number "4539 1234 5678 9012".'). Product names, names, addresses and card numbers are
+    quoted: what is typed is always a quoted span.
 Actions:
     Click, Scroll, Back, OpenApp, Type and Answer (``type`` is ``Discrete(6)``). Answer ends an
     information task; in a task that asks nothing it is a no-op with an ``action_error``.
@@ -215,8 +216,9 @@ def _products(spec: AppSpec) -> list[Product]:
 
 
 def describe(p: Product) -> str:
-    """How an instruction names a product: colour and name ("red Alpine Parka")."""
-    return f"{p['colour'].lower()} {p['name']}"
+    """How an instruction names a product: colour and the quoted name ('red "Alpine Parka"'; the
+    name is what the search field takes, so it is a span a discrete Type action can copy)."""
+    return f'{p["colour"].lower()} "{p["name"]}"'
 
 
 def matches(p: Product, query: str, cat: str, colour: str) -> bool:
@@ -598,7 +600,9 @@ class ShopFamily(Family):
         values: dict[str, Any] = {}
         if level != "easy":  # stale search text and filters (they may hide the product), a stale name in the form
             if rng.random() < 0.3:
-                values[SEARCH] = pick(rng, ADJECTIVES)
+                word = pick(rng, ADJECTIVES)
+                if "ask_cheapest" not in kinds:  # (that reference would clear it: no span of the instruction to type)
+                    values[SEARCH] = word
             if rng.random() < 0.5:
                 values[CAT] = pick(rng, cats)
             if rng.random() < 0.3:
@@ -632,7 +636,7 @@ class ShopFamily(Family):
     def _checkout_clause(c: ShopTask) -> str:
         if c["card"] is None:
             return f' and check out with name "{c["name"]}" and address "{c["address"]}"'
-        return f' and check out with name "{c["name"]}", address "{c["address"]}" and card number {c["card"]}'
+        return f' and check out with name "{c["name"]}", address "{c["address"]}" and card number "{c["card"]}"'
 
     @staticmethod
     def _ask(rng: np.random.Generator, kind: str, products: list[Product], level: str, first: bool) -> ShopTask:
