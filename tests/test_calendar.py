@@ -404,8 +404,8 @@ def test_the_month_bar_pages_the_agenda() -> None:
     tap(env, NEXT)
     assert values(env)[SHOWN] == add_months(shown, 1)
     v = env.unwrapped.current_view
-    assert v.find("nav.month").label.split()[0] in ("January February March April May June July August September October "
-                                                      "November December").split()
+    y, mo = (int(p) for p in add_months(shown, 1).split("-"))
+    assert v.find("nav.month").label == dt.date(y, mo, 1).strftime("%B %Y")
     want = sorted((e["date"], e["time"], e["id"]) for e in evs if month_of(e["date"]) == add_months(shown, 1))
     assert [w.id for w in v.rows if w.id.startswith("e:")] == [event_screen(i) for *_, i in want]
     tap(env, PREV)

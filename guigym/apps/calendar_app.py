@@ -13,8 +13,9 @@ Description:
     Daily / Weekly / Monthly, a dropdown menu), Save and Cancel. Titles come from 40 names
     plus "Lunch with …" / "Call …" / "Coffee with …" for the 24 first names (112 in all),
     times from 56 quarter hours (7:00 AM - 8:45 PM), the in-app today from the 730 days of
-    2026-2027: at easy alone, over 730 x C(112, 3) > 1.6e8 sets of titles and todays before
-    dates, times, repetitions and tasks are drawn.
+    2026-2027 (easy: the 535 whose Monday-Sunday week lies in their month, 5 days before its
+    end). Distinct instances: an easy "add" alone has 535 x C(112, 3) > 1.2e8 pairs of today
+    and set of titles before dates, times, repetitions and the task are drawn.
 Instruction:
     "Add 'Piano lesson' this coming Tuesday at 3:30 PM, repeating weekly", "Add 'Haircut' in
     two weeks at 11:15 AM", "Add 'Book club' on the 14th at 7:00 PM", "Add 'Gym' on Thursday,
@@ -29,14 +30,15 @@ Actions:
     Click, Scroll, Back, OpenApp, Type and Answer (``type`` is ``Discrete(6)``). Answer ends an
     information task; in a task that asks nothing it is a no-op with an ``action_error``.
 Levels:
-    * easy: 3-6 events, all in today's month (the shown one; the main screen fits), one task
-      whose date is in that month.
-    * medium: 10-16 events over today's month and the next two (Scroll), the task's date or
-      event one or two months ahead (the month bar and the date picker page), one task.
-    * hard: 14-22 events over three months, two tasks chained, the second a delete or a
-      question. The template "add a repeating event in another month, then delete one in
-      another month" has a reference of at least 15 steps from reset (16-27 on seeds 0-199);
-      the others 6-30.
+    * easy: 3-7 events in all, every one in today's month (the shown one: the main screen fits),
+      one task whose date or event is in that month.
+    * medium: 9-14 events besides the task's, over today's month and the next two (Scroll), the
+      task's date or event one or two months ahead (the month bar and the date picker page),
+      one task.
+    * hard: 12-18 events besides the tasks', over three months, two tasks chained, the second a
+      delete, a move or a question. The template "add a repeating event in another month at a
+      time far from the form's 9:00, then delete an event in another month" has a reference of
+      at least 15 steps from reset (18-27 on the 51 such seeds among 0-199); the others 8-37.
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
@@ -66,7 +68,6 @@ from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, sub_id
 from guigym.apps.tools import time_label
 from guigym.apps.widgets import date_picker_rows, select_row, time_picker_rows
-from guigym.events import Event
 
 APP = "Calendar"
 FORM = "form"  # the event form (New event / Edit event), reached by a button
