@@ -435,7 +435,8 @@ class CalendarFamily(Family):
         if level == "hard":
             first = pick(rng, ("add_far", "add_far", "add", "move", "delete_rule"))
             # an add then a delete is always the long template (a plain add is followed by something else)
-            second = "delete" if first == "add_far" and rng.random() < 0.6 else pick(rng, ("count", "when", "move", "delete")[:3 if first == "add" else 4])
+            then = ("count", "when", "move") if first == "add" else ("count", "when", "move", "delete")
+            second = "delete" if first == "add_far" and rng.random() < 0.6 else pick(rng, then)
             kinds = [first, second]
         else:
             kinds = [pick(rng, ("add", "add", "delete", "delete_rule", "move", "count", "when"))]
@@ -528,7 +529,7 @@ class CalendarFamily(Family):
             week = [start + dt.timedelta(days=k) for k in range(7)]
             clock = int(pick(rng, TIMES))
             inside = sample(rng, week[:5], int(rng.integers(2, 5)))
-            others = [d for d in (start - dt.timedelta(days=7 - k) for k in range(5))] + [start + dt.timedelta(days=7 + k) for k in range(5)]
+            others = [start + dt.timedelta(days=k) for k in (*range(-7, -2), *range(7, 12))]  # weekdays of the weeks around
             if level == "easy":
                 others = [d for d in others if d.month == today.month and d.year == today.year]
             outside = sample(rng, others, min(len(others), int(rng.integers(1, 3))))
@@ -568,7 +569,8 @@ class CalendarFamily(Family):
         elif t["type"] == "delete" and t["date"] is not None:  # a rule: the series in a week
             monday = today - dt.timedelta(days=today.weekday())
             week = "this week" if day_of(str(t["date"])) == monday else "next week"
-            text = pick(rng, ("Delete every {x} event {w}", "Remove all {x} events {w}", "Delete each {x} event {w}")).format(x=title, w=week)
+            text = pick(rng, ("Delete every {x} event {w}", "Remove all {x} events {w}", "Delete each {x} event {w}"))
+            text = text.format(x=title, w=week)
         elif t["type"] == "delete":
             text = pick(rng, ("Delete the event {x}", "Remove {x} from the calendar", "Cancel {x}")).format(x=title)
         elif t["type"] == "move":
@@ -581,7 +583,9 @@ class CalendarFamily(Family):
             else:
                 text = f"tell me how many events are on {day}"
         else:
-            text = pick(rng, ("What time is {x}?", "When does {x} start?")).format(x=title) if first else f"tell me what time {title} starts"
+            text = f"tell me what time {title} starts"
+            if first:
+                text = pick(rng, ("What time is {x}?", "When does {x} start?")).format(x=title)
         if not first and t["type"] not in ("count", "when"):
             text = text[0].lower() + text[1:]
         return str(text)
@@ -674,7 +678,8 @@ class CalendarFamily(Family):
                 e = _by_id(events, i)
                 assert e is not None
                 if not in_form or vals.get(F_EDIT, -1) != i:
-                    return self._via_main(app_state, month_of(e["date"]), Goal(APP, event_screen(i), sub_id(event_screen(i), "edit"), "press"))
+                    edit = Goal(APP, event_screen(i), sub_id(event_screen(i), "edit"), "press")
+                    return self._via_main(app_state, month_of(e["date"]), edit)
                 return self._fill(vals, e["title"], e["date"], str(t["time"]), e["repeat"])
         ask = self._ask(scenario)
         if ask is not None and "answer" not in state:
