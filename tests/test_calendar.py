@@ -480,3 +480,23 @@ def test_form_and_dialog_draw_and_hit_test_alike_on_both_renderers() -> None:
     finally:
         b.close()
         m.close()
+
+
+def test_a_day_left_without_events_is_answered_from_the_month_bar() -> None:
+    from guigym.apps.base import start_state
+    from guigym.oracle import Oracle
+
+    fam = CalendarFamily()
+    for seed in range(100):
+        sc = fam.generate(np.random.default_rng(seed), "medium")
+        t = sc["task"]["tasks"][0]
+        if t["type"] == "count":
+            break
+    spec = sc["apps"][APP]
+    spec["events"] = [e for e in spec["events"] if e["date"] != t["date"]]
+    for i, e in enumerate(spec["events"]):
+        e["id"] = i
+    t["fact"] = "0"
+    ref = Oracle(fam, sc, 360, 640).reference(start_state(sc))
+    assert ref and ref[-1].event.kind == "answer" and ref[-1].event.value == "0"
+    assert all(s.target == NEXT for s in ref[:-1])  # page to the month, then answer

@@ -686,7 +686,7 @@ class CalendarFamily(Family):
             if ask["type"] == "count":
                 shown = [e for e in _agenda(events, month_of(str(ask["date"]))) if e["date"] == ask["date"]]
                 e = shown[-1] if shown else None
-                wid = event_screen(e["id"]) if e is not None else "empty"
+                wid = event_screen(e["id"]) if e is not None else "nav.month"  # none left that day: the month is the fact
                 return self._via_main(app_state, month_of(str(ask["date"])), Goal(APP, "main", wid, "answer", ask["fact"]))
             e = _by_id(events, ask["ids"][0])
             assert e is not None
