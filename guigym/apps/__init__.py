@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from guigym.apps.calendar_app import CalendarFamily
 from guigym.apps.contacts import ContactsFamily
 from guigym.apps.family import Family
 from guigym.apps.files import FilesFamily
@@ -11,4 +12,4 @@ from guigym.apps.messages import MessagesFamily
 from guigym.apps.settings import SettingsFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
-                                                   MessagesFamily(), FilesFamily())}
+                                                   MessagesFamily(), FilesFamily(), CalendarFamily())}

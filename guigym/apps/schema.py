@@ -102,6 +102,16 @@ class FileNode(TypedDict):
     date: str  # as shown, "Mar 4, 2025"
 
 
+class CalEvent(TypedDict):
+    """An event in the Calendar family (``id``: stable across edits and deletions)."""
+
+    id: int
+    title: str
+    date: str  # "2026-03-14"
+    time: str  # the start, "15:30" (24 h)
+    repeat: str  # "never", "daily", "weekly" or "monthly"
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -123,6 +133,8 @@ class AppSpec(_AppSpecKeys, total=False):
     contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
     now: str  # kind "messenger": the in-app time a sent message gets
     nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
+    events: list[CalEvent]  # kind "calendar": the events at the start
+    today: str  # kind "calendar": the in-app date, "2026-03-11"
 
 
 class HomeSpec(TypedDict):
