@@ -28,6 +28,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Contacts-v0", "Contacts", 60, "an address book: questions (Answer), edits, favourites, deletes (dialog)"),
     EnvEntry("GuiGym-Messages-v0", "Messages", 60, "text conversations: send, reply, resend, delete (dialog), questions (Answer)"),
     EnvEntry("GuiGym-Files-v0", "Files", 100, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
+    EnvEntry("GuiGym-Mail-v0", "Mail", 80, "e-mail: compose, reply, forward, search, archive, delete (dialog), select mode, questions (Answer)"),
 )
 
 
