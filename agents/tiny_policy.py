@@ -51,7 +51,7 @@ from PIL import Image
 from agents.grpo import Completion
 from guigym.action_text import parse_action
 from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, Scroll, Type
-from guigym.apps.base import KINDS
+from guigym.apps.base import KINDS, role_id
 from guigym.apps.catalog import APP_NAMES
 
 __all__ = ["TinyConfig", "TinyObs", "TinyPolicy", "TinyPlanner", "split_words", "cell_centre", "point_cell"]
@@ -300,7 +300,7 @@ class TinyPolicy(nn.Module):
             for e in obs["elements"]:
                 toks = [t for t, _, _ in split_words(str(e["label"]))]
                 overlap = sum(t.lower() in iw for t in toks) / max(1, len(toks))
-                role = int(e["role"]) if not isinstance(e["role"], str) else KINDS.index(e["role"])
+                role = int(e["role"]) if not isinstance(e["role"], str) else role_id(e["role"])
                 box = tuple(int(v) for v in np.asarray(e["box"]).tolist())
                 elements.append((role, box, overlap, [_h(t.lower(), _WORD_BUCKETS) for t in toks] or [0]))
         out = TinyObs(image, instruction, words, wids, tris, feats, hist, elements)

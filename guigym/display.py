@@ -34,7 +34,7 @@ theme and focus, returning parts) and register it in :data:`PAINTERS`. The mock 
 nothing more; the browser runtime needs a case in ``widget()`` (``sites/runtime.js``) only if
 the kind takes input through a native control.
 
->>> from guigym.apps.base import View, Widget
+>>> from guigym.apps.base import TEXT_KINDS, View, Widget
 >>> from guigym.layout import layout
 >>> v = View("app", "main", "Hello", [Widget("ok", "button", "OK", style="primary")])
 >>> items = display_list(v, layout(v, 360, 640))
@@ -51,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from guigym.apps.base import View, Widget
+from guigym.apps.base import TEXT_KINDS, View, Widget
 from guigym.apps.family import DEFAULT_THEME
 from guigym.layout import PAD_Y, ROW_H, STATUS_H, TITLE_H, Box, Layout, row_box
 
@@ -178,13 +178,21 @@ Painter = Callable[[Widget, int, int, Theme, bool], list[Record]]
 
 
 def _label(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    s, cy = str(w.value) if w.value not in (None, "") else w.label, (bh - 1) // 2
+    if w.style == "center":  # a stepper's value, a date picker's month
+        return [text(s, 0, cy, 24, th.text, True, "center", "middle", w=bw)]
+    if w.style == "caption":  # a date picker's weekday names
+        return [text(s, 0, cy, 17, th.muted, align="center", valign="middle", w=bw)]
     color = th.error if w.style == "error" else th.muted if w.style == "muted" else th.text
     heading = w.style == "heading"
-    return [text(str(w.value) if w.value else w.label, 0, (bh - 1) // 2, 30 if heading else 22, color, heading, valign="middle")]
+    return [text(s, 0, cy, 30 if heading else 22, color, heading, valign="middle")]
 
 
 def _button(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     cy = (bh - 1) // 2
+    painter = _BUTTON_STYLES.get(w.style)
+    if painter is not None:
+        return painter(w, bw, bh, th, focused)
     if w.style in ("primary", "danger"):  # danger: a destructive action (a dialog's "Delete")
         fill, ink = (th.primary, th.on_primary) if w.style == "primary" else (th.error, WHITE)
         return [rect(0, 0, bw, bh, fill, 8), text(w.label, 0, cy, 24, ink, True, "center", "middle", w=bw)]
@@ -198,10 +206,14 @@ def _input(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record
     edge = th.primary if focused else th.muted
     val = str(w.value or "")
     shown, color = ("\u2022" * len(val) if w.secret else val, th.text) if val else (w.placeholder, th.placeholder)
-    return [
+    out = [
         rect(0, 0, bw, bh, th.surface, 4), rect(0, 0, bw, bh, edge, 4, 2 if focused else 1),
-        text(w.label, 8, 4, 16, edge), text(shown, 8, 20, 22, color, clip=bw - 16),
+        text(w.label, 8, 4, 16, edge), text(shown, 8, 20, 22, color, clip=bw - (44 if w.style == "search" else 16)),
     ]
+    if w.style == "search":  # a magnifier at the right end
+        cy = (bh - 1) // 2
+        out += [circle(bw - 24, cy - 2, 7, th.muted, 2), lines([[bw - 19, cy + 3], [bw - 13, cy + 9]], th.muted, 3)]
+    return out
 
 
 def _check(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
@@ -262,14 +274,114 @@ def _dialog(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Recor
     ]
 
 
+def _tab(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A tab of a tab bar; the selected one (style ``tab-on``) in the primary colour, underlined."""
+    on = w.style == "tab-on"
+    out = [text(w.label, 0, (bh - 1) // 2, 22, th.primary if on else th.muted, on, "center", "middle", w=bw, clip=bw)]
+    out.append(rect(0, bh - 3, bw, 3, th.primary) if on else rect(0, bh - 1, bw, 1, th.divider))
+    return out
+
+
+def _day(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A day of a date picker's month grid: ``day`` (this month), ``day-out`` (the neighbouring
+    months', muted), ``day-on`` (the chosen day: a filled disc)."""
+    cx, cy = (bw - 1) // 2, (bh - 1) // 2
+    if w.style == "day-on":
+        return [circle(cx, cy, min(bw, bh) // 2 - 2, th.primary), text(w.label, 0, cy, 21, th.on_primary, True, "center", "middle", w=bw)]
+    return [text(w.label, 0, cy, 21, th.muted if w.style == "day-out" else th.text, align="center", valign="middle", w=bw)]
+
+
+def _glyph(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A small square button drawn as a glyph, labelled in words for the agent ("Increase
+    Hour"): a stepper's − / + (``action="step"``), a date picker's ‹ / › (``action="month"``)."""
+    cx, cy = (bw - 1) // 2, (bh - 1) // 2
+    up = int(w.option or 0) > 0
+    if w.action == "month":
+        d = 5 if up else -5
+        mark = lines([[cx - d, cy - 9], [cx + d, cy], [cx - d, cy + 9]], th.primary, 3)
+        return [rect(0, 0, bw, bh, th.surface, 8), mark]
+    out = [rect(0, 0, bw, bh, th.surface, 8), rect(0, 0, bw, bh, th.muted, 8, 1), rect(cx - 8, cy - 1, 17, 3, th.primary)]
+    if up:
+        out.append(rect(cx - 1, cy - 8, 3, 17, th.primary))
+    return out
+
+
+_BUTTON_STYLES: dict[str, Painter] = {"tab": _tab, "tab-on": _tab, "day": _day, "day-out": _day, "day-on": _day, "glyph": _glyph}
+
+
+def _chevron_down(x: int, cy: int, color: Color) -> Record:
+    return lines([[x - 6, cy - 3], [x, cy + 3], [x + 6, cy - 3]], color, 2)
+
+
+def _select(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A select: a field with its label, the chosen option's label (or the placeholder) and a ▾."""
+    shown = next((str(lab) for val, lab in (w.options or []) if val == w.value), "")
+    return [
+        rect(0, 0, bw, bh, th.surface, 4), rect(0, 0, bw, bh, th.muted, 4, 1), text(w.label, 8, 4, 16, th.muted),
+        text(shown or w.placeholder, 8, 20, 22, th.text if shown else th.placeholder, clip=bw - 40),
+        _chevron_down(bw - 20, (bh - 1) // 2, th.muted),
+    ]
+
+
+#: A multi-line field's text: glyph height and line pitch (mock font sizes), and the width
+#: budget per character used to wrap (wrapping is decided here, so both renderers break lines alike).
+TEXTAREA_SIZE, TEXTAREA_PITCH, TEXTAREA_CHAR_W = 20, 22, 9
+
+
+def wrap_lines(s: str, per_line: int) -> list[str]:
+    """``s`` broken into lines of at most ``per_line`` characters, at spaces where possible
+    (typed newlines kept).
+
+    >>> wrap_lines("see you at the station at nine", 12)
+    ['see you at', 'the station', 'at nine']
+    """
+    per_line = max(1, per_line)
+    out: list[str] = []
+    for para in s.split("\n"):
+        line = ""
+        for word in para.split(" "):
+            while len(word) > per_line:  # a word longer than a line: cut it
+                if line:
+                    out.append(line)
+                    line = ""
+                out.append(word[:per_line])
+                word = word[per_line:]
+            cand = f"{line} {word}" if line else word
+            if len(cand) <= per_line:
+                line = cand
+            else:
+                out.append(line)
+                line = word
+        out.append(line)
+    return out
+
+
+def _textarea(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A multi-line text field: its label, then the text wrapped over the lines that fit (the
+    last ones when it is longer: where typing goes on)."""
+    edge = th.primary if focused else th.muted
+    val = str(w.value or "")
+    out = [rect(0, 0, bw, bh, th.surface, 4), rect(0, 0, bw, bh, edge, 4, 2 if focused else 1), text(w.label, 8, 4, 16, edge)]
+    if not val:
+        return [*out, text(w.placeholder, 8, 22, TEXTAREA_SIZE, th.placeholder, clip=bw - 16)]
+    fit = max(1, (bh - 26) // TEXTAREA_PITCH)
+    shown = wrap_lines(val, (bw - 16) // TEXTAREA_CHAR_W)[-fit:]
+    return [*out, *(text(ln, 8, 22 + i * TEXTAREA_PITCH, TEXTAREA_SIZE, th.text, clip=bw - 16) for i, ln in enumerate(shown))]
+
+
+def _menu(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A select's dropdown panel: the select's label over its options (rows of their own)."""
+    return [rect(0, 0, bw, bh, th.bg, 12), text(w.label, 20, 14, 24, th.text, True, clip=bw - 40), rect(12, 44, bw - 24, 1, th.divider)]
+
+
 #: How each widget kind looks: one painter per kind.
 PAINTERS: dict[str, Painter] = {
     "label": _label, "button": _button, "input": _input, "checkbox": _check, "radio": _check, "toggle": _toggle,
-    "link": _link, "icon": _icon, "dialog": _dialog,
+    "link": _link, "icon": _icon, "dialog": _dialog, "select": _select, "textarea": _textarea, "menu": _menu,
 }
 #: Kinds whose drawing may overflow their box (the home screen's icon names), and a dialog's
-#: panel: drawn in place, so its rounded corners show the dimmed screen under it.
-UNCLIPPED = frozenset({"icon", "dialog"})
+#: or menu's panel: drawn in place, so its rounded corners show the dimmed screen under it.
+UNCLIPPED = frozenset({"icon", "dialog", "menu"})
 #: How much a dialog dims the screen under it (a black scrim of this opacity).
 SCRIM = 0.5
 
@@ -283,7 +395,8 @@ def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     """The parts of ``w`` (memoised by look, painter included: the same look gives the same
     list object, which the mock backend uses to reuse its drawing)."""
     painter = PAINTERS.get(w.kind)
-    key = (painter, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th)
+    key = (painter, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th,
+           str(w.options) if w.options else None)
     out = _PARTS.get(key)
     if out is None:
         if len(_PARTS) > CACHE_SIZE:
@@ -297,7 +410,7 @@ def widget(w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False) -
     widgets as the one before; records are never mutated). ``inert``: shown but not
     interactive (the screen under a dialog)."""
     key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th,
-           inert)
+           inert, str(w.options) if w.options else None)
     rec = _WIDGETS.get(key)
     if rec is not None:
         return rec
@@ -306,7 +419,7 @@ def widget(w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False) -
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0 + 1, y1 - y0 + 1
     k = w.kind
-    value = str(w.value or "") if k == "input" else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
+    value = str(w.value or "") if k in TEXT_KINDS else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
     rec = _WIDGETS[key] = {
         "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive and not inert, "focused": focused,
         "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
@@ -390,6 +503,8 @@ def rows_clip(v: View, lay: Layout) -> list[int]:
     it is not shown (the browser keeps a focused field scrolled out of view there)."""
     if v.grid:
         return [0, STATUS_H, lay.width, lay.height - STATUS_H]
+    if v.backdrop is not None:  # a dialog or a dropdown: anywhere below the title bar
+        return [0, STATUS_H + TITLE_H, lay.width, lay.height - STATUS_H - TITLE_H]
     return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * ROW_H]
 
 

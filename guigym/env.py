@@ -11,7 +11,7 @@ from gymnasium import spaces
 from guigym.action_text import ActionParseError
 from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
-from guigym.apps.base import KINDS, View, clean_text, copy_state, find_app, printable, start_state
+from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
 from guigym.apps.draws import Draws
 from guigym.apps.snapshot import snapshot_problems
 from guigym.apps.schema import DeviceState, Scenario
@@ -330,7 +330,7 @@ class GuiEnv(gym.Env):
         obs: dict[str, Any] = {"screenshot": self._frame.copy(), "instruction": self.instruction}  # type: ignore[union-attr]
         if "elements" in self.extra_obs:
             obs["elements"] = tuple(
-                {"id": e["id"], "role": KINDS.index(e["role"]), "label": e["label"], "box": np.asarray(e["box"], dtype=np.int32)}
+                {"id": e["id"], "role": role_id(e["role"]), "label": e["label"], "box": np.asarray(e["box"], dtype=np.int32)}
                 for e in self.elements()
             )
         if "history" in self.extra_obs:

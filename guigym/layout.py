@@ -37,6 +37,7 @@ class Layout:
     max_scroll: int
     step: int  # rows one Scroll action moves
     backdrop: Layout | None = None  # a dialog's: where the (inert) screen under it sits
+    end: int = 0  # index (in ``View.rows``) of the first row after the visible ones
 
     def box(self, wid: str) -> Box | None:
         for w, b in self.visible:
@@ -74,6 +75,66 @@ def row_box(width: int, i: int) -> Box:
     return (PAD_X, y0 + PAD_Y, width - PAD_X - 1, y0 + ROW_H - PAD_Y - 1)
 
 
+def span_box(width: int, unit: int, span: int) -> Box:
+    """Box of a body row ``span`` rows tall whose top is ``unit`` rows down the body."""
+    y0 = STATUS_H + TITLE_H + unit * ROW_H
+    return (PAD_X, y0 + PAD_Y, width - PAD_X - 1, y0 + span * ROW_H - PAD_Y - 1)
+
+
+#: Horizontal gap between the cells of a row.
+CELL_GAP = 8
+
+
+def cell_boxes(box: Box, weights: list[int]) -> list[Box]:
+    """``box`` split side by side into cells of relative widths ``weights``, :data:`CELL_GAP` apart.
+
+    >>> cell_boxes((16, 86, 343, 129), [2, 1, 1])
+    [(16, 86, 171, 129), (180, 86, 257, 129), (266, 86, 343, 129)]
+    """
+    x0, y0, x1, y1 = box
+    k = len(weights)
+    total = x1 - x0 + 1 - CELL_GAP * (k - 1)
+    whole = sum(weights)
+    out, cum = [], 0
+    for i, wt in enumerate(weights):
+        a = x0 + total * cum // whole + CELL_GAP * i
+        cum += wt
+        out.append((a, y0, x0 + total * cum // whole + CELL_GAP * i - 1, y1))
+    return out
+
+
+def _place(w: Widget, box: Box) -> list[tuple[Widget, Box]]:
+    """A row at ``box``: itself, or its cells side by side."""
+    if not w.cells:
+        return [(w, box)]
+    return list(zip(w.cells, cell_boxes(box, w.weights or [1] * len(w.cells))))
+
+
+#: A select's dropdown menu: its panel's gap below the title bar and its heading's height.
+MENU_TOP = 16
+MENU_HEAD = 48
+
+
+def _menu_layout(v: View, width: int, height: int) -> Layout:
+    """A select's dropdown (``v.rows``: the ``menu`` panel, then the options): a panel over the
+    screen with the options as rows in it; a long list scrolls inside the panel."""
+    opts = v.rows[1:]
+    body_h = height - STATUS_H - TITLE_H
+    fit = max(1, (body_h - 2 * MENU_TOP - MENU_HEAD) // ROW_H)
+    k = max(1, min(len(opts), fit))
+    x0, x1 = DIALOG_MARGIN, width - DIALOG_MARGIN - 1
+    y0 = STATUS_H + TITLE_H + MENU_TOP
+    panel = (x0, y0, x1, y0 + MENU_HEAD + k * ROW_H + 8 - 1)
+    max_scroll = max(0, len(opts) - k)
+    first = min(v.scroll, max_scroll)
+    vis: list[tuple[Widget, Box]] = [(v.rows[0], panel)] if v.rows else []
+    for i, w in enumerate(opts[first:first + k]):
+        y = y0 + MENU_HEAD + i * ROW_H
+        vis.append((w, (x0 + 8, y + PAD_Y, x1 - 8, y + ROW_H - PAD_Y - 1)))
+    back = layout(v.backdrop, width, height) if v.backdrop is not None else None
+    return Layout(width, height, vis, panel, k, max_scroll, max(1, k // 2), back, 1 + first + k)
+
+
 def icon_box(width: int, slot: int) -> Box:
     cw = width // GRID_COLS
     c, r = slot % GRID_COLS, slot // GRID_COLS
@@ -109,21 +170,45 @@ def dialog_boxes(width: int, height: int, n_buttons: int) -> tuple[Box, list[Box
 
 def layout(v: View, width: int, height: int) -> Layout:
     """Place ``v`` on a ``width`` x ``height`` screen."""
+    if v.backdrop is not None and v.rows and v.rows[0].kind == "menu":
+        return _menu_layout(v, width, height)
     if v.backdrop is not None:  # a dialog: its panel (the first row), then its buttons; nothing scrolls
         panel, buttons = dialog_boxes(width, height, len(v.rows) - 1)
         vis = list(zip(v.rows, [panel, *buttons]))
         body = (0, STATUS_H + TITLE_H, width - 1, height - 1)
-        return Layout(width, height, vis, body, body_rows(height), 0, scroll_step(height), layout(v.backdrop, width, height))
+        return Layout(width, height, vis, body, body_rows(height), 0, scroll_step(height), layout(v.backdrop, width, height), len(v.rows))
     if v.grid:
         first = v.page * ICONS_PER_PAGE
         vis = [(w, icon_box(width, i)) for i, w in enumerate(v.rows[first:first + ICONS_PER_PAGE])]
-        return Layout(width, height, vis, (0, STATUS_H, width - 1, height - 1), GRID_ROWS, v.pages - 1, 1)
+        return Layout(width, height, vis, (0, STATUS_H, width - 1, height - 1), GRID_ROWS, v.pages - 1, 1,
+                      end=first + len(vis))
     n = body_rows(height)
-    max_scroll = max(0, len(v.rows) - n)
-    first = min(v.scroll, max_scroll)
-    vis = [(w, row_box(width, i)) for i, w in enumerate(v.rows[first:first + n])]
     body = (0, STATUS_H + TITLE_H, width - 1, height - 1)
-    return Layout(width, height, vis, body, n, max_scroll, scroll_step(height))
+    rows = v.rows
+    if all(w.span == 1 and not w.cells for w in rows):  # the common case: one widget per row-high row
+        max_scroll = max(0, len(rows) - n)
+        first = min(v.scroll, max_scroll)
+        vis = [(w, row_box(width, i)) for i, w in enumerate(rows[first:first + n])]
+        return Layout(width, height, vis, body, n, max_scroll, scroll_step(height), end=first + len(vis))
+    # rows several rows tall (multi-line text) or split into cells: the last scroll position
+    # is the first row from which the rest fits
+    spans = [max(1, min(n, w.span)) for w in rows]
+    max_scroll, rest = len(rows), 0
+    for i in range(len(rows) - 1, -1, -1):
+        if rest + spans[i] > n:
+            break
+        rest += spans[i]
+        max_scroll = i
+    max_scroll = min(max_scroll, max(0, len(rows) - 1))
+    first = min(v.scroll, max_scroll)
+    vis, unit, end = [], 0, first
+    for i in range(first, len(rows)):
+        if unit + spans[i] > n:
+            break
+        vis += _place(rows[i], span_box(width, unit, spans[i]))
+        unit += spans[i]
+        end = i + 1
+    return Layout(width, height, vis, body, n, max_scroll, scroll_step(height), end=end)
 
 
 def scroll_delta(v: View, lay: Layout, direction: str) -> int:

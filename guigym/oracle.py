@@ -16,9 +16,10 @@ import marshal
 from typing import Any
 
 from guigym.actions import Answer, Back, Click, OpenApp, RefStep, Scroll, Type
-from guigym.apps.base import View, app_of, apply, view
+from guigym.apps.base import TEXT_KINDS, View, app_of, apply, view
 from guigym.apps.family import Family, Goal
 from guigym.apps.schema import DeviceState, Scenario
+from guigym.apps.widgets import control_for, menu_screen
 from guigym.events import Event
 from guigym.layout import Layout, layout
 
@@ -74,8 +75,7 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
     i = v.index(wid)
     if i < 0:
         return None
-    first = min(v.scroll, lay.max_scroll)
-    return scroll_step(v, lay, down=i >= first + lay.n_visible)
+    return scroll_step(v, lay, down=i >= lay.end)
 
 
 def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal) -> RefStep | None:
@@ -84,6 +84,9 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
         return RefStep(OpenApp(goal.app), None, None, f"Open the {goal.app} app", Event("open_app", value=goal.app), goal.app)
     app, spec = app_of(scenario, goal.app)
     stack = state["apps"][goal.app]["stack"]
+    if goal.op == "set" and stack[-1] == menu_screen(goal.widget):  # the select's dropdown is open: pick
+        opt = next((w for w in v.rows if w.kind == "radio" and w.option == goal.value), None)
+        return None if opt is None else reveal(v, lay, opt.id) or click_step(v, lay, opt.id)
     if stack[-1] != goal.screen:
         path = app.path_to(spec, goal.screen)
         if path is None:  # reached by a button, not a link: only Back can lead there
@@ -98,6 +101,10 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
         if link is None:
             return None
         return reveal(v, lay, link.id) or click_step(v, lay, link.id)
+    if goal.op == "set":  # a value kept by a composite widget (stepper, tabs, date picker): its next button
+        ctl = control_for(v, goal.widget, goal.value)
+        if ctl is not None:
+            return reveal(v, lay, ctl) or click_step(v, lay, ctl)
     w = v.find(goal.widget)
     if w is None:
         return None
@@ -107,7 +114,7 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
     if goal.op == "answer":  # the fact is on screen: reply with it
         text = str(goal.value)
         return RefStep(Answer(text), None, None, f"Answer '{text}'", Event("answer", None, text))
-    if goal.op == "set" and w.kind == "input":
+    if goal.op == "set" and w.kind in TEXT_KINDS:
         if v.focus != w.id:
             return click_step(v, lay, w.id)
         box = lay.box(w.id)

@@ -99,7 +99,7 @@ class ElementList(spaces.Sequence):
 
 
 def element_space(width: int, height: int) -> spaces.Sequence:
-    """Visible interactive widgets: id, role (index in ``KINDS``), label, box."""
+    """Visible interactive widgets: id, role (index in ``KINDS``: ``role_id`` of the kind), label, box."""
     return ElementList(spaces.Dict({
         "id": UnicodeText(128),
         "role": spaces.Discrete(len(KINDS)),

@@ -97,7 +97,7 @@
   // native control where the kind needs one, so that input is real) at the box, its parts,
   // then the control, last: a focused field's caret is a layer of its own, and anything
   // painted over it would need layers too (screenshots paint a single layer).
-  const ROOT_TAG = { button: "button", icon: "button", input: "label", checkbox: "label", toggle: "label", radio: "label", link: "a" };
+  const ROOT_TAG = { button: "button", icon: "button", input: "label", textarea: "label", checkbox: "label", toggle: "label", radio: "label", link: "a" };
   function widget(r, parent, ox, oy) {
     const b = r.box;
     const root = el(ROOT_TAG[r.kind] || "div", "w", parent);  // div: labels, and kinds this runtime does not know
@@ -115,9 +115,10 @@
         root.type = "button";
         break;
       case "input":
+      case "textarea":  // a native field, its text transparent: the parts draw it (wrapped)
         root.className = "w field";
-        ctl = el("input", "", root);
-        ctl.type = r.secret ? "password" : "text";
+        ctl = el(r.kind, "", root);
+        if (r.kind === "input") ctl.type = r.secret ? "password" : "text";
         ctl.autocomplete = "off";
         ctl.spellcheck = false;
         ctl.value = r.value;
@@ -231,7 +232,10 @@
     } else if (document.activeElement && document.activeElement !== document.body) {
       document.activeElement.blur();
     }
-    for (const c of controls.values()) if (c.scrollLeft !== 0) c.scrollLeft = 0;
+    for (const c of controls.values()) {
+      if (c.scrollLeft !== 0) c.scrollLeft = 0;
+      if (c.scrollTop !== 0) c.scrollTop = 0;  // a textarea's
+    }
     for (const e of [document.scrollingElement, clip]) {
       if (e && e.scrollTop !== 0) e.scrollTop = 0;
       if (e && e.scrollLeft !== 0) e.scrollLeft = 0;
@@ -306,7 +310,7 @@
   }, true);
   document.addEventListener("input", (e) => {
     const t = e.target;
-    if (t && t.tagName === "INPUT" && t.type !== "checkbox" && t.type !== "radio") queue.push({ type: "input", id: widOf(t), value: t.value });
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA") && t.type !== "checkbox" && t.type !== "radio") queue.push({ type: "input", id: widOf(t), value: t.value });
   }, true);
   window.addEventListener("wheel", (e) => {
     e.preventDefault();  // scrolling is semantic (whole rows), applied by Python

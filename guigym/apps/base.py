@@ -12,6 +12,7 @@ Backends only draw views and turn low-level input into :class:`~guigym.events.Ev
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +25,26 @@ MAX_FIELD_LEN = 256
 #: Longest answer kept in the state: one more than ``answers.MAX_ANSWER_CHARS``, so an over-long one still never matches.
 MAX_ANSWER_LEN = 1_001
 #: Widget kinds a user can act on.
-INTERACTIVE = frozenset({"button", "input", "checkbox", "toggle", "link", "radio", "icon"})
-#: All widget kinds, in a fixed order (their index is the ``role`` id in observations).
+INTERACTIVE = frozenset({"button", "input", "checkbox", "toggle", "link", "radio", "icon", "select", "textarea"})
+#: Kinds that take typed text (focus, then Type).
+TEXT_KINDS = frozenset({"input", "textarea"})
+#: The roles of widgets in observations, in a fixed order (the index is the ``role`` id of an
+#: element; part of every id's observation space, so it never changes within a version).
 KINDS = ("label", "button", "input", "checkbox", "toggle", "link", "radio", "icon")
+#: Kinds added since, reported under the role they play: a multi-line text field is a text
+#: field; a select, like a settings link that shows its choice, opens a list of options.
+ROLE_OF = {"textarea": "input", "select": "link"}
+
+
+def role_id(kind: str) -> int:
+    """The observation ``role`` of a widget kind (an index into :data:`KINDS`).
+
+    >>> role_id("button"), role_id("textarea") == role_id("input")
+    (1, True)
+    """
+    return KINDS.index(ROLE_OF.get(kind, kind))
+#: Screen id prefix of a select's dropdown menu (a modal screen made on the fly): ``menu:<select id>``.
+MENU_PREFIX = "menu:"
 
 
 @dataclass
@@ -35,7 +53,11 @@ class Widget:
 
     ``value``: the text of an input, the state of a checkbox/toggle, whether a radio option
     is selected. ``detail``: secondary text (the current choice of a setting, a subtitle).
-    ``to``: for links, the screen they open. ``action``: for buttons, the app's handler name.
+    ``to``: for links, the screen they open. ``action``: for buttons, the app's handler name
+    (or one of :data:`WIDGET_ACTIONS`, which the base :class:`App` handles itself).
+    ``options``: a select's options. ``cells``: widgets side by side in this one row (kind
+    ``cells``; ``weights`` their relative widths). ``span``: rows of height (a multi-line
+    text field). The composite widgets of :mod:`guigym.apps.widgets` are made of these.
     """
 
     id: str
@@ -49,11 +71,25 @@ class Widget:
     to: str | None = None
     action: str | None = None
     group: str | None = None
-    option: str | None = None
+    option: Any = None
+    options: list[Any] | None = None
+    cells: list[Widget] | None = None
+    weights: list[int] | None = None
+    span: int = 1
 
     @property
     def interactive(self) -> bool:
         return self.kind in INTERACTIVE
+
+    @classmethod
+    def of(cls, spec: Any) -> Widget:
+        """A widget from its JSON form (a row spec; ``cells`` given as row specs too)."""
+        if isinstance(spec, Widget):
+            return spec
+        d = dict(spec)
+        if d.get("cells") is not None:
+            d["cells"] = [cls.of(c) for c in d["cells"]]
+        return cls(**d)
 
 
 @dataclass
@@ -76,16 +112,29 @@ class View:
     backdrop: View | None = None
 
     def find(self, wid: str) -> Widget | None:
+        """The widget ``wid`` (a row, or a cell of a row)."""
         for w in self.rows:
             if w.id == wid:
                 return w
+            if w.cells:
+                for c in w.cells:
+                    if c.id == wid:
+                        return c
         return None
 
     def index(self, wid: str) -> int:
+        """The index of the row that holds widget ``wid`` (-1: none)."""
         for i, w in enumerate(self.rows):
-            if w.id == wid:
+            if w.id == wid or (w.cells and any(c.id == wid for c in w.cells)):
                 return i
         return -1
+
+    def widgets(self) -> list[Widget]:
+        """Every widget of the view, cells in place of their rows."""
+        out: list[Widget] = []
+        for w in self.rows:
+            out.extend(w.cells if w.cells else (w,))
+        return out
 
 
 def copy_state(state: Any) -> Any:
@@ -119,6 +168,26 @@ def clean_text(text: str) -> str:
     ('ab', 256)
     """
     return printable(text)[:MAX_FIELD_LEN]
+
+
+_TRAILING_BREAKS = re.compile(r"(?:\r\n|\r|\n)+\Z")
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def field_text(text: str, multiline: bool = False) -> str:
+    """What a field of kind ``input`` (``multiline``: ``textarea``) stores of typed ``text``:
+    line breaks as a browser's field keeps them — a one-line field drops trailing breaks and
+    turns the others into spaces, a multi-line one keeps them as ``\\n`` — then
+    :func:`clean_text`. Both backends store exactly this.
+
+    >>> field_text("a\\r\\nb\\n"), field_text("a\\r\\nb\\n", multiline=True)
+    ('a b', 'a\\nb\\n')
+    """
+    if multiline:
+        text = _BREAK.sub("\n", text)
+    else:
+        text = _BREAK.sub(" ", _TRAILING_BREAKS.sub("", text))
+    return clean_text(text)
 
 
 def row(wid: str, kind: str, label: str, **kw: Any) -> RowSpec:
@@ -167,11 +236,12 @@ class App:
         values = state["values"]
         out: list[Widget] = []
         for r in spec["screens"][sid]["rows"]:
-            w = Widget(**r)
-            if w.kind in ("input", "checkbox", "toggle", "label") and w.id in values:
-                w.value = values[w.id]
-            elif w.kind == "radio":
-                w.value = values.get(w.group) == w.option  # type: ignore[arg-type]
+            w = Widget.of(r)
+            for c in w.cells or (w,):
+                if c.kind in ("input", "textarea", "select", "checkbox", "toggle", "label") and c.id in values:
+                    c.value = values[c.id]
+                elif c.kind == "radio":
+                    c.value = values.get(c.group) == c.option  # type: ignore[arg-type]
             if w.kind == "link" and w.group is not None:  # a link that shows a setting's choice
                 w.detail = self.choice_label(spec, values.get(w.group))
             if w.kind == "label" and w.value == "":  # an empty message label is not drawn
@@ -182,7 +252,7 @@ class App:
     def is_modal(self, spec: AppSpec, sid: str) -> bool:
         """Whether screen ``sid`` is a dialog over the screen below it (``ScreenSpec["modal"]``,
         or an id starting with :attr:`dialog_prefix`)."""
-        if self.dialog_prefix is not None and sid.startswith(self.dialog_prefix):
+        if sid.startswith(MENU_PREFIX) or (self.dialog_prefix is not None and sid.startswith(self.dialog_prefix)):
             return True
         scr = spec["screens"].get(sid)
         return bool(scr and scr.get("modal"))
@@ -215,15 +285,24 @@ class App:
             return
         if w is None:
             return
-        if ev.kind == "input" and w.kind == "input":
-            state["values"][w.id] = clean_text(str(ev.value))
+        if ev.kind == "click" and sid.startswith(MENU_PREFIX):  # a select's dropdown: pick, close
+            if w.kind == "radio":
+                state["values"][w.group] = w.option  # type: ignore[index]
+                self.pop(state)
+            return
+        if ev.kind == "input" and w.kind in TEXT_KINDS:
+            state["values"][w.id] = field_text(str(ev.value), multiline=w.kind == "textarea")
             state["focus"] = w.id
         elif ev.kind == "toggle" and w.kind in ("checkbox", "toggle"):
             state["values"][w.id] = bool(ev.value)
             self.on_toggle(spec, state, w)
         elif ev.kind == "click":
-            if w.kind == "input":
+            if w.kind in TEXT_KINDS:
                 state["focus"] = w.id
+            elif w.kind == "select":
+                self.push(state, MENU_PREFIX + w.id)
+            elif w.kind == "button" and w.action in WIDGET_ACTIONS:
+                widget_action(state["values"], w)
             elif w.kind == "link" and w.to is not None:
                 self.push(state, w.to)
             elif w.kind == "radio":
@@ -313,10 +392,49 @@ def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth:
     sid = app_state["stack"][depth]
     top = depth == len(app_state["stack"]) - 1
     backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme) if depth and app.is_modal(spec, sid) else None
-    return View(
-        name, sid, app.title(spec, app_state, sid), app.rows(spec, app_state, sid),
-        scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"] if top else None, theme=theme, backdrop=backdrop,
-    )
+    if sid.startswith(MENU_PREFIX):  # a select's dropdown, made from the select under it
+        title, rows = (backdrop.title, menu_rows(backdrop, sid, app_state["values"])) if backdrop is not None else ("", [])
+    else:
+        title, rows = app.title(spec, app_state, sid), app.rows(spec, app_state, sid)
+    return View(name, sid, title, rows, scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"] if top else None,
+                theme=theme, backdrop=backdrop)
+
+
+def menu_rows(below: View, sid: str, values: dict[str, Any]) -> list[Widget]:
+    """The rows of the dropdown ``sid`` of a select on ``below``: a ``menu`` panel (the select's
+    label), then one radio row per option (``<select id>.opt<i>``); none when the select is gone."""
+    wid = sid[len(MENU_PREFIX):]
+    sel = below.find(wid)
+    if sel is None or sel.kind != "select":
+        return []
+    rows = [Widget(sid, "menu", sel.label)]
+    for i, (value, label) in enumerate(sel.options or []):
+        rows.append(Widget(f"{wid}.opt{i}", "radio", str(label), value=values.get(wid) == value, group=wid, option=value))
+    return rows
+
+
+#: Button actions the base :class:`App` carries out itself (the composite widgets of
+#: :mod:`guigym.apps.widgets`): ``set`` stores ``option`` into ``values[group]``; ``step`` stores
+#: the value the button shows (its ``value``, else ``values[group]``) plus ``option`` (an int),
+#: within ``options = [lo, hi, wrap]``; ``month`` stores the month shown (its ``detail``, else
+#: ``values[group]``, ``"YYYY-MM"``) moved by ``option`` months. Acting on what the screen shows
+#: keeps a family's defaults (rows built before any value is stored) in one place.
+WIDGET_ACTIONS = frozenset({"set", "step", "month"})
+
+
+def widget_action(values: dict[str, Any], w: Widget) -> None:
+    """Carry out the :data:`WIDGET_ACTIONS` button ``w`` on ``values``."""
+    key = str(w.group)
+    if w.action == "set":
+        values[key] = w.option
+    elif w.action == "step":
+        lo, hi, wrap = w.options if w.options else (-(10**9), 10**9, False)
+        v = int(w.value if w.value is not None else values.get(key, lo)) + int(w.option)  # from the value shown
+        values[key] = lo + (v - lo) % (hi - lo + 1) if wrap else min(hi, max(lo, v))
+    elif w.action == "month":
+        y, m = (int(p) for p in str(w.detail or values[key]).split("-")[:2])  # from the month shown
+        k = y * 12 + (m - 1) + int(w.option)
+        values[key] = f"{k // 12:04d}-{k % 12 + 1:02d}"
 
 
 def find_app(scenario: Scenario, name: str) -> str | None:

@@ -72,7 +72,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from guigym.actions import Action, Click, Scroll, Type
-from guigym.apps.base import View
+from guigym.apps.base import TEXT_KINDS, View
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.browser_loop import Driver, SyncView, acquire, release
 from guigym.backends.chromium import ChromiumNotFound, launch_async
@@ -415,7 +415,7 @@ class BrowserBackend(Backend):
         if isinstance(action, Type):
             if v.focus is None or v.find(v.focus) is None:
                 return event_for(action, v, lay)  # the mock's "needs a focused text field"
-            if v.find(v.focus).kind != "input":  # type: ignore[union-attr]
+            if v.find(v.focus).kind not in TEXT_KINDS:  # type: ignore[union-attr]
                 return Event("input", v.focus, action.text), None  # nothing to type into; the app ignores it
             if action.text:  # the runtime keeps the focused field's content selected: this replaces it
                 out = self._input([("Input.insertText", {"text": action.text})], until="input")
