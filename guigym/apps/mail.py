@@ -70,13 +70,14 @@ from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, sub_id
 from guigym.apps.tools import PEOPLE, time_label
+from guigym.apps.widgets import search_row, select_row, tabs_row, textarea_row
 from guigym.events import Event
 
 APP = "Mail"
 INBOX, SENT, ARCHIVE, TRASH = "inbox", "sent", "archive", "trash"
 BOXES = (SENT, ARCHIVE, TRASH)  # the folders besides the inbox
-NEW, PICK, SEL, FOLDERS = "new", "pick", "sel", "folders"
-Q = "q"  # the search field
+NEW, SEL = "new", "sel"
+Q, TAB = "q", "box"  # the search field; the mailbox tab shown on the list
 SEL_DIALOG = "d:sel"
 WRAP = 34  # characters per body line on a mail's screen
 #: (inbox mails, contacts) per level.
@@ -187,8 +188,8 @@ Record = tuple[str, str, str]  # (peer, subject, body)
 def mail_screen(mid: int) -> str:
     """A mail's screen (and its row on the inbox), by ``MailRecord["id"]``.
 
-    >>> mail_screen(3), reply_screen(3), forward_screen(3), forward_pick(3), dialog_screen(3), mail_of("fp:3")
-    ('m:3', 'r:3', 'f:3', 'fp:3', 'd:3', 3)
+    >>> mail_screen(3), reply_screen(3), forward_screen(3), dialog_screen(3), mail_of("f:3"), mail_of("menu:f:3.to")
+    ('m:3', 'r:3', 'f:3', 'd:3', 3, None)
     """
     return f"m:{mid}"
 
@@ -201,11 +202,6 @@ def forward_screen(mid: int) -> str:
     return f"f:{mid}"
 
 
-def forward_pick(mid: int) -> str:
-    """The contact picker of a forward."""
-    return f"fp:{mid}"
-
-
 def dialog_screen(mid: int) -> str:
     """The "Delete this mail?" dialog over a mail."""
     return f"d:{mid}"
@@ -213,21 +209,12 @@ def dialog_screen(mid: int) -> str:
 
 def mail_of(sid: str) -> int | None:
     head, _, rest = sid.partition(":")
-    return int(rest) if head in ("m", "r", "f", "fp", "d") and rest.isdigit() else None
+    return int(rest) if head in ("m", "r", "f", "d") and rest.isdigit() else None
 
 
 def check_id(mid: int) -> str:
     """The select mode's checkbox of a mail."""
     return f"c:{mid}"
-
-
-def pick_id(screen: str, k: int) -> str:
-    """A picker's radio row of the ``k``-th contact (``spec["contacts"]`` order)."""
-    return sub_id(screen, f"to{k}")
-
-
-def box_screen(box: str) -> str:
-    return f"box:{box}"
 
 
 def body_lines(body: str) -> list[str]:
@@ -289,7 +276,7 @@ class MailApp(App):
         state = super().initial_state(spec)
         state["data"]["mails"] = [dict(m) for m in spec["mails"]]
         state["data"]["next"] = 1 + max((m["id"] for m in spec["mails"]), default=-1)
-        state["values"].update({Q: "", "new.to": "", "new.subject": "", "new.body": "", "new.error": ""})
+        state["values"].update({Q: "", TAB: INBOX, "new.to": "", "new.subject": "", "new.body": "", "new.error": ""})
         return state
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
@@ -297,7 +284,7 @@ class MailApp(App):
         if mid is None:
             return SEL if sid == SEL_DIALOG else super().parent(spec, sid)
         head = sid.partition(":")[0]
-        return {"m": "main", "fp": forward_screen(mid)}.get(head, mail_screen(mid))
+        return "main" if head == "m" else mail_screen(mid)
 
     def title(self, spec: AppSpec, state: AppState, sid: str) -> str:
         mails = state["data"]["mails"]
@@ -313,8 +300,6 @@ class MailApp(App):
         head = sid.partition(":")[0]
         if head == "d":
             return "Delete this mail?"
-        if head == "fp":
-            return "Choose a contact"
         if m is None:
             return "Mail"
         return {"r": "Reply", "f": "Forward"}.get(head, m["subject"])
@@ -328,29 +313,29 @@ class MailApp(App):
         vals = state["values"]
         mails: list[MailRecord] = state["data"]["mails"]
         if sid == "main":
-            query = str(vals.get(Q, ""))
-            shown = [m for m in _inbox(mails) if matches(m, query)]
+            query, box = str(vals.get(Q, "")), str(vals.get(TAB, INBOX))
+            shown = [m for m in mails if m["box"] == box and matches(m, query)]
             out = [
+                tabs_row(TAB, [INBOX, *BOXES], box, {b: b.title() for b in (INBOX, *BOXES)}),
                 Widget("compose", "button", spec["compose"], to=NEW, style="primary"),
-                Widget(Q, "input", "Search", value=query, placeholder="Search mail"),
-                Widget("select", "button", "Select", to=SEL, action="select"),
-                Widget(FOLDERS, "link", "Folders", detail="Sent, Archive, Trash", to=FOLDERS),
-                *(Widget(mail_screen(m["id"]), "link", ("\u2022 " if m["unread"] else "") + m["peer"],
-                         detail=f"{m['time']} \u00b7 {m['subject']}", to=mail_screen(m["id"])) for m in shown),
+                search_row(Q, query, f"Search {box}"),
             ]
+            if box == INBOX:
+                out.append(Widget("select", "button", "Select", to=SEL, action="select"))
+                out += [Widget(mail_screen(m["id"]), "link", ("\u2022 " if m["unread"] else "") + m["peer"],
+                               detail=f"{m['time']} \u00b7 {m['subject']}", to=mail_screen(m["id"])) for m in shown]
+            else:  # the other mailboxes: read-only
+                out += [Widget(f"{box}:{m['id']}", "label", f"{'To ' if box == SENT else ''}{m['peer']} \u00b7 {m['subject']}",
+                               style="muted" if box == TRASH else "") for m in shown]
             if not shown:
-                out.append(Widget("empty", "label", "No mails match" if query.strip() else "Your inbox is empty", style="muted"))
+                out.append(Widget("empty", "label", "No mails match" if query.strip() else "No mails here", style="muted"))
             return out
-        if sid in (PICK,) or sid.startswith("fp:"):  # every contact, alphabetical; picking one closes the picker
-            group = "new.to" if sid == PICK else sub_id(forward_screen(mail_of(sid)), "to")  # type: ignore[arg-type]
-            return [Widget(pick_id(sid, k), "radio", n, value=vals.get(group) == n, group=group, option=n)
-                    for k, n in enumerate(spec["contacts"])]
         if sid == NEW:
             err = vals.get("new.error", "")
             return [
-                Widget("new.to", "link", "To", detail=vals.get("new.to") or "Choose a contact", to=PICK),
+                select_row("new.to", "To", spec["contacts"], vals.get("new.to") or None, placeholder="Choose a contact"),
                 Widget("new.subject", "input", "Subject", value=vals.get("new.subject", ""), placeholder="Subject"),
-                Widget("new.body", "input", "Message", value=vals.get("new.body", ""), placeholder="Write your mail"),
+                textarea_row("new.body", "Message", vals.get("new.body", ""), "Write your mail"),
                 *([Widget("new.error", "label", err, style="error")] if err else []),
                 Widget("new.send", "button", "Send", action="send_new", style="primary"),
             ]
@@ -366,14 +351,6 @@ class MailApp(App):
         if sid == SEL_DIALOG:
             k = len(self.ticked(state))
             return self._dialog(sid, f"Delete {k} mail{'s' * (k != 1)}?")
-        if sid == FOLDERS:
-            return [Widget(box_screen(b), "link", b.title(), detail=f"{n} mail{'s' * (n != 1)}", to=box_screen(b))
-                    for b in BOXES for n in [sum(m["box"] == b for m in mails)]]
-        if sid.startswith("box:"):
-            box = sid[4:]
-            out = [Widget(sub_id(sid, str(m["id"])), "label", f"{'To ' if box == SENT else ''}{m['peer']} \u00b7 {m['subject']}",
-                          style="muted" if box == TRASH else "") for m in mails if m["box"] == box]
-            return out or [Widget(sub_id(sid, "empty"), "label", "No mails", style="muted")]
         mid = mail_of(sid)
         m = _by_id(mails, mid) if mid is not None else None
         if m is None or m["box"] != INBOX:
@@ -387,14 +364,14 @@ class MailApp(App):
             return [
                 Widget(sub_id(sid, "to"), "label", f"To: {m['peer']}", style="muted"),
                 Widget(sub_id(sid, "subject"), "label", f"Re: {m['subject']}"),
-                Widget(sub_id(sid, "body"), "input", "Message", value=vals.get(sub_id(sid, "body"), ""), placeholder="Write your reply"),
+                textarea_row(sub_id(sid, "body"), "Message", vals.get(sub_id(sid, "body"), ""), "Write your reply"),
                 *error,
                 Widget(sub_id(sid, "send"), "button", "Send", action="send_reply", style="primary"),
             ]
         if head == "f":
             first = body_lines(m["body"])[0] if m["body"] else ""
             return [
-                Widget(sub_id(sid, "to"), "link", "To", detail=vals.get(sub_id(sid, "to")) or "Choose a contact", to=forward_pick(mid)),
+                select_row(sub_id(sid, "to"), "To", spec["contacts"], vals.get(sub_id(sid, "to")) or None, placeholder="Choose a contact"),
                 Widget(sub_id(sid, "subject"), "label", f"Fwd: {m['subject']}"),
                 Widget(sub_id(sid, "quote"), "label", f"{first} \u2026", style="muted"),
                 *error,
@@ -418,10 +395,6 @@ class MailApp(App):
         ]
 
     def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
-        if ev.kind == "click" and w is not None and w.kind == "radio":  # a picker's choice closes it
-            state["values"][w.group] = w.option  # type: ignore[index]
-            self.pop(state)
-            return
         super().on_event(spec, state, ev, w)
         sid = state["stack"][-1]
         if sid.startswith("m:"):  # an opened mail is read
@@ -709,10 +682,7 @@ class MailFamily(Family):
             "screens": {
                 "main": {"title": pick(rng, ("Inbox", "Mail", "All inboxes")), "parent": None, "rows": []},
                 NEW: {"title": "New mail", "parent": "main", "rows": []},
-                PICK: {"title": "Choose a contact", "parent": NEW, "rows": []},
                 SEL: {"title": "Select mails", "parent": "main", "rows": []},
-                FOLDERS: {"title": "Folders", "parent": "main", "rows": []},
-                **{box_screen(b): {"title": b.title(), "parent": FOLDERS, "rows": []} for b in BOXES},
             },
         }
         values: dict[str, Any] = {}
@@ -884,10 +854,12 @@ class MailFamily(Family):
 
     @staticmethod
     def _reach(app_state: AppState, t: MailTask, m: MailRecord, on_list: bool = False) -> Goal | None:
-        """Search first when the task says so (unless the mail is already open), or when the
-        query hides the mail's row (then for its subject)."""
+        """The inbox tab if another is shown, then a search when the task says so, or when the
+        query hides the mail's row (then for its subject); None once the mail is open."""
         if not on_list and mail_screen(m["id"]) in app_state["stack"]:
             return None
+        if app_state["values"].get(TAB, INBOX) != INBOX:  # another mailbox on the list: the inbox first
+            return Goal(APP, "main", TAB, "set", INBOX)
         query = str(app_state["values"].get(Q, ""))
         if t["search"] and query != t["search"]:
             return Goal(APP, "main", Q, "set", t["search"])
@@ -904,15 +876,14 @@ class MailFamily(Family):
             return self._reach(app_state, t, m) or Goal(APP, sid, sub_id(sid, "send"), "press")
         sid = forward_screen(m["id"])
         if vals.get(sub_id(sid, "to")) != t["to"]:
-            fp = forward_pick(m["id"])
-            return self._reach(app_state, t, m) or Goal(APP, fp, pick_id(fp, contacts.index(str(t["to"]))), "press")
+            return self._reach(app_state, t, m) or Goal(APP, sid, sub_id(sid, "to"), "set", t["to"])
         return self._reach(app_state, t, m) or Goal(APP, sid, sub_id(sid, "send"), "press")
 
     @staticmethod
     def _compose(app_state: AppState, contacts: list[str], t: MailTask) -> Goal:
         vals = app_state["values"]
         if vals.get("new.to") != t["name"]:
-            return Goal(APP, PICK, pick_id(PICK, contacts.index(str(t["name"]))), "press")
+            return Goal(APP, NEW, "new.to", "set", t["name"])
         if str(vals.get("new.subject", "")).strip() != t["subject"]:
             return Goal(APP, NEW, "new.subject", "set", t["subject"])
         if str(vals.get("new.body", "")).strip() != t["body"]:
@@ -924,6 +895,8 @@ class MailFamily(Family):
         """Tick exactly ``group`` in the select mode, then Archive, or Delete and confirm."""
         vals = app_state["values"]
         live = SEL in app_state["stack"]  # outside the select mode, Select starts with nothing ticked
+        if not live and vals.get(TAB, INBOX) != INBOX:  # Select is on the inbox tab
+            return Goal(APP, "main", TAB, "set", INBOX)
         for m in _inbox(app_state["data"]["mails"]):
             on = m["id"] in group
             if (live and bool(vals.get(check_id(m["id"])))) != on:
