@@ -65,10 +65,10 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import App, Widget, register_app
+from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, sub_id
+from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.apps.widgets import search_row, select_row, tabs_row, textarea_row
 from guigym.events import Event
@@ -151,16 +151,6 @@ JOINS = (", then ", ". Then ", "; after that, ")
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 LOW_CONTACT = 15  # the long template's recipient: at least this far down the picker
 LOW_MAIL = 8  # ... and the mails it deletes: at least this far down the inbox
-
-
-class MailRecord(TypedDict):
-    id: int
-    box: str  # "inbox", "sent", "archive" or "trash"
-    peer: str  # the sender (the recipient for a sent mail)
-    subject: str
-    body: str
-    time: str
-    unread: bool
 
 
 class MailTask(TypedDict):
@@ -317,7 +307,7 @@ class MailApp(App):
             shown = [m for m in mails if m["box"] == box and matches(m, query)]
             out = [
                 tabs_row(TAB, [INBOX, *BOXES], box, {b: b.title() for b in (INBOX, *BOXES)}),
-                Widget("compose", "button", spec["compose"], to=NEW, style="primary"),
+                Widget.of(spec["screens"]["main"]["rows"][0]),  # Compose
                 search_row(Q, query, f"Search {box}"),
             ]
             if box == INBOX:
@@ -678,9 +668,11 @@ class MailFamily(Family):
             text += "."
         spec: AppSpec = {
             "kind": "mail", "name": APP, "root": "main", "color": list(pick(rng, ICON_COLORS)), "mails": records,
-            "contacts": contacts, "now": time_label(now), "compose": pick(rng, ("Compose", "New mail", "Write")),
+            "contacts": contacts, "now": time_label(now),
             "screens": {
-                "main": {"title": pick(rng, ("Inbox", "Mail", "All inboxes")), "parent": None, "rows": []},
+                "main": {"title": pick(rng, ("Inbox", "Mail", "All inboxes")), "parent": None, "rows": [
+                    row("compose", "button", pick(rng, ("Compose", "New mail", "Write")), to=NEW, style="primary"),
+                ]},
                 NEW: {"title": "New mail", "parent": "main", "rows": []},
                 SEL: {"title": "Select mails", "parent": "main", "rows": []},
             },

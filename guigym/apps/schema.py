@@ -102,6 +102,18 @@ class FileNode(TypedDict):
     date: str  # as shown, "Mar 4, 2025"
 
 
+class MailRecord(TypedDict):
+    """A mail in the Mail family (``id``: stable across moves between mailboxes)."""
+
+    id: int
+    box: str  # "inbox", "sent", "archive" or "trash"
+    peer: str  # the sender (the recipient for a sent mail)
+    subject: str
+    body: str
+    time: str  # when it came or went, as the list shows it
+    unread: bool
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -123,6 +135,7 @@ class AppSpec(_AppSpecKeys, total=False):
     contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
     now: str  # kind "messenger": the in-app time a sent message gets
     nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
+    mails: list[MailRecord]  # kind "mail": every mailbox's mails at the start, most recent first
 
 
 class HomeSpec(TypedDict):
