@@ -16,7 +16,7 @@ Description:
     catalog's 24 x 19 = 456 first/last pairs; subjects from 24 templates with slots (8 teams,
     10 places, 12 months, 7 days, 6 events, 9,000 numbers), bodies from sentences per topic,
     meeting times from 96 clock times, the in-app time and the mails' times from the seed.
-    Distinct instances: at easy alone, C(456, 6) > 1.2e13 sets of contacts before any mail,
+    Distinct instances: at easy alone, C(456, 5) > 1.5e11 sets of contacts before any mail,
     subject, time or task is drawn.
 Instruction:
     'Email Bob Lee with the subject "Quick question" and the text "Are you free on Friday?"',
@@ -32,7 +32,7 @@ Actions:
     Messages). Answer ends an information task; in a task that asks nothing it is a no-op with
     an ``action_error``.
 Levels:
-    * easy: 4-6 inbox mails, 6-9 contacts, every screen fits, one task.
+    * easy: 4-6 inbox mails, 5-7 contacts, every screen fits (the To dropdown too), one task.
     * medium: 12-18 inbox mails (Scroll), 10-15 contacts; distractor mails with the same
       subject from someone else and a similar subject from the same sender, meeting mails
       with other times; sometimes a stale query in the Search field or a stale Compose draft;
@@ -82,7 +82,7 @@ SEL_DIALOG = "d:sel"
 WRAP = 34  # characters per body line on a mail's screen
 #: (inbox mails, contacts) per level.
 LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
-    "easy": ((4, 6), (6, 9)), "medium": ((12, 18), (10, 15)), "hard": ((18, 26), (24, 32)),
+    "easy": ((4, 6), (5, 7)), "medium": ((12, 18), (10, 15)), "hard": ((18, 26), (24, 32)),
 }
 TEAMS = ("Budget", "Design", "Sales", "Marketing", "Planning", "Product", "Safety", "Research")
 PLACES = ("Rome", "Oslo", "Lisbon", "Kyoto", "Denver", "Cairo", "Lima", "Dublin", "Paris", "Vienna")
