@@ -41,7 +41,8 @@ Levels:
       several mails (archive or delete every mail from someone / with a word in the subject),
       a single delete, or a question. The template "compose to a contact low in the picker,
       then delete every mail from someone whose three mails are low in the inbox" has a
-      reference of at least 15 steps from reset; the others 3-16.
+      reference of at least 15 steps from reset (16-26 on each of the 50 such seeds among
+      0-299); the others 5-27.
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
@@ -664,7 +665,7 @@ class MailFamily(Family):
                                 "time": when(now, int(rng.integers(6 * 1440, 9 * 1440))), "unread": False})
                 nid += 1
         text = "".join((pick(rng, JOINS) if i else "") + self._clause(rng, t, first=i == 0) for i, t in enumerate(tasks))
-        if not text.endswith(("?", ".")):
+        if not text.endswith(("?", ".", '?"', '."', '!"')):  # a quoted text keeps its own stop
             text += "."
         spec: AppSpec = {
             "kind": "mail", "name": APP, "root": "main", "color": list(pick(rng, ICON_COLORS)), "mails": records,
@@ -802,20 +803,18 @@ class MailFamily(Family):
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]
         mails: list[MailRecord] = app_state["data"]["mails"]
-        boxes, sends = self._want(scenario)
-        missing = sends - self._sent(scenario, mails)
-        contacts = scenario["apps"][APP]["contacts"]
+        missing = self._want(scenario)[1] - self._sent(scenario, mails)
         for t in self._tasks(scenario):
             k = t["type"]
             if k == "compose":
                 if missing[(str(t["name"]), str(t["subject"]), str(t["body"]))]:
-                    return self._compose(app_state, contacts, t)
+                    return self._compose(app_state, t)
             elif k in ("reply", "forward"):
                 m = _by_id(mails, t["ids"][0])
                 assert m is not None
                 rec = (m["peer"], f"Re: {m['subject']}", str(t["body"])) if k == "reply" else (str(t["to"]), f"Fwd: {m['subject']}", m["body"])
                 if missing[rec]:
-                    return self._reply(app_state, contacts, t, m)
+                    return self._reply(app_state, t, m)
             elif k in ("archive", "delete"):
                 m = _by_id(mails, t["ids"][0])
                 if m is not None and m["box"] == INBOX:
@@ -859,7 +858,7 @@ class MailFamily(Family):
             return Goal(APP, "main", Q, "set", m["subject"])
         return None
 
-    def _reply(self, app_state: AppState, contacts: list[str], t: MailTask, m: MailRecord) -> Goal:
+    def _reply(self, app_state: AppState, t: MailTask, m: MailRecord) -> Goal:
         vals = app_state["values"]
         if t["type"] == "reply":
             sid = reply_screen(m["id"])
@@ -872,7 +871,7 @@ class MailFamily(Family):
         return self._reach(app_state, t, m) or Goal(APP, sid, sub_id(sid, "send"), "press")
 
     @staticmethod
-    def _compose(app_state: AppState, contacts: list[str], t: MailTask) -> Goal:
+    def _compose(app_state: AppState, t: MailTask) -> Goal:
         vals = app_state["values"]
         if vals.get("new.to") != t["name"]:
             return Goal(APP, NEW, "new.to", "set", t["name"])
