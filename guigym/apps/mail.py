@@ -1,23 +1,24 @@
 """Mail: compose, reply, forward, search, archive and delete e-mails, and answer from them.
 
 Description:
-    An e-mail app: the inbox, most recent first (each row: the sender, "• " before it while
-    unread, and "time · subject" under it), above it a Compose button, a Search field that
-    filters the rows (the query against sender and subject, case-insensitive), a Select button
-    and a "Folders" link (Sent, Archive and Trash, read-only lists). A mail's screen shows
-    "From: sender · time", the body, and Reply, Forward, Archive and Delete; Reply opens a
-    reply (To and "Re: subject" fixed, a Message field, Send), Forward a forward (a To row
-    that opens a contact picker, "Fwd: subject", Send: the body goes as it is), Delete asks
-    first in a confirmation dialog ("Delete this mail?" with Cancel / Delete over the dimmed
-    mail), Archive moves the mail at once. Select opens the select mode: a checkbox per inbox
-    mail, Archive and Delete (the dialog, "Delete 3 mails?") acting on the ticked ones.
-    Compose has a To row (the contact picker), Subject and Message fields and Send; it keeps
-    its draft until sent. Nothing leaves the archive or the trash. Names come from the
-    catalog's 24 x 19 = 456 first/last pairs; subjects from 24 templates with slots (8 teams,
-    10 places, 12 months, 7 days, 6 events, 9,000 numbers), bodies from sentences per topic,
-    meeting times from 96 clock times, the in-app time and the mails' times from the seed.
-    Distinct instances: at easy alone, C(456, 5) > 1.5e11 sets of contacts before any mail,
-    subject, time or task is drawn.
+    An e-mail app: tabs for the mailboxes (Inbox, Sent, Archive, Trash; all but the inbox are
+    read-only lists), a Compose button, a Search field (a search row) that filters the list
+    (the query against sender and subject, case-insensitive), on the inbox a Select button,
+    then the mails, most recent first (each row: the sender, "• " before it while unread, and
+    "time · subject" under it). A mail's screen shows "From: sender · time", the body, and
+    Reply, Forward, Archive and Delete; Reply opens a reply (To and "Re: subject" fixed, a
+    multi-line Message field, Send), Forward a forward (a To dropdown, "Fwd: subject", Send:
+    the body goes as it is), Delete asks first in a confirmation dialog ("Delete this mail?"
+    with Cancel / Delete over the dimmed mail), Archive moves the mail at once. Select opens
+    the select mode: a checkbox per inbox mail (whatever the query), Archive and Delete (the
+    dialog, "Delete 3 mails?") acting on the ticked ones. Compose has a To dropdown (a select
+    over the contacts, alphabetical; a long list scrolls), a Subject field, a multi-line
+    Message field and Send; it keeps its draft until sent. Nothing leaves the archive or the
+    trash. Names come from the catalog's 24 x 19 = 456 first/last pairs; subjects from 24
+    templates with slots (8 teams, 10 places, 12 months, 7 days, 6 events, 9,000 numbers),
+    bodies from sentences per topic, meeting times from 96 clock times, the in-app time and
+    the mails' times from the seed. Distinct instances: at easy alone, C(456, 5) > 1.5e11
+    sets of contacts before any mail, subject, time or task is drawn.
 Instruction:
     'Email Bob Lee with the subject "Quick question" and the text "Are you free on Friday?"',
     'Reply "Sounds good to me" to the mail from Bob Lee about "Lunch on Friday"', 'Forward the
@@ -285,6 +286,8 @@ class MailApp(App):
         if sid == SEL_DIALOG:
             return "Delete mails?"
         mid = mail_of(sid)
+        if sid == "main" and state["values"].get(TAB, INBOX) != INBOX:  # another mailbox's list
+            return str(state["values"][TAB]).title()
         if mid is None:
             return super().title(spec, state, sid)
         m = _by_id(mails, mid)
