@@ -154,14 +154,38 @@ class Task(TypedDict):
     instruction: str
 
 
-class Scenario(TypedDict):
+class Popup(TypedDict):
+    """An interruption (``guigym.variation``): a dialog over the whole device."""
+
+    kind: str  # cookie, permission, rate, update
+    title: str
+    detail: str
+    buttons: list[list[str]]  # [id, label, style] each; every button closes it
+    dismiss: str  # the button the oracle presses
+    after: int  # steps after reset before it shows (0: at reset)
+
+
+class Banner(TypedDict):
+    """Adversarial content (``guigym.variation``): a row at the top of every app screen."""
+
+    text: str
+    kind: str  # button (does nothing) or label
+
+
+class _ScenarioKeys(TypedDict):
     family: str
     level: str
     apps: dict[str, AppSpec]
     home: HomeSpec
-    theme: dict[str, Any]  # colour name -> RGB list, see ``family.THEMES``
+    theme: dict[str, Any]  # colour name -> RGB list, see ``family.THEMES`` (and ``font_scale``, a variation's)
     start: StartSpec
     task: Task  # at run time the family's subtype (LoginTask, SettingsTask, LauncherTask)
+
+
+class Scenario(_ScenarioKeys, total=False):
+    variation: dict[str, Any]  # the variation applied (``guigym.variation``), read back in ``info``
+    popup: Popup
+    banner: Banner
 
 
 # --- state (dynamic) ---------------------------------------------------------------------
@@ -181,6 +205,7 @@ class _DeviceKeys(TypedDict):
 
 class DeviceState(_DeviceKeys, total=False):
     answer: str  # what an ``Answer`` told the user (only families whose tasks ask questions)
+    popup: int  # the scenario's popup: steps until it shows (> 0), showing (0), closed (-1)
 
 
 # --- ids ---------------------------------------------------------------------------------
