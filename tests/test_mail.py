@@ -145,6 +145,7 @@ def test_sent_tab_shows_the_sent_mails() -> None:
     want = [f"To {m['peer']} \u00b7 {m['subject']}" for m in mails(env) if m["box"] == "sent"]
     assert len(want) >= 2 and labels[3:] == want  # the new mail first, then the start's
     assert env.unwrapped.current_view.find("select") is None  # the select mode is the inbox's
+    assert env.unwrapped.current_view.title == "Sent"
 
 
 def test_send_without_a_recipient_or_subject_shows_an_error() -> None:
