@@ -29,6 +29,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Messages-v0", "Messages", 60, "text conversations: send, reply, resend, delete (dialog), questions (Answer)"),
     EnvEntry("GuiGym-Files-v0", "Files", 100, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
     EnvEntry("GuiGym-Calendar-v0", "Calendar", 80, "a calendar: add events (relative dates, pickers), move, delete (dialog), questions"),
+    EnvEntry("GuiGym-Mail-v0", "Mail", 80, "e-mail: compose, reply, forward, search, archive, delete (dialog), select mode, questions"),
 )
 
 

@@ -27,9 +27,10 @@ PINNED: dict[str, tuple[tuple[str, ...], int]] = {
     "GuiGym-Messages-v0": (("Messages",), 166),
     "GuiGym-Files-v0": (("Files",), 166),
     "GuiGym-Calendar-v0": (("Calendar",), 166),
+    "GuiGym-Mail-v0": (("Mail",), 166),
 }
 #: ids whose tasks ask questions: their action ``type`` has Answer too (Discrete(6), not 5)
-ANSWERS = {"GuiGym-Contacts-v0", "GuiGym-Messages-v0", "GuiGym-Calendar-v0"}
+ANSWERS = {"GuiGym-Contacts-v0", "GuiGym-Messages-v0", "GuiGym-Calendar-v0", "GuiGym-Mail-v0"}
 W, H = 360, 640
 
 

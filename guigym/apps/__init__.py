@@ -8,8 +8,10 @@ from guigym.apps.family import Family
 from guigym.apps.files import FilesFamily
 from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
+from guigym.apps.mail import MailFamily
 from guigym.apps.messages import MessagesFamily
 from guigym.apps.settings import SettingsFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
-                                                   MessagesFamily(), FilesFamily(), CalendarFamily())}
+                                                   MessagesFamily(), FilesFamily(), CalendarFamily(),
+                                                   MailFamily())}

@@ -112,6 +112,18 @@ class CalEvent(TypedDict):
     repeat: str  # "never", "daily", "weekly" or "monthly"
 
 
+class MailRecord(TypedDict):
+    """A mail in the Mail family (``id``: stable across moves between mailboxes)."""
+
+    id: int
+    box: str  # "inbox", "sent", "archive" or "trash"
+    peer: str  # the sender (the recipient for a sent mail)
+    subject: str
+    body: str
+    time: str  # when it came or went, as the list shows it
+    unread: bool
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -135,6 +147,7 @@ class AppSpec(_AppSpecKeys, total=False):
     nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
     events: list[CalEvent]  # kind "calendar": the events at the start
     today: str  # kind "calendar": the in-app date, "2026-03-11"
+    mails: list[MailRecord]  # kind "mail": every mailbox's mails at the start, most recent first
 
 
 class HomeSpec(TypedDict):
