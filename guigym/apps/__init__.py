@@ -8,7 +8,8 @@ from guigym.apps.files import FilesFamily
 from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
 from guigym.apps.messages import MessagesFamily
+from guigym.apps.phone import PhoneFamily
 from guigym.apps.settings import SettingsFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
-                                                   MessagesFamily(), FilesFamily())}
+                                                   MessagesFamily(), FilesFamily(), PhoneFamily())}
