@@ -115,7 +115,8 @@ def test_a_saved_edit_with_the_wrong_text_fails_and_cancel_changes_nothing() -> 
     tap(env, sub_id(ed, "cancel"))
     assert data(env, "Notes") == before and not fails(env)
     tap(env, sub_id(note_view(nid), "edit"))
-    assert env.unwrapped.current_view.find(sub_id(ed, "body")).value == before["notes"][[n["id"] for n in before["notes"]].index(nid)]["body"]
+    body = next(n["body"] for n in before["notes"] if n["id"] == nid)
+    assert env.unwrapped.current_view.find(sub_id(ed, "body")).value == body  # a fresh editor: the note as it is
     typed(env, sub_id(ed, "body"), "something else")
     assert outcome(tap(env, sub_id(ed, "save"))) == (0.0, True, False)
 

@@ -35,7 +35,7 @@ Levels:
       from Messages into a new note, then add an alarm" (the oracle opens the conversation
       first; its reference is at least 15 steps from reset), "look up a phone number in
       Contacts and text it to someone" (then a Notes or Clock task), or two or
-      three independent tasks (a question last, 40 % of the time).
+      three independent tasks (at times a Notes or Contacts question, always last).
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
@@ -90,7 +90,7 @@ ADD_H, ADD_M, ADD_REPEAT = 7, 0, "Once"
 ADD = "add"
 ADD_KEY = "add.time"  # the time picker: values["add.time.h"], values["add.time.m"]
 REPEAT_KEY = "add.repeat"
-REPEAT_OPTIONS: tuple[str, ...] = ("Once", "Every day", "Weekdays", "Weekends", "Mon, Wed, Fri", "Sat")
+REPEAT_OPTIONS: tuple[str, ...] = (ADD_REPEAT, *(r for r in REPEATS if r != ADD_REPEAT))  # the Clock's repeats, "Once" first
 REPEAT_PHRASES = {"Once": "only once", "Every day": "every day", "Weekdays": "on weekdays", "Weekends": "on weekends",
                   "Mon, Wed, Fri": "on Mon, Wed, Fri", "Sat": "on Saturdays"}
 NOTE_EDIT = ("Change the text of the note '{t}' to '{x}'", "In Notes, edit '{t}' so that it says '{x}'",
