@@ -5,6 +5,8 @@
     python -m agents.evaluate --env GuiGym-Login-v0 --planner vlm --model path/to/Qwen2.5-VL-3B-Instruct
     python -m agents.evaluate --env GuiGym-Login-v0 --planner vlm --tiny-model --episodes 2 --max-steps 5
     python -m agents.evaluate --env GuiGym-Settings-v0 --planner oracle --save-gif out/eval.gif
+    python -m agents.evaluate --env GuiGym-Login-v0 --level easy --planner tiny --checkpoint runs/<run>/policy.pt \
+        --variations grid --split test      # success per variant and the spread (guigym.variation)
 
 One line per env id × level (``--level`` picks one), over seeds ``--seed`` …
 ``--seed + --episodes − 1``; ``--backend browser`` runs on headless Chromium.
@@ -32,15 +34,18 @@ from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize 
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
 
-PLANNERS = ("oracle", "random", "vlm")
+PLANNERS = ("oracle", "random", "vlm", "tiny")
 EXECUTORS = ("element", "vlm", "none")
 
 
-def make_env(env_id: str, backend: str = "mock", max_steps: Optional[int] = None) -> gym.Env:
+def make_env(env_id: str, backend: str = "mock", max_steps: Optional[int] = None, variation: Any = None,
+             split: str = "train") -> gym.Env:
     """``gym.make`` with a clear error when the browser backend is not installed."""
     kw: dict[str, Any] = {"backend": backend}
     if max_steps:
         kw["max_episode_steps"] = max_steps
+    if variation is not None:
+        kw.update(variation=variation, split=split)
     env = gym.make(env_id, **kw)
     if backend == "browser":
         try:
@@ -79,6 +84,14 @@ def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:
         planner: Any = OraclePlanner(horizon=args.horizon, noise=args.noise, grounded=not args.ungrounded)
     elif args.planner == "random":
         planner = RandomPlanner(horizon=args.horizon)
+    elif args.planner == "tiny":
+        if not args.checkpoint:
+            raise SystemExit("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
+        from agents.tiny_policy import TinyPlanner, TinyPolicy
+
+        policy = TinyPolicy.load(args.checkpoint)
+        args.horizon = policy.cfg.horizon  # its own T (the header reports it)
+        planner = TinyPlanner(policy, greedy=True, horizon=policy.cfg.horizon)
     else:
         from agents.vlm import VLMPlanner
 
@@ -133,6 +146,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--backend", choices=("mock", "browser"), default="mock")
     p.add_argument("--max-steps", type=int, default=None, help="override the env's time limit")
     p.add_argument("--model", default=None, help="vlm: local Hugging Face checkpoint directory")
+    p.add_argument("--checkpoint", default=None, help="tiny: a train_small.py run's policy.pt (greedy plans, its own T)")
     p.add_argument("--tiny-model", action="store_true", help="vlm: build and use a tiny random Qwen2.5-VL (smoke test)")
     p.add_argument("--format", choices=("json", "function", "mobile_use"), default="json", help="vlm answer format")
     p.add_argument("--history", type=int, default=4, help="vlm: K, past actions in the prompt")
@@ -144,6 +158,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--gif-episodes", type=int, default=1, help="episodes per env id and level to save as GIFs")
     p.add_argument("--json", default=None, metavar="PATH", help="write every episode record as JSON lines")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--variations", choices=("none", "grid"), default="none",
+                   help="grid: every value of each variation axis in --split, one at a time (guigym.variation.grid), "
+                        "with success per variant and the spread across them")
+    p.add_argument("--split", choices=("train", "test"), default="train", help="the variation split (with --variations grid)")
     args = p.parse_args(argv)
     if args.horizon < 1 or args.episodes < 1:
         p.error("--horizon and --episodes must be >= 1")
@@ -162,6 +180,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     out_json = open(args.json, "w") if args.json else None
     all_records: list[EpisodeRecord] = []
     t0 = time.perf_counter()
+    if args.variations == "grid":
+        return _grid(args, ids, agent, seeds)
     try:
         for env_id in ids:
             env = make_env(env_id, args.backend, args.max_steps)
@@ -201,6 +221,34 @@ def main(argv: Optional[list[str]] = None) -> int:
         f"plan consistency {total['plan_consistency']:.3f} ({len(all_records)} episodes, "
         f"{sum(r.steps for r in all_records)} steps in {dt:.1f}s)"
     )
+    return 0
+
+
+def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: list[int]) -> int:
+    """``--variations grid``: success per variant of ``guigym.variation.grid`` and the spread
+    (max − min, std) across the variants, per env id × level."""
+    import numpy as np
+
+    from guigym.variation import grid
+
+    variants = grid(args.split)
+    print(f"variation grid, split {args.split}: {len(variants)} variants x {len(seeds)} seeds per env id and level")
+    for env_id in ids:
+        probe = make_env(env_id)
+        levels = [args.level] if args.level else list(probe.unwrapped.family.levels)
+        probe.close()
+        for level in levels:
+            rates = []
+            for name, var in variants:
+                env = make_env(env_id, args.backend, args.max_steps, variation=var, split=args.split)
+                summary, records = evaluate(env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level} {name}")
+                env.close()
+                rates.append(summary["success_rate"])
+                print(f"{env_id} [{level:6}] {name:30} success {summary['success_rate']:.1%}, mean steps {summary['mean_steps']:.1f}",
+                      flush=True)
+            r = np.array(rates)
+            print(f"{env_id} [{level:6}] spread across {len(r)} variants: max - min {r.max() - r.min():.1%}, std {r.std():.1%} "
+                  f"(min {r.min():.1%} at {variants[int(r.argmin())][0]})", flush=True)
     return 0
 
 

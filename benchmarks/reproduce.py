@@ -7,6 +7,7 @@
     python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
     python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
     python benchmarks/reproduce.py --table contacts     # train_small.py's defaults on GuiGym-Contacts-v0 easy, seeds 1–3
+    python benchmarks/reproduce.py --table robustness   # the defaults' policies under every variation (guigym.variation)
     python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
 
 Each table is written to ``docs/results/<table>.md`` (and ``.json``: per-seed values, the
@@ -47,7 +48,7 @@ HORIZON_TASK = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16 
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "contacts", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "contacts", "robustness", "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     """training seeds of the GRPO tables (every one is reported)"""
@@ -147,6 +148,56 @@ def contacts_table(args: Args) -> str:
     return "\n".join(lines)
 
 
+def _grid_success(planner: Any, split: str, seeds: list[int]) -> dict[str, float]:
+    """Held-out success of ``planner`` on Login easy under every variant of
+    ``guigym.variation.grid(split)`` (the plan-act loop, 40 steps at most)."""
+    from agents.evaluate import evaluate, make_env
+    from agents.executors import ElementExecutor
+    from agents.plan_act import PlanActAgent
+    from guigym.variation import grid
+
+    out = {}
+    for name, var in grid(split):
+        env = make_env("GuiGym-Login-v0", max_steps=40, variation=var, split=split)
+        summary, _ = evaluate(env, PlanActAgent(planner, ElementExecutor()), seeds, "easy")
+        env.close()
+        out[name] = summary["success_rate"]
+    return out
+
+
+def robustness_table(args: Args) -> str:
+    """The trained tiny policies (the defaults runs, seeds ``args.seeds``) and the noisy oracle
+    on Login easy under each variation of the train and test splits: success per variant and
+    the spread across variants."""
+    from agents.planners import OraclePlanner
+    from agents.tiny_policy import TinyPlanner, TinyPolicy
+
+    runs = _train_seeds(args, args.seeds)  # reused where they exist (the defaults table's runs)
+    del runs
+    eval_seeds = list(range(10_000, 10_100))  # train_small's held-out seeds
+    cols: dict[str, dict[str, dict[str, float]]] = {}
+    for seed in args.seeds:
+        policy = TinyPolicy.load(str(Path(args.out) / f"defaults__{seed}" / "policy.pt"))
+        planner = TinyPlanner(policy, greedy=True, horizon=policy.cfg.horizon)
+        cols[f"tiny seed {seed}"] = {sp: _grid_success(planner, sp, eval_seeds) for sp in ("train", "test")}
+        print(f"[robustness] tiny seed {seed} done", flush=True)
+    cols["oracle ε=0.2"] = {sp: _grid_success(OraclePlanner(horizon=8, noise=0.2), sp, eval_seeds) for sp in ("train", "test")}
+    names = list(cols)
+    lines = ["| split | variant | " + " | ".join(names) + " | tiny mean |", "|---|---|" + "---|" * (len(names) + 1)]
+    spread_rows = []
+    for sp in ("train", "test"):
+        for variant in cols[names[0]][sp]:
+            vals = [cols[n][sp][variant] for n in names]
+            tiny = [cols[n][sp][variant] for n in names if n.startswith("tiny")]
+            lines.append(f"| {sp} | {variant} | " + " | ".join(f"{100 * v:.0f} %" for v in vals) + f" | {100 * np.mean(tiny):.1f} % |")
+    for n in names:
+        allv = np.array([v for sp in ("train", "test") for v in cols[n][sp].values()])
+        spread_rows.append(f"{n}: max − min {100 * (allv.max() - allv.min()):.0f} points, std {100 * allv.std():.1f}")
+    lines.append("\nSpread across all variants of both splits (per column): " + "; ".join(spread_rows) + ".")
+    _save("robustness", lines, args, cols, f"python benchmarks/reproduce.py --table robustness --seeds {' '.join(map(str, args.seeds))}")
+    return "\n".join(lines)
+
+
 #: The extra sweeps: name -> (settings of ``benchmarks/ablations.py``, extra ``train_small.py`` flags).
 SWEEPS: dict[str, tuple[list[str], str]] = {
     "uir1": (["uir1", "uir1-no-type", "uir1-iou"], ""),
@@ -234,12 +285,13 @@ def update_readme(names: list[str]) -> list[str]:
 
 def main(args: Args) -> None:
     # the horizon sweep (hours on 2 cores: Settings hard, 25 runs) is not part of the README run yet
-    names = ["defaults", "ablations", "ppo", "ppo200", "uir1", "contacts"] if args.table == "readme" else [args.table]
+    names = ["defaults", "ablations", "ppo", "ppo200", "uir1", "contacts", "robustness"] if args.table == "readme" else [args.table]
     unknown = sorted(set(args.skip) - set(names))
     if unknown:
         raise SystemExit(f"--skip {unknown}: not among the tables of --table {args.table}: {names}")
     names = [n for n in names if n not in args.skip]
     tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table, "contacts": contacts_table,
+              "robustness": robustness_table,
               "ppo200": lambda a: ppo_table(a, steps=200_000)}
     tables.update({n: (lambda a, n=n: sweep_table(n, a)) for n in SWEEPS})
     for n in names:

@@ -325,7 +325,7 @@ def _select(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Recor
 
 #: A multi-line field's text: glyph height and line pitch (mock font sizes), and the width
 #: budget per character used to wrap (wrapping is decided here, so both renderers break lines alike).
-TEXTAREA_SIZE, TEXTAREA_PITCH, TEXTAREA_CHAR_W = 20, 22, 9
+TEXTAREA_SIZE, TEXTAREA_PITCH, TEXTAREA_CHAR_W = 20, 22, 8
 
 
 def wrap_lines(s: str, per_line: int) -> list[str]:
@@ -467,6 +467,14 @@ def dimmed(th: Theme) -> Theme:
 
 
 def display_list(v: View, lay: Layout) -> list[Record]:
+    """Everything on the screen of ``v`` placed by ``lay``, in drawing order (see
+    :func:`_display_list`), with the theme's ``font_scale`` applied."""
+    out = _display_list(v, lay)
+    s = v.theme.get("font_scale") if v.theme else None
+    return scale_fonts(out, float(s)) if s and s != 1 else out
+
+
+def _display_list(v: View, lay: Layout) -> list[Record]:
     """Everything on the screen of ``v`` placed by ``lay``, in drawing order (a new list;
     its records may be shared with other lists and must not be mutated). A dialog is drawn
     as a scrim would leave the screen under it (every colour dimmed, no widget interactive),
@@ -496,6 +504,42 @@ def display_list(v: View, lay: Layout) -> list[Record]:
         y = STATUS_H + TITLE_H + (body_h - h) * min(v.scroll, lay.max_scroll) // max(1, lay.max_scroll)
         out.append(rect(W - 5, y, 3, h, th.muted, name="scrollbar"))
     return out
+
+
+_SCALED: dict[tuple[int, float], tuple[Any, Any]] = {}
+
+
+def _scaled_text(r: Record, s: float) -> Record:
+    size = max(6, round(r["size"] * s))
+    return {**r, "size": size, "px": int(size * PX_PER_SIZE)}
+
+
+def _scaled(obj: Any, s: float) -> Any:
+    """``obj`` (a record or a widget's parts) with every text ``s`` times its size: a new object,
+    memoised per original (records are shared and never mutated; the mock caches drawings by
+    the parts list's identity, so the same parts must give the same scaled list)."""
+    key = (id(obj), s)
+    hit = _SCALED.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    if len(_SCALED) > 4 * CACHE_SIZE:
+        _SCALED.clear()
+    if isinstance(obj, list):
+        out: Any = [_scaled_text(p, s) if p["type"] == "text" else p for p in obj]
+    elif obj["type"] == "text":
+        out = _scaled_text(obj, s)
+    elif obj["type"] == "widget":
+        out = {**obj, "parts": _scaled(obj["parts"], s)}
+    else:
+        out = obj
+    _SCALED[key] = (obj, out)
+    return out
+
+
+def scale_fonts(items: list[Record], s: float) -> list[Record]:
+    """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation):
+    the same anchors, so a label grows from its row's middle and a field's text from its top."""
+    return [_scaled(r, s) for r in items]
 
 
 def rows_clip(v: View, lay: Layout) -> list[int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -21,6 +21,8 @@ from guigym.events import Event
 from guigym.layout import Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.spaces import UnicodeText, action_from_space, action_space, element_space
+from guigym.variation import apply_variation, sample_variation
+from guigym.variation import resolve as resolve_variation
 
 REWARD_MODES = ("sparse", "shaped")
 EXTRA_OBS = ("elements", "history")
@@ -46,6 +48,8 @@ class GuiEnv(gym.Env):
         extra_obs: extra observation keys: ``"elements"`` (visible interactive widgets) and
             ``"history"`` (the last actions, one per line, in the function text format).
         backend_kwargs: options for the backend (e.g. the browser's executable).
+        variation: ``None`` (the family's own instances), a preset name or a dict of axes (see below).
+        split: ``"train"`` or ``"test"``: the values each varied axis is drawn from.
 
     Observation: ``Dict(screenshot=uint8 (H, W, 3), instruction=str[, elements][, history])``.
 
@@ -60,7 +64,13 @@ class GuiEnv(gym.Env):
 
     Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
     reference from this state; empty when done or failed), ``elements``, ``action_error``,
-    ``event`` (the semantic event the action produced, or None).
+    ``event`` (the semantic event the action produced, or None), ``level``, ``variation`` (the
+    axes applied, or None).
+
+    Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
+    a preset (``"all"``, ``"appearance"``, ``"instructions"``, ``"interruptions"``,
+    ``"adversarial"``) or a dict of axes; ``split="train" | "test"`` picks each sampled axis's
+    values from disjoint sets, so the splits never share an instance.
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
@@ -75,6 +85,8 @@ class GuiEnv(gym.Env):
         reward_mode: str = "sparse",
         extra_obs: Sequence[str] = (),
         backend_kwargs: dict[str, Any] | None = None,
+        variation: str | Mapping[str, Any] | None = None,
+        split: str = "train",
     ) -> None:
         if family not in FAMILIES:
             raise ValueError(f"unknown family {family!r}; expected one of {sorted(FAMILIES)}")
@@ -100,6 +112,9 @@ class GuiEnv(gym.Env):
         self.reward_mode = reward_mode
         self.extra_obs = tuple(extra_obs)
         self._backend_kwargs = dict(backend_kwargs or {})
+        #: ``guigym.variation``: the axes (None: off, the family's own instances) and the split.
+        self.variation = resolve_variation(variation, split)
+        self.split = split
 
         obs: dict[str, spaces.Space[Any]] = {
             "screenshot": spaces.Box(0, 255, shape=(self.height, self.width, 3), dtype=np.uint8),
@@ -132,6 +147,9 @@ class GuiEnv(gym.Env):
         self._check_level(level)
         with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
             scenario = self.family.generate(rng, level)  # type: ignore[arg-type]
+        if self.variation is not None:  # drawn after the family's: the same task as without variation
+            vrng = np.random.default_rng(int(self.np_random.integers(2**63)))
+            scenario = apply_variation(scenario, sample_variation(self.variation, self.split, vrng), vrng)
         extra = set(scenario["apps"]) - set(self.apps)
         if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
             raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")
@@ -156,8 +174,13 @@ class GuiEnv(gym.Env):
             self._history = (self._history + [_history_line(act)])[-HISTORY_LEN:]
             ev, err = self._event(act)
         before = self._potential()
+        nxt, key = self._state, self._key
         if ev is not None:  # the oracle memoises transitions: following its plan re-applies nothing
-            self._refresh(*self._oracle.step(self._state, self._key, ev, self._view))  # type: ignore[union-attr, arg-type]
+            nxt, key = self._oracle.step(self._state, self._key, ev, self._view)  # type: ignore[union-attr, arg-type]
+        if nxt.get("popup", -1) > 0:  # an interruption (guigym.variation) counts the steps until it shows
+            nxt, key = {**nxt, "popup": nxt["popup"] - 1}, None  # type: ignore[assignment]
+        if nxt is not self._state:
+            self._refresh(nxt, key)
         success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
         ref = self._reference()
         terminated = success or ref is None
@@ -346,6 +369,7 @@ class GuiEnv(gym.Env):
             "action_error": err,
             "event": ev,
             "level": self.scenario["level"],  # type: ignore[index]
+            "variation": dict(v) if (v := self.scenario.get("variation")) is not None else None,  # type: ignore[union-attr]
         }
 
     def _show_window(self, frame: np.ndarray) -> None:

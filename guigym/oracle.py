@@ -16,7 +16,7 @@ import marshal
 from typing import Any
 
 from guigym.actions import Answer, Back, Click, OpenApp, RefStep, Scroll, Type
-from guigym.apps.base import TEXT_KINDS, View, app_of, apply, view
+from guigym.apps.base import POPUP_SCREEN, TEXT_KINDS, View, app_of, apply, popup_showing, view
 from guigym.apps.family import Family, Goal
 from guigym.apps.schema import DeviceState, Scenario
 from guigym.apps.widgets import control_for, menu_screen
@@ -80,6 +80,8 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
 
 def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal) -> RefStep | None:
     """The next grounded step towards ``goal`` in ``state`` (None: it cannot be reached)."""
+    if v.screen == POPUP_SCREEN and popup_showing(scenario, state):  # an interruption first: dismiss it
+        return click_step(v, lay, f"{POPUP_SCREEN}.{scenario['popup']['dismiss']}")
     if state["fg"] != goal.app:
         return RefStep(OpenApp(goal.app), None, None, f"Open the {goal.app} app", Event("open_app", value=goal.app), goal.app)
     app, spec = app_of(scenario, goal.app)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from guigym.apps.calendar_app import CalendarFamily
 from guigym.apps.contacts import ContactsFamily
 from guigym.apps.family import Family
 from guigym.apps.files import FilesFamily
@@ -12,4 +13,5 @@ from guigym.apps.phone import PhoneFamily
 from guigym.apps.settings import SettingsFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
-                                                   MessagesFamily(), FilesFamily(), PhoneFamily())}
+                                                   MessagesFamily(), FilesFamily(), CalendarFamily(),
+                                                   PhoneFamily())}

@@ -368,7 +368,26 @@ def start_state(scenario: Scenario) -> DeviceState:
     state = initial_state(scenario, scenario["start"]["fg"])
     for app, values in scenario["start"].get("values", {}).items():
         state["apps"][app]["values"].update(values)
+    if "popup" in scenario:
+        state["popup"] = int(scenario["popup"]["after"])
     return state
+
+
+#: The screen id of an interruption's dialog, and the id of an adversarial banner's row
+#: (``guigym.variation``): both are device-level, drawn over or into whatever app is in front.
+POPUP_SCREEN = "popup"
+BANNER_ID = "banner"
+
+
+def popup_showing(scenario: Scenario, state: DeviceState) -> bool:
+    return state.get("popup") == 0 and "popup" in scenario
+
+
+def _popup_view(scenario: Scenario, under: View) -> View:
+    p = scenario["popup"]
+    rows = [Widget(POPUP_SCREEN, "dialog", p["title"], detail=p["detail"])]
+    rows += [Widget(f"{POPUP_SCREEN}.{bid}", "button", label, style=style) for bid, label, style in p["buttons"]]
+    return View(under.app, POPUP_SCREEN, under.title, rows, theme=under.theme, backdrop=under)
 
 
 def home_pages(scenario: Scenario) -> int:
@@ -377,6 +396,13 @@ def home_pages(scenario: Scenario) -> int:
 
 def view(scenario: Scenario, state: DeviceState) -> View:
     """What the screen shows in ``state``."""
+    v = _device_view(scenario, state)
+    if popup_showing(scenario, state) and v.backdrop is None:  # over a dialog it waits (see guigym.variation)
+        return _popup_view(scenario, v)
+    return v
+
+
+def _device_view(scenario: Scenario, state: DeviceState) -> View:
     theme = scenario.get("theme", {})
     if state["fg"] == HOME:
         names = scenario["home"]["icons"]
@@ -384,18 +410,27 @@ def view(scenario: Scenario, state: DeviceState) -> View:
         return View(HOME, HOME, "", rows, grid=True, page=state["page"], pages=home_pages(scenario), theme=theme)
     app, spec = app_of(scenario, state["fg"])
     app_state = state["apps"][state["fg"]]
-    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme)
+    banner = scenario.get("banner")
+    top = None
+    if banner is not None:  # adversarial content at the top of every app screen (not on dialogs)
+        top = Widget(BANNER_ID, banner["kind"], banner["text"], style="primary" if banner["kind"] == "button" else "error")
+    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme, top)
 
 
-def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth: int, theme: dict[str, Any]) -> View:
-    """The view of the screen at ``depth`` of the stack (a dialog's: with the one below as backdrop)."""
+def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth: int, theme: dict[str, Any],
+                 banner: Widget | None = None) -> View:
+    """The view of the screen at ``depth`` of the stack (a dialog's: with the one below as
+    backdrop); ``banner``: a row put first on every screen that is not a dialog."""
     sid = app_state["stack"][depth]
     top = depth == len(app_state["stack"]) - 1
-    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme) if depth and app.is_modal(spec, sid) else None
+    modal = bool(depth) and app.is_modal(spec, sid)
+    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme, banner) if modal else None
     if sid.startswith(MENU_PREFIX):  # a select's dropdown, made from the select under it
         title, rows = (backdrop.title, menu_rows(backdrop, sid, app_state["values"])) if backdrop is not None else ("", [])
     else:
         title, rows = app.title(spec, app_state, sid), app.rows(spec, app_state, sid)
+        if banner is not None and not modal:
+            rows = [banner, *rows]
     return View(name, sid, title, rows, scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"] if top else None,
                 theme=theme, backdrop=backdrop)
 
@@ -462,6 +497,14 @@ def apply(scenario: Scenario, state: DeviceState, ev: Event, v: View | None = No
     """The next state after ``ev`` (``v``: the view of ``state``, if already made).
     ``state`` is not modified, and the new state shares the apps ``ev`` cannot change."""
     new = _next_state(state)
+    if popup_showing(scenario, state):
+        v = v if v is not None else view(scenario, state)
+        if v.screen == POPUP_SCREEN:  # an interruption is modal: a button of it or Back closes it, nothing else acts
+            if ev.kind == "back" or (ev.kind == "click" and str(ev.widget).startswith(POPUP_SCREEN + ".")):
+                new["popup"] = -1
+            return new
+    if ev.widget == BANNER_ID:  # the adversarial banner's button does nothing
+        return new
     if ev.kind == "open_app":
         name = find_app(scenario, str(ev.value))
         if name is not None:

@@ -102,6 +102,16 @@ class FileNode(TypedDict):
     date: str  # as shown, "Mar 4, 2025"
 
 
+class CalEvent(TypedDict):
+    """An event in the Calendar family (``id``: stable across edits and deletions)."""
+
+    id: int
+    title: str
+    date: str  # "2026-03-14"
+    time: str  # the start, "15:30" (24 h)
+    repeat: str  # "never", "daily", "weekly" or "monthly"
+
+
 class _AppSpecKeys(TypedDict):
     kind: str  # the behaviour: a key of ``base.APP_KINDS``
     name: str
@@ -123,6 +133,8 @@ class AppSpec(_AppSpecKeys, total=False):
     contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
     now: str  # kind "messenger": the in-app time a sent message gets
     nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
+    events: list[CalEvent]  # kind "calendar": the events at the start
+    today: str  # kind "calendar": the in-app date, "2026-03-11"
 
 
 class HomeSpec(TypedDict):
@@ -141,14 +153,38 @@ class Task(TypedDict):
     instruction: str
 
 
-class Scenario(TypedDict):
+class Popup(TypedDict):
+    """An interruption (``guigym.variation``): a dialog over the whole device."""
+
+    kind: str  # cookie, permission, rate, update
+    title: str
+    detail: str
+    buttons: list[list[str]]  # [id, label, style] each; every button closes it
+    dismiss: str  # the button the oracle presses
+    after: int  # steps after reset before it shows (0: at reset)
+
+
+class Banner(TypedDict):
+    """Adversarial content (``guigym.variation``): a row at the top of every app screen."""
+
+    text: str
+    kind: str  # button (does nothing) or label
+
+
+class _ScenarioKeys(TypedDict):
     family: str
     level: str
     apps: dict[str, AppSpec]
     home: HomeSpec
-    theme: dict[str, Any]  # colour name -> RGB list, see ``family.THEMES``
+    theme: dict[str, Any]  # colour name -> RGB list, see ``family.THEMES`` (and ``font_scale``, a variation's)
     start: StartSpec
     task: Task  # at run time the family's subtype (LoginTask, SettingsTask, LauncherTask)
+
+
+class Scenario(_ScenarioKeys, total=False):
+    variation: dict[str, Any]  # the variation applied (``guigym.variation``), read back in ``info``
+    popup: Popup
+    banner: Banner
 
 
 # --- state (dynamic) ---------------------------------------------------------------------
@@ -168,6 +204,7 @@ class _DeviceKeys(TypedDict):
 
 class DeviceState(_DeviceKeys, total=False):
     answer: str  # what an ``Answer`` told the user (only families whose tasks ask questions)
+    popup: int  # the scenario's popup: steps until it shows (> 0), showing (0), closed (-1)
 
 
 # --- ids ---------------------------------------------------------------------------------

@@ -1,0 +1,200 @@
+"""Variation axes and held-out splits (``guigym.variation``) on every registered id: the task is
+the family's own, the oracle solves every variant, the splits never share an instance, and
+interruptions and adversarial rows behave as documented."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from guigym.actions import Back, Click
+from guigym.apps.base import BANNER_ID, POPUP_SCREEN
+from guigym.registration import env_ids
+from guigym.variation import AXES, PRESETS, restyle, sample_variation
+
+IDS = env_ids()
+
+
+def episode(env: gym.Env, seed: int, limit: int = 150) -> tuple[bool, int]:
+    """Follow the oracle from reset; (success, steps)."""
+    _, info = env.reset(seed=seed)
+    for k in range(limit):
+        if not info["reference"]:
+            return bool(info["success"]), k
+        _, _, term, trunc, info = env.step(info["reference"][0].action)
+        if term or trunc:
+            return bool(info["success"]), k + 1
+    return False, limit
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_the_oracle_solves_every_variant(env_id: str, split: str) -> None:
+    for level in ("easy", "medium", "hard"):
+        env = gym.make(env_id, level=level, variation="all", split=split)
+        results = [episode(env, seed)[0] for seed in range(8)]
+        env.close()
+        assert all(results), (env_id, split, level, results)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_task_is_the_familys_own(env_id: str) -> None:
+    """Same seed: the same apps, start and task fields as without variation (only the
+    instruction's wording, the theme and the interruptions differ)."""
+    plain = gym.make(env_id).unwrapped
+    varied = gym.make(env_id, variation="all").unwrapped
+    for seed in range(6):
+        plain.reset(seed=seed)
+        varied.reset(seed=seed)
+        a, b = plain.scenario, varied.scenario
+        assert a["apps"] == b["apps"] and a["start"] == b["start"]
+        assert {k: v for k, v in a["task"].items() if k != "instruction"} == {k: v for k, v in b["task"].items() if k != "instruction"}
+        for quoted in re.findall(r"'[^']+'|\"[^\"]+\"", a["task"]["instruction"]):
+            assert quoted in b["task"]["instruction"]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_seed_same_instance_and_splits_disjoint(env_id: str) -> None:
+    tr1, tr2, te = (gym.make(env_id, variation="all", split=s).unwrapped for s in ("train", "train", "test"))
+    seen_train, seen_test = set(), set()
+    for seed in range(20):
+        for e in (tr1, tr2, te):
+            e.reset(seed=seed)
+        assert tr1.scenario == tr2.scenario
+        seen_train.add(json.dumps(tr1.scenario, sort_keys=True))
+        seen_test.add(json.dumps(te.scenario, sort_keys=True))
+        for axis, v in te.scenario["variation"].items():
+            assert v in AXES[axis]["test"], (axis, v)
+    assert not seen_train & seen_test
+
+
+def test_default_is_the_unvaried_env() -> None:
+    a, b = gym.make("GuiGym-Settings-v0"), gym.make("GuiGym-Settings-v0", variation="none")
+    oa, ia = a.reset(seed=3)
+    ob, ib = b.reset(seed=3)
+    assert np.array_equal(oa["screenshot"], ob["screenshot"]) and oa["instruction"] == ob["instruction"]
+    assert ia["variation"] is None and ib["variation"] is None
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"variation": "wild"}, "unknown variation preset"),
+    ({"variation": {"colour": "red"}}, "unknown variation axes"),
+    ({"variation": {"theme": "orange"}}, "not a 'train' value"),
+    ({"split": "test"}, "needs a variation"),
+    ({"split": "dev", "variation": "all"}, "unknown split"),
+])
+def test_bad_variation_arguments_are_clear_errors(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        gym.make("GuiGym-Login-v0", **kwargs)
+
+
+def test_a_popup_at_reset_is_dismissed_first_and_back_closes_it() -> None:
+    env = gym.make("GuiGym-Login-v0", variation={"popup": "cookie", "popup_at": 0, "theme": "blue", "font_scale": 1.0,
+                                                 "instruction_style": "plain", "adversarial": "none"})
+    plain = gym.make("GuiGym-Login-v0")
+    _, info = env.reset(seed=1)
+    _, pinfo = plain.reset(seed=1)
+    u = env.unwrapped
+    assert u.current_view.screen == POPUP_SCREEN
+    assert len(info["reference"]) == len(pinfo["reference"]) + 1 and info["reference"][0].target == f"{POPUP_SCREEN}.reject"
+    # under the popup nothing else acts: a click where a field would be is a no-op
+    field = next(e for e in pinfo["elements"] if e["role"] == "input")
+    x0, y0, x1, y1 = field["box"]
+    _, _, _, _, info = env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+    assert u.current_view.screen == POPUP_SCREEN
+    _, _, _, _, info = env.step(Back())
+    assert u.current_view.screen != POPUP_SCREEN and len(info["reference"]) == len(pinfo["reference"])
+
+
+def test_a_popup_mid_task_shows_after_its_steps() -> None:
+    env = gym.make("GuiGym-Settings-v0", level="medium",
+                   variation={"popup": "update", "popup_at": 3, "theme": "teal", "font_scale": 1.3, "instruction_style": "formal",
+                              "adversarial": "injection"}, split="test")
+    _, info = env.reset(seed=2)
+    u = env.unwrapped
+    screens = []
+    for _ in range(6):
+        _, _, term, _, info = env.step(info["reference"][0].action)
+        screens.append(u.current_view.screen)
+        if term:
+            break
+    assert POPUP_SCREEN not in screens[:2] and screens[2] == POPUP_SCREEN and screens[3] != POPUP_SCREEN  # shown, then dismissed
+
+
+def test_the_adversarial_banner_does_nothing() -> None:
+    var = {"adversarial": "fake_done", "popup": "none", "theme": "blue", "font_scale": 1.0, "instruction_style": "plain"}
+    env = gym.make("GuiGym-Login-v0", variation=var)
+    _, info = env.reset(seed=0)
+    banner = next(e for e in info["elements"] if e["id"] == BANNER_ID)
+    before = env.unwrapped.get_state()["state"]
+    x0, y0, x1, y1 = banner["box"]
+    _, r, term, _, info = env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+    assert env.unwrapped.get_state()["state"] == before and r == 0 and not term and info["event"].widget == BANNER_ID
+
+
+def test_font_scale_scales_every_text() -> None:
+    from guigym.display import display_list
+
+    a = gym.make("GuiGym-Login-v0").unwrapped
+    b = gym.make("GuiGym-Login-v0", variation={"font_scale": 1.3, "theme": None, "popup": "none", "instruction_style": "plain",
+                                               "adversarial": "none"}, split="test").unwrapped
+    a.reset(seed=0)
+    b.reset(seed=0)
+
+    def sizes(u: gym.Env) -> list[int]:
+        out = []
+        for r in display_list(u.current_view, u._lay):
+            out += [p["size"] for p in r.get("parts", []) if p["type"] == "text"] + ([r["size"]] if r["type"] == "text" else [])
+        return out
+
+    assert sizes(b) == [max(6, round(s * 1.3)) for s in sizes(a)]
+
+
+def test_restyle_keeps_the_task_words() -> None:
+    rng = np.random.default_rng(0)
+    base = "Send 'See you at 7' to Grace Hill."
+    for style in ("plain", "casual", "formal", "buried"):
+        out = restyle(base, style, rng)
+        assert "'See you at 7'" in out and "Grace Hill" in out
+    assert restyle("What is Bob Lee's number?", "formal", rng).endswith("What is Bob Lee's number?")
+
+
+def test_every_preset_samples_only_its_axes() -> None:
+    rng = np.random.default_rng(0)
+    for name, axes in PRESETS.items():
+        for split in ("train", "test"):
+            if not axes and split == "test":
+                continue
+            v = sample_variation(name, split, rng)
+            assert all(v[a] in AXES[a][split] for a in axes)
+
+
+@pytest.mark.browser
+def test_both_renderers_draw_the_variants_alike() -> None:
+    """Palettes, font scale, a popup and a banner: mock and browser agree (parity thresholds)."""
+    from guigym.backends.browser import BrowserBackend
+    from guigym.backends.mock import MockBackend
+    from guigym.layout import layout
+    from tests.test_render_parity import H, W, compare, fails
+
+    m, b = MockBackend(W, H), BrowserBackend(W, H)
+    try:
+        cases = [("GuiGym-Login-v0", {"theme": "mono", "font_scale": 1.15, "popup": "cookie", "popup_at": 0}),
+                 ("GuiGym-Settings-v0", {"theme": "colourblind", "font_scale": 1.0, "adversarial": "injection", "popup": "none"}),
+                 ("GuiGym-Files-v0", {"theme": "dark", "font_scale": 0.85, "adversarial": "fake_done", "popup": "none"}),
+                 ("GuiGym-Messages-v0", {"theme": "teal", "font_scale": 1.3, "adversarial": "injection", "popup": "none"})]
+        for env_id, fixed in cases:
+            split = "test" if fixed["theme"] in AXES["theme"]["test"] else "train"
+            env = gym.make(env_id, variation=fixed, split=split)
+            env.reset(seed=4)
+            v = env.unwrapped.current_view
+            r = compare(m, b, v, layout(v, W, H))
+            assert not fails(r), (env_id, fails(r))
+            env.close()
+    finally:
+        b.close()
+        m.close()
