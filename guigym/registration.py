@@ -29,7 +29,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Messages-v0", "Messages", 60, "text conversations: send, reply, resend, delete (dialog), questions (Answer)"),
     EnvEntry("GuiGym-Files-v0", "Files", 100, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
     EnvEntry("GuiGym-Calendar-v0", "Calendar", 80, "a calendar: add events (relative dates, pickers), move, delete (dialog), questions"),
-    EnvEntry("GuiGym-Phone-v0", "Phone", 100, "a home screen with Notes, Contacts, Clock, Messages: edit, delete, add alarms, send, questions"),
+    EnvEntry("GuiGym-Phone-v0", "Phone", 100, "a home screen: Notes, Contacts, Clock, Messages; edit, delete, add alarms, send, questions"),
 )
 
 
