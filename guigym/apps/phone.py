@@ -29,7 +29,7 @@ Actions:
 Levels:
     * easy: 6-12 icons (one home page); one task in one app; 2-4 notes, 5-7 people, 2-4 alarms,
       2-4 conversations (every list fits on the screen).
-    * medium: 13-26 icons (a second home page half the time); one task; 8-12 notes, 14-22 people,
+    * medium: 13-26 icons (a second home page on 21 or more); one task; 8-12 notes, 14-22 people,
       8-12 alarms, 8-12 conversations (Scroll).
     * hard: 21-32 icons (two home pages); two or three tasks in different apps: "copy an address
       from Messages into a new note, then add an alarm" (the oracle opens the conversation
