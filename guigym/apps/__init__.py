@@ -10,8 +10,9 @@ from guigym.apps.launcher import LauncherFamily
 from guigym.apps.login import LoginFamily
 from guigym.apps.mail import MailFamily
 from guigym.apps.messages import MessagesFamily
+from guigym.apps.phone import PhoneFamily
 from guigym.apps.settings import SettingsFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
                                                    MessagesFamily(), FilesFamily(), CalendarFamily(),
-                                                   MailFamily())}
+                                                   MailFamily(), PhoneFamily())}
