@@ -234,6 +234,20 @@ def test_short_run_on_another_family(env_id, tmp_path):
     assert 0.0 <= res["policy"]["success_rate"] <= 1.0 and (tmp_path / "out" / "eval.json").exists()
 
 
+def test_short_run_under_variation(tmp_path):
+    """``--variation all``: every env of the run draws from the split (rollouts, stage-2 scoring
+    through saved states, validation, evaluation)."""
+    args = train_small.Args(
+        stage="both", iterations=2, episodes_per_iter=2, rollout_max_steps=3, states_per_iter=2, group_size=2, horizon=2,
+        epochs=1, val_every=1, val_episodes=1, val_max_steps=3, eval_episodes=2, eval_max_steps=4, progress=False,
+        save_model=False, out_dir=str(tmp_path), run_name="out", variation="all", split="test",
+    )
+    assert train_small.env_kwargs(args) == {"level": "easy", "backend": "mock", "variation": "all", "split": "test"}
+    assert "variation" not in train_small.env_kwargs(train_small.Args())  # the defaults' envs are the plain id's
+    res = train_small.train(args)
+    assert 0.0 <= res["policy"]["success_rate"] <= 1.0
+
+
 def test_cli_help():
     out = subprocess.run([sys.executable, str(ROOT / "train_small.py"), "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
