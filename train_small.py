@@ -99,6 +99,11 @@ class Args:
     """a registered guigym id (``guigym.registration.env_ids()``); always the mock backend"""
     level: str = "easy"
     """task level: easy, medium or hard"""
+    variation: Optional[str] = None
+    """a ``guigym.variation`` preset for every env of the run (training, validation, held-out
+    evaluation), e.g. ``all``; None: the family's own instances"""
+    split: Literal["train", "test"] = "train"
+    """the variation split the run's envs draw from (with ``--variation``)"""
     # --- run
     seed: int = 1
     """seeds torch, numpy, python and the training episodes"""
@@ -330,14 +335,23 @@ class ElementsView:
 
 def make_rollout_pool(args: Args) -> EnvPool:
     """``episodes_per_iter`` mock envs over ``rollout_workers`` processes, or Ray actors."""
-    env_fn = functools.partial(gym.make, args.env_id, level=args.level, backend="mock")
+    env_fn = functools.partial(gym.make, args.env_id, **env_kwargs(args))
     if args.ray_address:
         return RayEnvPool(env_fn, args.episodes_per_iter, actors=args.rollout_workers, address=args.ray_address)
     return ProcessEnvPool(env_fn, args.episodes_per_iter, workers=args.rollout_workers)
 
 
+def env_kwargs(args: Args) -> dict[str, Any]:
+    """``gym.make`` keywords of every env of the run (variation only when asked: the defaults'
+    envs are exactly the plain id's)."""
+    kw: dict[str, Any] = {"level": args.level, "backend": "mock"}
+    if args.variation is not None:
+        kw.update(variation=args.variation, split=args.split)
+    return kw
+
+
 def make_env(args: Args, transform: Any, save_state: bool = True) -> StateRecorder:
-    return StateRecorder(gym.make(args.env_id, level=args.level, backend="mock"), transform, save_state)
+    return StateRecorder(gym.make(args.env_id, **env_kwargs(args)), transform, save_state)
 
 
 # ------------------------------------------------------------------------------- policy
@@ -634,7 +648,7 @@ class Trainer:
         self.optimizer = torch.optim.Adam([p for p in self.policy.parameters() if p.requires_grad], lr=args.lr)
         aug = np.random.default_rng([args.seed, 1])  # its own stream: the other draws stay as they were
         self.env = make_env(args, transform_for(self.policy, args.augment_invert, aug))
-        self.score_env = gym.make(args.env_id, level=args.level, backend="mock").unwrapped  # stage 2 executes here
+        self.score_env = gym.make(args.env_id, **env_kwargs(args)).unwrapped  # stage 2 executes here
         self.executor = None
         if args.executor == "element":
             from agents.executors import ElementExecutor

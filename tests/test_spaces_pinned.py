@@ -26,10 +26,15 @@ PINNED: dict[str, tuple[tuple[str, ...], int]] = {
     "GuiGym-Contacts-v0": (("Contacts",), 166),
     "GuiGym-Messages-v0": (("Messages",), 166),
     "GuiGym-Files-v0": (("Files",), 166),
+    "GuiGym-Calendar-v0": (("Calendar",), 166),
+    "GuiGym-Mail-v0": (("Mail",), 166),
+    "GuiGym-Phone-v0": (("Notes", "Clock", "Contacts", "Messages", "Camera", "Photos", "Maps", "Music", "Weather", "Calendar", "Files",
+                         "Phone", "Browser", "Store", "Video", "Calculator", "Podcasts", "Wallet", "Translate", "Radio", "Recorder",
+                         "Compass", "Books", "Health", "News", "Games", "Drive") + BRANDS, 204),
     "GuiGym-Shop-v0": (("Shop",), 166),
 }
 #: ids whose tasks ask questions: their action ``type`` has Answer too (Discrete(6), not 5)
-ANSWERS = {"GuiGym-Contacts-v0", "GuiGym-Messages-v0", "GuiGym-Shop-v0"}
+ANSWERS = {"GuiGym-Contacts-v0", "GuiGym-Messages-v0", "GuiGym-Calendar-v0", "GuiGym-Mail-v0", "GuiGym-Phone-v0", "GuiGym-Shop-v0"}
 W, H = 360, 640
 
 

@@ -18,6 +18,7 @@ import agents.tiny_policy as tiny_mod
 from agents.grpo import Completion, group_advantages, grpo_loss, grpo_stats, step_advantages
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy, cell_centre, split_words
 from guigym.actions import Click, Type
+from guigym.registration import env_ids
 from guigym.rewards import argument_reward
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,11 +220,11 @@ def test_run_writes_outputs(tmp_path):
     assert len((out / "curves.csv").read_text().strip().splitlines()) == 3  # header + 2 iterations
 
 
-@pytest.mark.parametrize("env_id", ["GuiGym-Contacts-v0", "GuiGym-Messages-v0", "GuiGym-Files-v0"])
+@pytest.mark.parametrize("env_id", [i for i in env_ids() if i not in ("GuiGym-Login-v0", "GuiGym-Settings-v0", "GuiGym-Launcher-v0")])
 def test_short_run_on_another_family(env_id, tmp_path):
-    """A two-iteration run on the newer families: Contacts (Answer in its action space and
-    dialogs; the tiny policy has no Answer, so its questions stay unsolved) and Files (folders,
-    the select mode, dialogs, 100-step episodes)."""
+    """A two-iteration run on every newer family (from the registry): Answer in their action
+    spaces (the tiny policy has no Answer, so questions stay unsolved), dialogs, dropdowns,
+    pickers, 100-step episodes."""
     args = train_small.Args(
         env_id=env_id, stage="both", iterations=2, episodes_per_iter=1, rollout_max_steps=3, states_per_iter=2, group_size=2,
         horizon=2, epochs=1, val_every=1, val_episodes=1, val_max_steps=3, eval_episodes=2, eval_max_steps=4, progress=False,
@@ -231,6 +232,20 @@ def test_short_run_on_another_family(env_id, tmp_path):
     )
     res = train_small.train(args)
     assert 0.0 <= res["policy"]["success_rate"] <= 1.0 and (tmp_path / "out" / "eval.json").exists()
+
+
+def test_short_run_under_variation(tmp_path):
+    """``--variation all``: every env of the run draws from the split (rollouts, stage-2 scoring
+    through saved states, validation, evaluation)."""
+    args = train_small.Args(
+        stage="both", iterations=2, episodes_per_iter=2, rollout_max_steps=3, states_per_iter=2, group_size=2, horizon=2,
+        epochs=1, val_every=1, val_episodes=1, val_max_steps=3, eval_episodes=2, eval_max_steps=4, progress=False,
+        save_model=False, out_dir=str(tmp_path), run_name="out", variation="all", split="test",
+    )
+    assert train_small.env_kwargs(args) == {"level": "easy", "backend": "mock", "variation": "all", "split": "test"}
+    assert "variation" not in train_small.env_kwargs(train_small.Args())  # the defaults' envs are the plain id's
+    res = train_small.train(args)
+    assert 0.0 <= res["policy"]["success_rate"] <= 1.0
 
 
 def test_cli_help():

@@ -102,6 +102,28 @@ class FileNode(TypedDict):
     date: str  # as shown, "Mar 4, 2025"
 
 
+class CalEvent(TypedDict):
+    """An event in the Calendar family (``id``: stable across edits and deletions)."""
+
+    id: int
+    title: str
+    date: str  # "2026-03-14"
+    time: str  # the start, "15:30" (24 h)
+    repeat: str  # "never", "daily", "weekly" or "monthly"
+
+
+class MailRecord(TypedDict):
+    """A mail in the Mail family (``id``: stable across moves between mailboxes)."""
+
+    id: int
+    box: str  # "inbox", "sent", "archive" or "trash"
+    peer: str  # the sender (the recipient for a sent mail)
+    subject: str
+    body: str
+    time: str  # when it came or went, as the list shows it
+    unread: bool
+
+
 class Product(TypedDict):
     """A product of the Shop family's catalog (``id``: its index in the catalog)."""
 
@@ -152,6 +174,9 @@ class AppSpec(_AppSpecKeys, total=False):
     contacts: list[str]  # kind "messenger": the names the new-message picker offers, in order
     now: str  # kind "messenger": the in-app time a sent message gets
     nodes: list[FileNode]  # kind "filemanager": the files and folders at the start
+    events: list[CalEvent]  # kind "calendar": the events at the start
+    today: str  # kind "calendar": the in-app date, "2026-03-11"
+    mails: list[MailRecord]  # kind "mail": every mailbox's mails at the start, most recent first
     shop: ShopSpec  # kind "shop": the catalog, the cart at the start, the checkout's card
 
 
