@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -167,27 +167,38 @@ def _grid_success(planner: Any, split: str, seeds: list[int]) -> dict[str, float
     return out
 
 
+def _policy_grids(policy_path: str | None, seeds: list[int]) -> dict[str, dict[str, float]]:
+    """:func:`_grid_success` on both splits for the tiny policy saved at ``policy_path`` (None:
+    the noisy oracle, ε = 0.2); a top-level function, so runs can go to worker processes."""
+    import torch
+
+    from agents.planners import OraclePlanner
+    from agents.tiny_policy import TinyPlanner, TinyPolicy
+
+    torch.set_num_threads(1)
+    if policy_path is None:
+        planner: Any = OraclePlanner(horizon=8, noise=0.2)
+    else:
+        policy = TinyPolicy.load(policy_path)
+        planner = TinyPlanner(policy, greedy=True, horizon=policy.cfg.horizon)
+    return {sp: _grid_success(planner, sp, seeds) for sp in ("train", "test")}
+
+
 def robustness_table(args: Args) -> str:
     """The trained tiny policies (the defaults runs, seeds ``args.seeds``) and the noisy oracle
     on Login easy under each variation of the train and test splits: success per variant and
     the spread across variants."""
-    from agents.planners import OraclePlanner
-    from agents.tiny_policy import TinyPlanner, TinyPolicy
-
     # the defaults' runs (the family's own instances; reused where the defaults table made them), and
     # the same recipe trained on the train split of every axis (``--variation all``)
     _train_seeds(args, args.seeds)
     _train_seeds(args, args.seeds, extra=("--variation", "all", "--split", "train"), prefix="varied")
     eval_seeds = list(range(10_000, 10_100))  # train_small's held-out seeds
     groups = {"plain": "defaults", "varied": "varied"}
-    cols: dict[str, dict[str, dict[str, float]]] = {}
-    for group, prefix in groups.items():
-        for seed in args.seeds:
-            policy = TinyPolicy.load(str(Path(args.out) / f"{prefix}__{seed}" / "policy.pt"))
-            planner = TinyPlanner(policy, greedy=True, horizon=policy.cfg.horizon)
-            cols[f"{group} {seed}"] = {sp: _grid_success(planner, sp, eval_seeds) for sp in ("train", "test")}
-            print(f"[robustness] {group} seed {seed} done", flush=True)
-    cols["oracle ε=0.2"] = {sp: _grid_success(OraclePlanner(horizon=8, noise=0.2), sp, eval_seeds) for sp in ("train", "test")}
+    jobs: dict[str, str | None] = {f"{g} {s}": str(Path(args.out) / f"{p}__{s}" / "policy.pt") for g, p in groups.items() for s in args.seeds}
+    jobs["oracle ε=0.2"] = None
+    with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        futures = {name: pool.submit(_policy_grids, path, eval_seeds) for name, path in jobs.items()}
+        cols = {name: f.result() for name, f in futures.items()}
     variants = {sp: list(cols[f"plain {args.seeds[0]}"][sp]) for sp in ("train", "test")}
 
     def mean(group: str, sp: str, variant: str) -> float:

@@ -1,4 +1,4 @@
-"""The README's family table: per id × level, a sample instruction, the oracle's reference
+"""The README's family table (written to ``--out`` and into the README): per id × level, a sample instruction, the oracle's reference
 length from reset, and how many distinct scenarios the generator gave on N seeds.
 
     PYTHONPATH=. python scripts/family_table.py [--seeds 2000] [--out docs/results/families.md]
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -55,8 +56,14 @@ def main() -> None:
     a = ap.parse_args()
     lines = rows(a.seeds)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text("\n".join(lines) + f"\n\n<sub>`PYTHONPATH=. python scripts/family_table.py --seeds {a.seeds}`</sub>\n")
-    print(f"wrote {a.out}")
+    body = "\n".join(lines) + f"\n\n<sub>`PYTHONPATH=. python scripts/family_table.py --seeds {a.seeds}`</sub>\n"
+    Path(a.out).write_text(body)
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    pat = re.compile(r"(<!-- table:families -->\n).*?(<!-- /table:families -->)", re.DOTALL)
+    text = readme.read_text()
+    if pat.search(text):
+        readme.write_text(pat.sub(lambda m: m.group(1) + body + m.group(2), text))
+    print(f"wrote {a.out} and the README's families table")
 
 
 if __name__ == "__main__":
