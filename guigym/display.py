@@ -286,9 +286,10 @@ def _day(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     """A day of a date picker's month grid: ``day`` (this month), ``day-out`` (the neighbouring
     months', muted), ``day-on`` (the chosen day: a filled disc)."""
     cx, cy = (bw - 1) // 2, (bh - 1) // 2
+    day = str(int(str(w.option)[8:10])) if len(str(w.option)) == 10 else w.label  # the number of an ISO date's day
     if w.style == "day-on":
-        return [circle(cx, cy, min(bw, bh) // 2 - 2, th.primary), text(w.label, 0, cy, 21, th.on_primary, True, "center", "middle", w=bw)]
-    return [text(w.label, 0, cy, 21, th.muted if w.style == "day-out" else th.text, align="center", valign="middle", w=bw)]
+        return [circle(cx, cy, min(bw, bh) // 2 - 2, th.primary), text(day, 0, cy, 21, th.on_primary, True, "center", "middle", w=bw)]
+    return [text(day, 0, cy, 21, th.muted if w.style == "day-out" else th.text, align="center", valign="middle", w=bw)]
 
 
 def _glyph(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:

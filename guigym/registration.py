@@ -28,7 +28,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Contacts-v0", "Contacts", 60, "an address book: questions (Answer), edits, favourites, deletes (dialog)"),
     EnvEntry("GuiGym-Messages-v0", "Messages", 60, "text conversations: send, reply, resend, delete (dialog), questions (Answer)"),
     EnvEntry("GuiGym-Files-v0", "Files", 100, "a file manager: folders, create, rename, move, delete (dialog), multi-select"),
-    EnvEntry("GuiGym-Calendar-v0", "Calendar", 80, "a calendar: add events (relative dates, pickers), move, delete (dialog), questions"),
+    EnvEntry("GuiGym-Calendar-v0", "Calendar", 100, "a calendar: add events (relative dates, pickers), move, delete (dialog), questions"),
     EnvEntry("GuiGym-Mail-v0", "Mail", 80, "e-mail: compose, reply, forward, search, archive, delete (dialog), select mode, questions"),
     EnvEntry("GuiGym-Phone-v0", "Phone", 100, "a home screen: Notes, Contacts, Clock, Messages; edit, delete, add alarms, send, questions"),
     EnvEntry("GuiGym-Shop-v0", "Shop", 100, "a shop: search, filters, options, cart (steppers, remove dialog), checkout, questions"),

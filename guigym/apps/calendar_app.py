@@ -277,7 +277,11 @@ class CalendarApp(App):
                 *super().rows(spec, state, sid),
             ]
             agenda = _agenda(events, shown)
-            out += [Widget(event_screen(e["id"]), "link", e["title"], detail=_detail(e), to=event_screen(e["id"])) for e in agenda]
+            # a title that repeats in the month (a series) is labelled with its date too: every row is named apart
+            titles = [e["title"] for e in agenda]
+            out += [Widget(event_screen(e["id"]), "link", e["title"] if titles.count(e["title"]) == 1
+                           else f"{e['title']}, {short_date(day_of(e['date']))}", detail=_detail(e), to=event_screen(e["id"]))
+                    for e in agenda]
             if not agenda:
                 out.append(Widget("empty", "label", "No events this month", style="muted"))
             return out

@@ -316,7 +316,10 @@ class MailApp(App):
             ]
             if box == INBOX:
                 out.append(Widget("select", "button", "Select", to=SEL, action="select"))
-                out += [Widget(mail_screen(m["id"]), "link", ("\u2022 " if m["unread"] else "") + m["peer"],
+                # a sender with several mails on the list: the row says the subject too (every row is named apart)
+                peers = [m["peer"] for m in shown]
+                out += [Widget(mail_screen(m["id"]), "link", ("\u2022 " if m["unread"] else "") + m["peer"]
+                               + ("" if peers.count(m["peer"]) == 1 else f" \u00b7 {m['subject']}"),
                                detail=f"{m['time']} \u00b7 {m['subject']}", to=mail_screen(m["id"])) for m in shown]
             else:  # the other mailboxes: read-only
                 out += [Widget(f"{box}:{m['id']}", "label", f"{'To ' if box == SENT else ''}{m['peer']} \u00b7 {m['subject']}",

@@ -108,8 +108,10 @@ def date_picker_rows(key: str, value: str | None, shown: str) -> list[Widget]:
         for d in week:
             iso = d.isoformat()
             style = "day-on" if iso == value else "day" if d.month == m else "day-out"
-            cells.append(Widget(f"{key}.d{iso}", "button", str(d.day), style=style, action="set", group=key, option=iso,
-                                detail=f"{calendar.month_name[d.month]} {d.day}"))
+            # labelled with its month ("March 26": the neighbouring months' days would repeat a bare
+            # number), drawn as the day number (display._day)
+            cells.append(Widget(f"{key}.d{iso}", "button", f"{calendar.month_name[d.month]} {d.day}", style=style, action="set",
+                                group=key, option=iso))
         rows.append(Widget(f"{key}.w{k}", "cells", key, cells=cells))
     return rows
 
