@@ -194,7 +194,8 @@ def robustness_table(args: Args) -> str:
     _train_seeds(args, args.seeds, extra=("--variation", "all", "--split", "train"), prefix="varied")
     eval_seeds = list(range(10_000, 10_100))  # train_small's held-out seeds
     groups = {"plain": "defaults", "varied": "varied"}
-    jobs: dict[str, str | None] = {f"{g} {s}": str(Path(args.out) / f"{p}__{s}" / "policy.pt") for g, p in groups.items() for s in args.seeds}
+    jobs: dict[str, str | None] = {f"{g} {s}": str(Path(args.out) / f"{p}__{s}" / "policy.pt")
+                                   for g, p in groups.items() for s in args.seeds}
     jobs["oracle ε=0.2"] = None
     with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
         futures = {name: pool.submit(_policy_grids, path, eval_seeds) for name, path in jobs.items()}

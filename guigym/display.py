@@ -53,7 +53,7 @@ from typing import Any
 
 from guigym.apps.base import TEXT_KINDS, View, Widget
 from guigym.apps.family import DEFAULT_THEME
-from guigym.layout import PAD_Y, ROW_H, STATUS_H, TITLE_H, Box, Layout, row_box
+from guigym.layout import MENU_HEAD, PAD_Y, ROW_H, STATUS_H, TITLE_H, Box, Layout, row_box
 
 Color = tuple[int, int, int]
 Record = dict[str, Any]
@@ -487,6 +487,12 @@ def _display_list(v: View, lay: Layout) -> list[Record]:
         out = list(_head(dim, W, H, back.title))
         out += [widget(w, box, dim, False, inert=True) for w, box in lay.backdrop.visible]
         out += [widget(w, box, th, w.id == v.focus) for w, box in lay.visible]
+        if lay.max_scroll > 0:  # a dropdown's long list: a scrollbar inside its panel, beside the options
+            x0, y0, x1, y1 = lay.body
+            top, span = y0 + MENU_HEAD, y1 - y0 + 1 - MENU_HEAD - 8
+            h = max(12, span * lay.n_visible // (lay.max_scroll + lay.n_visible))
+            first = min(v.scroll, lay.max_scroll)
+            out.append(rect(x1 - 6, top + (span - h) * first // lay.max_scroll, 3, h, th.muted, name="scrollbar"))
         return out
     out = list(_head(th, W, H, None if v.grid else v.title))
     if v.grid:

@@ -369,3 +369,20 @@ def test_fuzz_step_never_raises_stays_in_space_and_fast(env_id, seed, acts, data
         if term or trunc:
             env.reset(seed=seed + 1)
     assert _rss_mib() - rss < 300
+
+
+def test_text_that_draws_nothing_is_stored_not_raised() -> None:
+    """A lone soft hyphen renders zero pixels wide (pygame raises "Text has zero width"): the
+    field keeps it and the step returns (found by the fuzz test below)."""
+    import gymnasium as gym
+
+    from guigym.actions import Click, Type
+
+    env = gym.make("GuiGym-Login-v0")
+    _, info = env.reset(seed=0)
+    field = next(e for e in info["elements"] if e["role"] == "input")
+    x0, y0, x1, y1 = field["box"]
+    env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+    _, _, _, _, info = env.step(Type("\xad"))
+    assert info["action_error"] is None
+    assert env.unwrapped.get_state()["state"]["apps"][env.unwrapped.scenario["start"]["fg"]]["values"][field["id"]] == "\xad"

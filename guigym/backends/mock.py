@@ -61,7 +61,10 @@ class _Text:
             font = pygame.font.Font(None, size)
             font.set_bold(bold)
             self.fonts[(size, bold)] = font
-        surf = font.render(text, True, color)
+        try:
+            surf = font.render(text, True, color)
+        except pygame.error:  # a text that draws nothing ("Text has zero width": a lone soft hyphen)
+            surf = pygame.Surface((1, font.get_height()), pygame.SRCALPHA)
         n = _nbytes(surf)
         if n <= self.max_bytes:
             while self.cache and (self.nbytes + n > self.max_bytes or len(self.cache) >= self.max_entries):
