@@ -555,3 +555,36 @@ def test_shop_screens_draw_and_hit_test_alike_on_both_renderers() -> None:
     finally:
         b.close()
         m.close()
+
+
+def test_price_filter_narrows_the_catalog_and_the_oracle_clears_it() -> None:
+    """The Price select lists only products up to its limit; set on a detour so that it hides
+    the product a task needs, the reference clears it (and still succeeds)."""
+    from guigym.apps.base import apply
+    from guigym.apps.shop import PRICE, shown
+    from guigym.events import Event
+
+    env = make(ENV_ID, level="medium")
+    for seed in range(10):
+        _, info = env.reset(seed=seed)
+        u = env.unwrapped
+        spec = u.scenario["apps"]["Shop"]
+        st = u.get_state()["state"]
+        if st["fg"] != "Shop" or st["apps"]["Shop"]["stack"][-1] != "main":
+            continue
+        cheapest = min(p["price"] for p in spec["shop"]["products"])
+        vals = {**st["apps"]["Shop"]["values"], PRICE: "50"}
+        assert all(p["price"] <= 5000 for p in shown(spec, vals))
+        st = apply(u.scenario, st, Event("click", PRICE))
+        st = apply(u.scenario, st, Event("click", f"{PRICE}.opt1"))  # "Up to $50"
+        assert st["apps"]["Shop"]["values"][PRICE] == "50"
+        u.set_state({**u.get_state(), "state": st})
+        ref = u.reference()
+        assert ref is not None
+        if cheapest > 5000:  # everything hidden: the reference clears the filter first thing it needs the catalog
+            assert any(step.event is not None and step.event.widget in (PRICE, f"{PRICE}.opt0") for step in ref)
+        for step in ref:
+            _, _, term, trunc, info = env.step(step.action)
+            if term or trunc:
+                break
+        assert info["success"], seed

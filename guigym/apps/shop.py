@@ -2,8 +2,9 @@
 
 Description:
     A Shop app: a catalog screen (a "Cart" row showing the items and the total, a search field
-    that filters the products by name, a tab bar of categories, a Colour select, then one row
-    per matching product: its name, "Red · $49.99" under it), a product screen (colour and
+    that filters the products by name, a tab bar of categories, Colour and Price ("Up to $50",
+    …) selects side by side, then one row per matching product: its name, "Red · $49.99"
+    under it), a product screen (colour and
     category, the price, a Size select, a Quantity stepper, "Add to cart"), a cart screen (one
     row per item: its name, "Green · size S · Qty 2 · $210.00" under it; then the total and
     Checkout), an item screen (its Quantity stepper and "Remove from cart", which asks in a
@@ -70,6 +71,8 @@ from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row
 APP = "Shop"
 MAIN, CART, CHECKOUT, DONE = "main", "cart", "checkout", "done"
 SEARCH, CAT, COLOUR = "q", "cat", "colour"  # the catalog's search text, category tab and colour filter
+PRICE = "price"  # the catalog's price filter: ANY, or the highest price shown in whole dollars ("50", …)
+PRICE_LIMITS = ("50", "100", "200", "500")
 ALL, ANY = "All", "Any"
 NAME, ADDRESS, CARD = "co.name", "co.address", "co.card"  # the checkout form's fields
 MAX_QTY = 9
@@ -221,15 +224,21 @@ def describe(p: Product) -> str:
     return f'{p["colour"].lower()} "{p["name"]}"'
 
 
-def matches(p: Product, query: str, cat: str, colour: str) -> bool:
+def price_ok(p: Product, limit: str) -> bool:
+    """Whether the price filter ``limit`` (ANY or whole dollars) lets ``p`` through."""
+    return limit == ANY or p["price"] <= int(limit) * 100
+
+
+def matches(p: Product, query: str, cat: str, colour: str, price: str = ANY) -> bool:
     """Whether the catalog shows ``p`` under the search text and filters."""
-    return query.strip().casefold() in p["name"].casefold() and cat in (ALL, p["cat"]) and colour in (ANY, p["colour"])
+    return (query.strip().casefold() in p["name"].casefold() and cat in (ALL, p["cat"]) and colour in (ANY, p["colour"])
+            and price_ok(p, price))
 
 
 def shown(spec: AppSpec, values: dict[str, Any]) -> list[Product]:
     """The catalog's products under the current search text and filters, in catalog order."""
     q, cat, colour = str(values.get(SEARCH, "")), str(values.get(CAT, ALL)), str(values.get(COLOUR, ANY))
-    return [p for p in _products(spec) if matches(p, q, cat, colour)]
+    return [p for p in _products(spec) if matches(p, q, cat, colour, str(values.get(PRICE, ANY)))]
 
 
 def cart_of(app_state: AppState) -> Cart:
@@ -253,7 +262,7 @@ class ShopApp(App):
         start = _shop(spec)["cart"]
         state["data"].update(cart=[{"lid": i, "pid": c["pid"], "size": c["size"]} for i, c in enumerate(start)], orders=[],
                              next=len(start))
-        state["values"].update({SEARCH: "", CAT: ALL, COLOUR: ANY, NAME: "", ADDRESS: "", CARD: ""})
+        state["values"].update({SEARCH: "", CAT: ALL, COLOUR: ANY, PRICE: ANY, NAME: "", ADDRESS: "", CARD: ""})
         state["values"].update({line_qty(i): c["qty"] for i, c in enumerate(start)})
         return state
 
@@ -306,7 +315,11 @@ class ShopApp(App):
                 Widget("cart", "link", "Cart", detail=f"{n} item{'s' if n != 1 else ''} \u00b7 {money(total)}", to=CART),
                 search_row(SEARCH, str(vals.get(SEARCH, "")), "Search products"),
                 tabs_row(CAT, [ALL, *_shop(spec)["cats"]], str(vals.get(CAT, ALL))),
-                select_row(COLOUR, "Colour", [ANY, *_shop(spec)["colours"]], vals.get(COLOUR, ANY)),
+                Widget("filters", "cells", "Filters", cells=[  # the two filters side by side (easy: one screen)
+                    select_row(COLOUR, "Colour", [ANY, *_shop(spec)["colours"]], vals.get(COLOUR, ANY)),
+                    select_row(PRICE, "Price", [ANY, *PRICE_LIMITS], vals.get(PRICE, ANY),
+                               {ANY: "Any", **{x: f"Up to ${x}" for x in PRICE_LIMITS}}),
+                ]),
             ]
             found = shown(spec, vals)
             out += [Widget(product_screen(p["id"]), "link", p["name"], detail=f"{p['colour']} \u00b7 {money(p['price'])}",
@@ -759,7 +772,7 @@ class ShopFamily(Family):
             elif kind == "ask" and "answer" not in state:
                 p = products[int(t["pid"])]  # type: ignore[arg-type]
                 if t["field"] == "cheapest":  # every candidate listed: the category and colour chosen, no search text
-                    for key, want in ((SEARCH, ""), (CAT, p["cat"]), (COLOUR, p["colour"])):
+                    for key, want in ((SEARCH, ""), (CAT, p["cat"]), (COLOUR, p["colour"]), (PRICE, ANY)):
                         if vals.get(key) != want:
                             return Goal(APP, MAIN, key, "set", want)
                     return Goal(APP, MAIN, product_screen(p["id"]), "answer", t["fact"])
@@ -798,6 +811,8 @@ class ShopFamily(Family):
             return None
         if str(vals.get(SEARCH, "")).strip().casefold() != p["name"].casefold():
             return Goal(APP, MAIN, SEARCH, "set", p["name"])
+        if not price_ok(p, str(vals.get(PRICE, ANY))):  # a price filter that hides it (set on a detour)
+            return Goal(APP, MAIN, PRICE, "set", ANY)
         if vals.get(CAT, ALL) not in (ALL, p["cat"]):
             return Goal(APP, MAIN, CAT, "set", p["cat"])
         return Goal(APP, MAIN, COLOUR, "set", p["colour"])
