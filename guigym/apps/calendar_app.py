@@ -65,7 +65,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import FIRST_NAMES, ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, sub_id
+from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import time_label
 from guigym.apps.widgets import date_picker_rows, select_row, time_picker_rows
 
@@ -192,8 +192,7 @@ def dialog_screen(eid: int) -> str:
 
 
 def event_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head in ("e", "d") and rest.isdigit() else None
+    return record_id(sid, "e", "d")
 
 
 def occurs(e: CalEvent, d: dt.date) -> bool:

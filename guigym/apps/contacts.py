@@ -50,7 +50,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, sub_id
+from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE
 
 APP = "Contacts"
@@ -103,8 +103,7 @@ def dialog_screen(pid: int) -> str:
 
 def person_of(sid: str) -> int | None:
     """The person a detail, editor or dialog screen is about (None for other screens)."""
-    head, _, rest = sid.partition(":")
-    return int(rest) if head in ("p", "e", "d") and rest.isdigit() else None
+    return record_id(sid, "p", "e", "d")
 
 
 def fav_id(pid: int) -> str:

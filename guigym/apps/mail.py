@@ -70,7 +70,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, sub_id
+from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.apps.widgets import search_row, select_row, tabs_row, textarea_row
 from guigym.events import Event
@@ -200,8 +200,7 @@ def dialog_screen(mid: int) -> str:
 
 
 def mail_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head in ("m", "r", "f", "d") and rest.isdigit() else None
+    return record_id(sid, "m", "r", "f", "d")
 
 
 def check_id(mid: int) -> str:

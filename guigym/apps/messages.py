@@ -60,7 +60,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, sub_id
+from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.events import Event
 
@@ -134,8 +134,7 @@ def dialog_screen(tid: int) -> str:
 
 
 def thread_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head in ("t", "d") and rest.isdigit() else None
+    return record_id(sid, "t", "d")
 
 
 def bubble_id(tid: int, k: int) -> str:

@@ -65,7 +65,7 @@ from guigym.apps.contacts import AddressBook, editor_screen, email_address, pers
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
-from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, sub_id
+from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
 from guigym.events import Event
@@ -147,8 +147,7 @@ def note_dialog(nid: int) -> str:
 
 
 def note_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head in ("n", "ne", "nd") and rest.isdigit() else None
+    return record_id(sid, "n", "ne", "nd")
 
 
 def _note(state: AppState, nid: int) -> dict[str, Any] | None:

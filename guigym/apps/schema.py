@@ -265,6 +265,17 @@ def icon_app(widget_id: str) -> str | None:
     return widget_id[len("icon:"):] if widget_id.startswith("icon:") else None
 
 
+def record_id(sid: str, *heads: str) -> int | None:
+    """The record number of a screen id ``"<head>:<n>"`` whose head is one of ``heads`` (the
+    families' "t:3", "d:3", … screens), else None.
+
+    >>> record_id("t:3", "t", "d"), record_id("d:3", "t"), record_id("t:x", "t")
+    (3, None, None)
+    """
+    head, _, rest = sid.partition(":")
+    return int(rest) if head in heads and rest.isdigit() else None
+
+
 def sub_id(screen: str, name: str) -> str:
     """A row id private to ``screen`` (``"c:3.call"``), unique across the app."""
     return f"{screen}.{name}"

@@ -64,7 +64,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, register_app
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
-from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, sub_id
+from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE
 from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
 
@@ -138,8 +138,7 @@ def product_screen(pid: int) -> str:
 
 
 def product_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head == "p" and rest.isdigit() else None
+    return record_id(sid, "p")
 
 
 def size_key(pid: int) -> str:
@@ -169,8 +168,7 @@ def item_screen(lid: int) -> str:
 
 
 def item_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head == "i" and rest.isdigit() else None
+    return record_id(sid, "i")
 
 
 def line_qty(lid: int) -> str:
@@ -187,8 +185,7 @@ def dialog_screen(lid: int) -> str:
 
 
 def line_of(sid: str) -> int | None:
-    head, _, rest = sid.partition(":")
-    return int(rest) if head == "rm" and rest.isdigit() else None
+    return record_id(sid, "rm")
 
 
 def key_of(pid: int, size: str) -> str:
