@@ -9,6 +9,10 @@ a least-squares line through the samples after the warm-up is the drift per 1,00
 
     python benchmarks/bench_soak.py [--resets 2000] [--recycle-every 500] [--every 50]
                                     [--env GuiGym-Settings-v0] [--level medium] [--steps 6]
+                                    [--envs recycled plain]
+
+The 100,000-reset soak quoted in the README runs the default backend alone, resets only:
+``--resets 100000 --steps 0 --envs recycled --every 2000 --warmup 2000``.
 
 Numbers depend on the machine and its load (printed); the slopes of the two envs are
 comparable because they run interleaved.
@@ -59,14 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=100, help="resets left out of the fit")
     ap.add_argument("--env", default="GuiGym-Settings-v0")
     ap.add_argument("--level", default="medium")
-    ap.add_argument("--steps", type=int, default=6, help="oracle steps per episode at most")
+    ap.add_argument("--steps", type=int, default=6, help="oracle steps per episode at most (0: resets only)")
+    ap.add_argument("--envs", nargs="+", choices=("recycled", "plain"), default=["recycled", "plain"],
+                    help="which envs run (a long soak of the default backend: --envs recycled)")
     args = ap.parse_args(argv)
     if args.resets < 1 or args.every < 1 or args.recycle_every < 1:
         ap.error("--resets, --every and --recycle-every must be >= 1")
 
     print(f"# {args.env} level={args.level} steps<={args.steps}/episode resets={args.resets} recycle_every={args.recycle_every} "
           f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f}", flush=True)
-    names = ("recycled", "plain")
+    names = tuple(n for n in ("recycled", "plain") if n in args.envs)
     envs = {name: gym.make(args.env, backend="browser", disable_env_checker=True,
                            backend_kwargs={"recycle_every": args.recycle_every if name == "recycled" else 0}) for name in names}
     samples: dict[str, tuple[list[int], list[float], list[float]]] = {name: ([], [], []) for name in names}
