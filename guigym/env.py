@@ -229,13 +229,16 @@ class GuiEnv(gym.Env):
         str, ``initial_len`` an int ≥ 1) and by a dry run; a bad one raises one
         ``ValueError`` listing every problem and leaves the env as it was. The history keeps its
         last ``HISTORY_LEN`` lines, each cut to ``HISTORY_LINE`` characters."""
-        found = snapshot_problems(snapshot, self.family, STATE_VERSION, HISTORY_LEN)
+        found = snapshot_problems(snapshot, self.family, STATE_VERSION, HISTORY_LEN, trusted=self.scenario)
         if found:
             raise ValueError("set_state: not a valid get_state() snapshot:\n  " + "\n  ".join(found[:20]))
         old = (self.scenario, self._state, self._history, self._oracle)
         history = [_cut(printable(h)) for h in snapshot.get("history", [])[-HISTORY_LEN:]]
+        # the env's own scenario again (a snapshot of this episode): keep it, and with it the
+        # oracle's memoised plans — what makes stage-2 grounded rewards (a set_state per candidate) cheap
+        same = self.scenario is not None and snapshot["scenario"] == self.scenario
         try:
-            self._load(copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), history)
+            self._load(self.scenario if same else copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), history)
             self._reference()  # the oracle must be able to plan from it too
         except Exception as e:  # noqa: BLE001 - a state the checks missed: put the env back, then report it
             self.scenario, self._state, self._history, self._oracle = old

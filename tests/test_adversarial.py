@@ -304,19 +304,28 @@ def _bad_snapshots(snap: dict) -> list[tuple[str, dict]]:
     ]
 
 
-def test_set_state_rejects_bad_snapshots_and_leaves_the_env_untouched():
+@pytest.mark.parametrize("episode", ["another", "the same"])
+def test_set_state_rejects_bad_snapshots_and_leaves_the_env_untouched(episode):
+    # "the same": the env holds the snapshot's scenario, so set_state checks only what differs
+    # from it (guigym.apps.snapshot's trusted path); every bad snapshot must still be caught
     env = make("GuiGym-Login-v0").unwrapped
     env.reset(seed=3)
     snap = env.get_state()
-    env.reset(seed=4)
+    if episode == "another":
+        env.reset(seed=4)
+    else:
+        env.step(env.reference()[0].action)
     here, frame = env.get_state(), env.render()
     for name, bad in _bad_snapshots(snap):
         with pytest.raises(ValueError) as info:
             env.set_state(bad)
         assert "set_state" in str(info.value), name
         assert env.get_state() == here and np.array_equal(env.render(), frame), name
+    oracle = env._oracle
     env.set_state(snap)  # a good snapshot still loads, and the env steps on from it
     assert env.get_state() == snap
+    # a snapshot of the env's own episode keeps its scenario and the oracle's memoised plans
+    assert (env._oracle is oracle) == (episode == "the same")
     obs, *_ = env.step(env.reference()[0].action)
     assert env.observation_space.contains(obs)
     env.close()

@@ -7,10 +7,18 @@ path, so a scenario cannot drift from the documented schema unnoticed.
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 from guigym.apps.schema import DeviceState, Scenario
+
+
+@functools.cache
+def _hints(tp: Any) -> dict[str, Any]:
+    """``get_type_hints`` of a TypedDict, once per class (it re-evaluates every annotation on
+    each call: most of the time of a ``set_state`` before it was cached)."""
+    return get_type_hints(tp)
 
 
 def problems(value: Any, tp: Any, where: str = "$") -> list[str]:
@@ -31,7 +39,7 @@ def problems(value: Any, tp: Any, where: str = "$") -> list[str]:
     if is_typeddict(tp):
         if not isinstance(value, dict):
             return [f"{where}: expected a dict ({tp.__name__}), got {type(value).__name__}"]
-        hints = get_type_hints(tp)
+        hints = _hints(tp)
         out = [f"{where}: missing key {k!r} ({tp.__name__})" for k in sorted(tp.__required_keys__ - value.keys())]
         out += [f"{where}: unknown key {k!r} ({tp.__name__})" for k in value if k not in hints]
         for k, v in value.items():

@@ -70,6 +70,15 @@ def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Opt
     return None
 
 
+def _private(snapshot: Any) -> Any:
+    """A copy of a ``get_state`` snapshot whose mutable parts (app state, history) are the
+    reward's own; the scenario, static and never changed by an env, is shared (copying it for
+    every candidate was most of a stage-2 update's time on large apps)."""
+    if not isinstance(snapshot, dict):
+        return copy_state(snapshot)
+    return {k: v if k == "scenario" else copy_state(v) for k, v in snapshot.items()}
+
+
 def grounded_reward(
     env: Any,
     pred: Union[Action, PlanStep, str, None],
@@ -94,17 +103,17 @@ def grounded_reward(
     the rule of :func:`~guigym.rewards.trajectory_reward` and the UI-R1 rewards. Scores 0 when
     an ungrounded step has no executor (or the executor returns no action), or when the text
     does not parse. The env is left in ``s`` afterwards (restored in a ``finally``;
-    the reward hands the env private copies (``copy_state``), so the caller's ``state`` is
-    never aliased, whatever the env's ``set_state`` does).
+    the reward hands the env private copies of the app state and history, so the caller's
+    ``state`` is never changed by the episode; the static scenario, which no env changes, is shared).
     """
     check_fmt(fmt)
     u = env.unwrapped
-    target = copy_state(u.get_state() if state is None else state)
+    target = _private(u.get_state() if state is None else state)
     if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
         pred = _first_predicted(pred, fmt, plan=True, whole_text=True)
     try:
         if state is not None:
-            u.set_state(copy_state(target))
+            u.set_state(_private(target))
         ref = list(u.reference())
         if isinstance(pred, PlanStep) and pred.done:
             return 0.0 if ref else 1.0
@@ -120,7 +129,7 @@ def grounded_reward(
             return 1.0 if argument_reward(action, ref[0]) == 1.0 else 0.0
         return 1.0 if events_match(as_event(info.get("event")), expected) else 0.0
     finally:
-        u.set_state(copy_state(target))
+        u.set_state(_private(target))
 
 
 def grounded_rewards(
