@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from guigym.actions import Click, Type
+from guigym.actions import Click, OpenApp, Type
 from guigym.apps.base import apply
 from guigym.apps.crossapp import SOURCES, SPAN, CrossAppFamily
 from guigym.apps.mail import ARCHIVE
@@ -216,3 +216,13 @@ def test_same_seed_same_scenario(level: str) -> None:
         o2, _ = env2.reset(seed=seed)
         assert o1["instruction"] == o2["instruction"] and (o1["screenshot"] == o2["screenshot"]).all()
         assert env1.unwrapped.scenario == env2.unwrapped.scenario
+
+
+def test_easy_fits_one_home_page_and_every_list_fits() -> None:
+    env = make(ENV_ID, level="easy")
+    for seed in range(30):
+        env.reset(seed=seed)
+        assert len(env.unwrapped.scenario["home"]["icons"]) <= 20 and env.unwrapped._lay.max_scroll == 0
+        for app in ("Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop"):
+            env.step(OpenApp(app))
+            assert env.unwrapped._lay.max_scroll == 0, (seed, app)

@@ -19,7 +19,7 @@ Instruction:
     "Save the address in Alice Smith's last message in a new note titled 'Party'", "Add the
     meeting in the latest mail from Bob Lee to the calendar as 'Design meeting'", "Save the
     price of the cheapest red jacket in the Shop in a new note titled 'Jacket'", 'Email Zoe
-    King\\'s phone number to Bob Lee with the subject "Number"'; at medium and hard the same fact
+    King's phone number to Bob Lee with the subject "The number"'; at medium and hard the same fact
     goes on to more apps ("…, then text it to Grace Hill"), or comes through a chain ("Text
     Carol Young the phone number of the person who sent you the mail about 'Invoice #4821'":
     Mail, then Contacts, then Messages).
@@ -252,6 +252,10 @@ class CrossAppFamily(Family):
             th["msgs"].append(THEIRS + msg)
             th["unread"] = True
             reads.append({"app": MESSAGES, "ref": th["id"]})
+            if level != "easy":  # addresses and times in other conversations: the sender matters
+                for t in messages["threads"]:
+                    if t is not th and rng.random() < 0.3:
+                        t["msgs"].append(THEIRS + fact_message(rng, pick(rng, ("address", "time")))[0])
         elif source == "meeting":
             fact = time_label(int(facts["minutes"]))
             reads.append({"app": MAIL, "ref": int(facts["meeting"])})
