@@ -32,12 +32,16 @@ Levels:
       the Shop's easy catalog: every list fits on the screen).
     * medium: 13-20 icons; 3 apps: the fact used in two other apps, or read through a chain of
       two (the sender of a mail, then their number in Contacts) and used in a third; longer
-      lists (Scroll), distractor meeting mails (an older one from the same sender, one from
-      someone else), a meeting date that may be in the next month (the date picker pages).
+      lists to scroll (5-9 notes, 10-16 people, 5-9 conversations, 8-12 mails, 6-10 events, the
+      Shop's medium catalog); distractors: an older meeting mail from the same sender and one
+      from someone else (other dates and times), a similar subject from someone else, addresses
+      and times in other conversations; a meeting date up to 40 days ahead (the date picker
+      may page to the next month).
     * hard: 21-32 icons (two home pages); 4 apps: the fact used in three other apps, or a chain
       of two (Mail, Contacts) used in Notes, Messages and Mail again (a mail on); the longest
-      lists. Every hard reference is at least 20 steps from
-      reset (tested on seeds 0-199).
+      lists (6-10 notes, 16-24 people, 8-12 conversations, 12-18 mails, 9-14 events, the Shop's
+      hard catalog), the same distractors. Every hard reference is at least 20 steps from
+      reset (21-37 on seeds 0-199; tested).
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
