@@ -32,6 +32,7 @@ ENVS: tuple[EnvEntry, ...] = (
     EnvEntry("GuiGym-Mail-v0", "Mail", 80, "e-mail: compose, reply, forward, search, archive, delete (dialog), select mode, questions"),
     EnvEntry("GuiGym-Phone-v0", "Phone", 100, "a home screen: Notes, Contacts, Clock, Messages; edit, delete, add alarms, send, questions"),
     EnvEntry("GuiGym-Shop-v0", "Shop", 100, "a shop: search, filters, options, cart (steppers, remove dialog), checkout, questions"),
+    EnvEntry("GuiGym-CrossApp-v0", "CrossApp", 120, "a fact read in one app (Messages, Mail, Shop, Contacts) used in others"),
 )
 
 

@@ -32,6 +32,9 @@ PINNED: dict[str, tuple[tuple[str, ...], int]] = {
                          "Phone", "Browser", "Store", "Video", "Calculator", "Podcasts", "Wallet", "Translate", "Radio", "Recorder",
                          "Compass", "Books", "Health", "News", "Games", "Drive") + BRANDS, 204),
     "GuiGym-Shop-v0": (("Shop",), 166),
+    "GuiGym-CrossApp-v0": (("Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop", "Camera", "Photos", "Maps", "Music", "Weather",
+                            "Files", "Phone", "Browser", "Store", "Video", "Calculator", "Podcasts", "Wallet", "Translate", "Radio",
+                            "Recorder", "Compass", "Books", "Health", "News", "Games", "Drive") + BRANDS, 205),
 }
 #: ids whose tasks ask questions: their action ``type`` has Answer too (Discrete(6), not 5)
 ANSWERS = {"GuiGym-Contacts-v0", "GuiGym-Messages-v0", "GuiGym-Calendar-v0", "GuiGym-Mail-v0", "GuiGym-Phone-v0", "GuiGym-Shop-v0"}

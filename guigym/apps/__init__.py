@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from guigym.apps.calendar_app import CalendarFamily
 from guigym.apps.contacts import ContactsFamily
+from guigym.apps.crossapp import CrossAppFamily
 from guigym.apps.family import Family
 from guigym.apps.files import FilesFamily
 from guigym.apps.launcher import LauncherFamily
@@ -16,4 +17,4 @@ from guigym.apps.shop import ShopFamily
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LoginFamily(), SettingsFamily(), LauncherFamily(), ContactsFamily(),
                                                    MessagesFamily(), FilesFamily(), CalendarFamily(),
-                                                   MailFamily(), PhoneFamily(), ShopFamily())}
+                                                   MailFamily(), PhoneFamily(), ShopFamily(), CrossAppFamily())}
