@@ -55,7 +55,7 @@ from typing import Any
 
 from guigym.apps.base import TEXT_KINDS, View, Widget
 from guigym.apps.family import DEFAULT_THEME
-from guigym.layout import MENU_HEAD, PAD_Y, ROW_H, STATUS_H, TITLE_H, Box, Layout, row_box
+from guigym.layout import MENU_HEAD, PAD_Y, STATUS_H, TITLE_H, Box, Layout, row_box
 
 Color = tuple[int, int, int]
 Record = dict[str, Any]
@@ -567,7 +567,7 @@ def rows_clip(v: View, lay: Layout) -> list[int]:
         return [0, STATUS_H, lay.width, lay.height - STATUS_H]
     if v.backdrop is not None:  # a dialog or a dropdown: anywhere below the title bar
         return [0, STATUS_H + TITLE_H, lay.width, lay.height - STATUS_H - TITLE_H]
-    return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * ROW_H]
+    return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * lay.row_h]
 
 
 def hidden_focus(v: View, lay: Layout) -> Record | None:
@@ -578,4 +578,4 @@ def hidden_focus(v: View, lay: Layout) -> Record | None:
     w = v.find(v.focus)
     if w is None:
         return None
-    return widget(w, row_box(lay.width, v.index(v.focus) - min(v.scroll, lay.max_scroll)), theme_of(v), True)
+    return widget(w, row_box(lay.width, v.index(v.focus) - min(v.scroll, lay.max_scroll), lay.row_h, lay.pad_x), theme_of(v), True)
