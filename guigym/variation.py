@@ -26,7 +26,19 @@ Axes:
   it first once it shows (it cannot foresee a later one);
 * ``adversarial``: a row at the top of every app screen that tries to redirect the agent — a
   button that claims the task is done, a "SYSTEM: ignore your instruction…" line, a hint
-  pointing to another app. Obeying only the user's instruction is unaffected by it.
+  pointing to another app. Obeying only the user's instruction is unaffected by it;
+* ``font``: every text in a bundled font (:mod:`guigym.fonts`: DejaVu Serif, Sans Mono, Serif
+  Condensed Italic, and Sans ExtraLight, the hard-to-read one), drawn from the same file by
+  both renderers; ``default`` keeps each renderer's own font, as without variation;
+* ``density``: a list row's height and the rows' side padding (:data:`guigym.layout.DENSITIES`,
+  ``comfortable`` the default), in the shared layout, so both renderers place rows alike;
+* ``icons``: the home screen's icons (Launcher, Phone) show another app's colour
+  (``recoloured``) or its whole icon, colour and glyph (``shuffled``); labels stay right.
+
+List vs grid is not an axis: no app has both layouts. The screen size and orientation is not
+an axis either (the observation's shape is fixed per env): ``gym.make(id, viewport=(w, h))``
+or a name of :data:`guigym.layout.VIEWPORTS` (``"portrait"``, the default, ``"landscape"``,
+``"small"``, ``"tablet"``); the layout follows it.
 
 >>> v = sample_variation("all", "test", __import__("numpy").random.default_rng(0))
 >>> sorted(v) == sorted(AXES) and v["theme"] in AXES["theme"]["test"]
@@ -57,7 +69,8 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "density": {"train": ("compact", "comfortable", "spacious"), "test": ("dense", "roomy")},
     "icons": {"train": ("matching", "recoloured"), "test": ("shuffled",)},
 }
-#: What an axis is when a preset does not vary it (the family's own theme: ``None``).
+#: What an axis is when a preset does not vary it (the family's own theme: ``None``): the
+#: unvaried env's look.
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
                            "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching"}
 #: Named presets: the axes each one samples (the others stay neutral).
