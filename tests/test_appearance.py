@@ -109,7 +109,8 @@ def test_neutral_values_are_the_unvaried_env(env_id: str) -> None:
         u = neutral.unwrapped
         assert u._lay.row_h == ROW_H and u._lay.pad_x == PAD_X
         items = display_list(u.current_view, u._lay)
-        texts = [r for r in items if r["type"] == "text"] + [p for r in items if r["type"] == "widget" for p in r["parts"] if p["type"] == "text"]
+        texts = [r for r in items if r["type"] == "text"]
+        texts += [p for r in items if r["type"] == "widget" for p in r["parts"] if p["type"] == "text"]
         assert texts and not any("font" in t for t in texts)
     for e in (plain, neutral, named):
         e.close()
