@@ -80,7 +80,11 @@ def check_viewport(viewport: tuple[int, int] | str) -> tuple[int, int]:
 def density(v: View) -> tuple[int, int]:
     """``(row height, side padding)`` of ``v``: its theme's ``density`` (:data:`DENSITIES`)."""
     d = v.theme.get("density") if v.theme else None
-    return DENSITIES[d] if d else (ROW_H, PAD_X)
+    if not d:
+        return ROW_H, PAD_X
+    if d not in DENSITIES:
+        raise ValueError(f"unknown density {d!r}; expected one of {sorted(DENSITIES)}")
+    return DENSITIES[d]
 
 
 def body_rows(height: int, row_h: int = ROW_H) -> int:

@@ -8,6 +8,7 @@ backends replaying the reference alike."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -276,3 +277,21 @@ def test_both_backends_replay_the_reference_alike(name: str, kw: dict[str, Any])
     finally:
         shared.close()
         painter.close()
+
+
+def test_snapshots_keep_the_look_and_refuse_unknown_values() -> None:
+    var = {**NEUTRAL, "icons": "shuffled", "font": "light", "density": "roomy"}
+    env = gym.make("GuiGym-Launcher-v0", variation=var, split="test")
+    obs, _ = env.reset(seed=3)
+    snap = json.loads(json.dumps(env.unwrapped.get_state()))
+    other = gym.make("GuiGym-Launcher-v0")
+    other.reset(seed=0)
+    other.unwrapped.set_state(snap)
+    assert np.array_equal(other.unwrapped.observe()["screenshot"], obs["screenshot"])
+    for key, bad, match in (("density", "huge", "unknown density"), ("font", "../x", "unknown font")):
+        broken = json.loads(json.dumps(snap))
+        broken["scenario"]["theme"][key] = bad
+        with pytest.raises(ValueError, match=match):
+            other.unwrapped.set_state(broken)
+    env.close()
+    other.close()
