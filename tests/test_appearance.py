@@ -214,7 +214,8 @@ def test_the_oracle_solves_every_new_variant(env_id: str) -> None:
     the pixels play no part in it); 3 seeds drawn, one per level."""
     cases: list[tuple[str, dict[str, Any]]] = [(f"{a}={v}", {"variation": fixed(a, v), "split": s}) for a, v, s in VARIANTS]
     cases += [(f"viewport={n}", {"viewport": n}) for n in OTHER_VIEWPORTS]
-    plan = [(seed, "easy") for seed in range(ORACLE_SEEDS)] + [(seed, LEVELS[1 + seed % 2]) for seed in range(ORACLE_SEEDS, ORACLE_SEEDS + 12)]
+    plan = [(seed, "easy") for seed in range(ORACLE_SEEDS)]
+    plan += [(seed, LEVELS[1 + seed % 2]) for seed in range(ORACLE_SEEDS, ORACLE_SEEDS + 12)]
     for name, kw in cases:
         env = gym.make(env_id, disable_env_checker=True, **kw)
         u = env.unwrapped
