@@ -124,7 +124,7 @@ def test_same_seed_same_instance_and_the_look_changes(axis: str, value: Any, spl
     plain = gym.make(env_id)
     for seed in range(3):
         oa, ia = a.reset(seed=seed)
-        ob, ib = b.reset(seed=seed)
+        ob, _ = b.reset(seed=seed)
         op, ip = plain.reset(seed=seed)
         assert a.unwrapped.scenario == b.unwrapped.scenario and np.array_equal(oa["screenshot"], ob["screenshot"])
         assert ia["variation"][axis] == value
