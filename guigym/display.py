@@ -15,7 +15,9 @@ Records (``type``):
   nominal size and ``px`` the same glyph height in CSS pixels; ``bold``. ``align``: ``left``
   (left edge at ``x``), ``right`` (right edge at ``x``), ``center`` (centred in
   ``[x, x + w)`` when ``w`` is given, else on ``x``); ``valign``: ``top`` (top at ``y``) or
-  ``middle`` (centred on ``y``); ``clip``: the widest the text may be drawn (None: no limit).
+  ``middle`` (centred on ``y``); ``clip``: the widest the text may be drawn (None: no limit);
+  ``font`` (only under the ``font`` variation): a bundled font's name (:mod:`guigym.fonts`),
+  drawn at ``px`` pixels from the same file by both renderers, regular weight unless ``bold``.
 * ``widget``: one widget of the view: ``id``, ``kind``, ``box`` (inclusive, as in the
   layout: the hit box), ``interactive``, ``focused``, ``value`` (an input's text, a
   checkbox/toggle/radio's state), ``secret``, ``group``, ``bg`` (the colour under it),
@@ -53,7 +55,7 @@ from typing import Any
 
 from guigym.apps.base import TEXT_KINDS, View, Widget
 from guigym.apps.family import DEFAULT_THEME
-from guigym.layout import MENU_HEAD, PAD_Y, ROW_H, STATUS_H, TITLE_H, Box, Layout, row_box
+from guigym.layout import MENU_HEAD, PAD_Y, STATUS_H, TITLE_H, Box, Layout, row_box
 
 Color = tuple[int, int, int]
 Record = dict[str, Any]
@@ -260,7 +262,7 @@ def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     cx = (bw - 1) // 2
     color = _c(w.value) if w.value else th.primary
     return [
-        rect(cx - 28, 4, 56, 56, color, 14), text(w.label[:1].upper(), cx, 32, 34, WHITE, True, "center", "middle"),
+        rect(cx - 28, 4, 56, 56, color, 14), text(w.detail or w.label[:1].upper(), cx, 32, 34, WHITE, True, "center", "middle"),
         text(w.label, cx, 66, 18, th.text, align="center"),
     ]
 
@@ -471,8 +473,12 @@ def display_list(v: View, lay: Layout) -> list[Record]:
     """Everything on the screen of ``v`` placed by ``lay``, in drawing order (see
     :func:`_display_list`), with the theme's ``font_scale`` applied."""
     out = _display_list(v, lay)
-    s = v.theme.get("font_scale") if v.theme else None
-    return scale_fonts(out, float(s)) if s and s != 1 else out
+    if not v.theme:
+        return out
+    s, f = v.theme.get("font_scale"), v.theme.get("font")
+    if (s and s != 1) or f:
+        return scale_fonts(out, float(s or 1.0), f or None)
+    return out
 
 
 def _display_list(v: View, lay: Layout) -> list[Record]:
@@ -513,40 +519,45 @@ def _display_list(v: View, lay: Layout) -> list[Record]:
     return out
 
 
-_SCALED: dict[tuple[int, float], tuple[Any, Any]] = {}
+_SCALED: dict[tuple[int, float, str | None], tuple[Any, Any]] = {}
 
 
-def _scaled_text(r: Record, s: float) -> Record:
-    size = max(6, round(r["size"] * s))
-    return {**r, "size": size, "px": int(size * PX_PER_SIZE)}
+def _scaled_text(r: Record, s: float, font: str | None) -> Record:
+    out = {**r} if s == 1 else {**r, "size": (size := max(6, round(r["size"] * s))), "px": int(size * PX_PER_SIZE)}
+    if font:
+        out["font"] = font
+    return out
 
 
-def _scaled(obj: Any, s: float) -> Any:
-    """``obj`` (a record or a widget's parts) with every text ``s`` times its size: a new object,
-    memoised per original (records are shared and never mutated; the mock caches drawings by
-    the parts list's identity, so the same parts must give the same scaled list)."""
-    key = (id(obj), s)
+def _scaled(obj: Any, s: float, font: str | None) -> Any:
+    """``obj`` (a record or a widget's parts) with every text ``s`` times its size and in
+    ``font``: a new object, memoised per original (records are shared and never mutated; the
+    mock caches drawings by the parts list's identity, so the same parts must give the same
+    scaled list)."""
+    key = (id(obj), s, font)
     hit = _SCALED.get(key)
     if hit is not None and hit[0] is obj:
         return hit[1]
     if len(_SCALED) > 4 * CACHE_SIZE:
         _SCALED.clear()
     if isinstance(obj, list):
-        out: Any = [_scaled_text(p, s) if p["type"] == "text" else p for p in obj]
+        out: Any = [_scaled_text(p, s, font) if p["type"] == "text" else p for p in obj]
     elif obj["type"] == "text":
-        out = _scaled_text(obj, s)
+        out = _scaled_text(obj, s, font)
     elif obj["type"] == "widget":
-        out = {**obj, "parts": _scaled(obj["parts"], s)}
+        out = {**obj, "parts": _scaled(obj["parts"], s, font)}
     else:
         out = obj
     _SCALED[key] = (obj, out)
     return out
 
 
-def scale_fonts(items: list[Record], s: float) -> list[Record]:
-    """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation):
-    the same anchors, so a label grows from its row's middle and a field's text from its top."""
-    return [_scaled(r, s) for r in items]
+def scale_fonts(items: list[Record], s: float, font: str | None = None) -> list[Record]:
+    """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation) and,
+    with ``font``, in that bundled font (the ``font`` variation: :mod:`guigym.fonts`; the
+    record's ``font`` key): the same anchors, so a label grows from its row's middle and a
+    field's text from its top."""
+    return [_scaled(r, s, font) for r in items]
 
 
 def rows_clip(v: View, lay: Layout) -> list[int]:
@@ -556,7 +567,7 @@ def rows_clip(v: View, lay: Layout) -> list[int]:
         return [0, STATUS_H, lay.width, lay.height - STATUS_H]
     if v.backdrop is not None:  # a dialog or a dropdown: anywhere below the title bar
         return [0, STATUS_H + TITLE_H, lay.width, lay.height - STATUS_H - TITLE_H]
-    return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * ROW_H]
+    return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * lay.row_h]
 
 
 def hidden_focus(v: View, lay: Layout) -> Record | None:
@@ -567,4 +578,4 @@ def hidden_focus(v: View, lay: Layout) -> Record | None:
     w = v.find(v.focus)
     if w is None:
         return None
-    return widget(w, row_box(lay.width, v.index(v.focus) - min(v.scroll, lay.max_scroll)), theme_of(v), True)
+    return widget(w, row_box(lay.width, v.index(v.focus) - min(v.scroll, lay.max_scroll), lay.row_h, lay.pad_x), theme_of(v), True)

@@ -41,7 +41,8 @@ class GuiEnv(gym.Env):
         family: app family (``"Login"``, ``"Settings"``, ``"Launcher"``; see ``guigym.apps``).
         level: ``"easy"``, ``"medium"`` or ``"hard"`` (or per reset: ``options={"level": ...}``).
         backend: ``"mock"`` (pygame, default) or ``"browser"`` (headless Chromium).
-        viewport: screen ``(width, height)`` in pixels.
+        viewport: screen ``(width, height)`` in pixels, or a name of ``guigym.layout.VIEWPORTS``
+            (``"portrait"`` 360x640, the default; ``"landscape"`` 640x360, ``"small"``, ``"tablet"``).
         render_mode: ``"rgb_array"`` or ``"human"`` (a pygame window).
         reward_mode: ``"sparse"`` (1 on success) or ``"shaped"`` (sparse plus potential-based
             shaping ``Φ(s') − Φ(s)``, ``Φ(s) = −remaining_reference_length(s) / initial_length``).
@@ -80,7 +81,7 @@ class GuiEnv(gym.Env):
         family: str = "Login",
         level: str = "easy",
         backend: str = "mock",
-        viewport: Sequence[int] = (360, 640),
+        viewport: Sequence[int] | str = (360, 640),
         render_mode: str | None = None,
         reward_mode: str = "sparse",
         extra_obs: Sequence[str] = (),
@@ -107,7 +108,7 @@ class GuiEnv(gym.Env):
             raise ValueError(f"unknown extra_obs {bad}; expected a subset of {EXTRA_OBS}")
         self.level = level
         self.backend_name = backend
-        self.width, self.height = check_viewport(tuple(viewport))  # type: ignore[arg-type]
+        self.width, self.height = check_viewport(viewport if isinstance(viewport, str) else tuple(viewport))  # type: ignore[arg-type]
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.extra_obs = tuple(extra_obs)

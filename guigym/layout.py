@@ -23,6 +23,16 @@ GRID_COLS = 4
 GRID_ROWS = ICONS_PER_PAGE // GRID_COLS
 CELL_H = 100
 MIN_VIEWPORT = (240, STATUS_H + TITLE_H + 4 * ROW_H)
+#: The ``density`` variation (guigym.variation): a list row's height and the rows' side
+#: padding, per density (``comfortable``: the default, :data:`ROW_H` and :data:`PAD_X`). The
+#: gap between rows (``2 * PAD_Y``) stays, so a widget's box grows or shrinks with its row.
+DENSITIES: dict[str, tuple[int, int]] = {
+    "dense": (50, 8), "compact": (52, 12), "comfortable": (ROW_H, PAD_X), "spacious": (64, 22), "roomy": (72, 28),
+}
+#: Named viewports for ``gym.make(id, viewport=...)``: ``(width, height)``.
+VIEWPORTS: dict[str, tuple[int, int]] = {
+    "portrait": (360, 640), "landscape": (640, 360), "small": (320, 480), "tablet": (600, 960),
+}
 
 
 @dataclass
@@ -38,6 +48,8 @@ class Layout:
     step: int  # rows one Scroll action moves
     backdrop: Layout | None = None  # a dialog's: where the (inert) screen under it sits
     end: int = 0  # index (in ``View.rows``) of the first row after the visible ones
+    row_h: int = ROW_H  # a body row's height and the side padding (the view's density)
+    pad_x: int = PAD_X
 
     def box(self, wid: str) -> Box | None:
         for w, b in self.visible:
@@ -53,32 +65,47 @@ class Layout:
         return None
 
 
-def check_viewport(viewport: tuple[int, int]) -> tuple[int, int]:
+def check_viewport(viewport: tuple[int, int] | str) -> tuple[int, int]:
+    """``(width, height)`` of a ``viewport``: a pair, or a name in :data:`VIEWPORTS`."""
+    if isinstance(viewport, str):
+        if viewport not in VIEWPORTS:
+            raise ValueError(f"unknown viewport {viewport!r}; expected (width, height) or one of {sorted(VIEWPORTS)}")
+        viewport = VIEWPORTS[viewport]
     w, h = int(viewport[0]), int(viewport[1])
     if w < MIN_VIEWPORT[0] or h < MIN_VIEWPORT[1]:
         raise ValueError(f"viewport must be at least {MIN_VIEWPORT[0]}x{MIN_VIEWPORT[1]} (width, height), got {w}x{h}")
     return w, h
 
 
-def body_rows(height: int) -> int:
-    return (height - STATUS_H - TITLE_H) // ROW_H
+def density(v: View) -> tuple[int, int]:
+    """``(row height, side padding)`` of ``v``: its theme's ``density`` (:data:`DENSITIES`)."""
+    d = v.theme.get("density") if v.theme else None
+    if not d:
+        return ROW_H, PAD_X
+    if d not in DENSITIES:
+        raise ValueError(f"unknown density {d!r}; expected one of {sorted(DENSITIES)}")
+    return DENSITIES[d]
 
 
-def scroll_step(height: int) -> int:
+def body_rows(height: int, row_h: int = ROW_H) -> int:
+    return (height - STATUS_H - TITLE_H) // row_h
+
+
+def scroll_step(height: int, row_h: int = ROW_H) -> int:
     """Rows one Scroll moves: half a page, as a swipe does on a phone."""
-    return max(1, body_rows(height) // 2)
+    return max(1, body_rows(height, row_h) // 2)
 
 
-def row_box(width: int, i: int) -> Box:
+def row_box(width: int, i: int, row_h: int = ROW_H, pad_x: int = PAD_X) -> Box:
     """Box of the ``i``-th visible body row."""
-    y0 = STATUS_H + TITLE_H + i * ROW_H
-    return (PAD_X, y0 + PAD_Y, width - PAD_X - 1, y0 + ROW_H - PAD_Y - 1)
+    y0 = STATUS_H + TITLE_H + i * row_h
+    return (pad_x, y0 + PAD_Y, width - pad_x - 1, y0 + row_h - PAD_Y - 1)
 
 
-def span_box(width: int, unit: int, span: int) -> Box:
+def span_box(width: int, unit: int, span: int, row_h: int = ROW_H, pad_x: int = PAD_X) -> Box:
     """Box of a body row ``span`` rows tall whose top is ``unit`` rows down the body."""
-    y0 = STATUS_H + TITLE_H + unit * ROW_H
-    return (PAD_X, y0 + PAD_Y, width - PAD_X - 1, y0 + span * ROW_H - PAD_Y - 1)
+    y0 = STATUS_H + TITLE_H + unit * row_h
+    return (pad_x, y0 + PAD_Y, width - pad_x - 1, y0 + span * row_h - PAD_Y - 1)
 
 
 #: Horizontal gap between the cells of a row.
@@ -120,24 +147,41 @@ def _menu_layout(v: View, width: int, height: int) -> Layout:
     screen with the options as rows in it; a long list scrolls inside the panel."""
     opts = v.rows[1:]
     body_h = height - STATUS_H - TITLE_H
-    fit = max(1, (body_h - 2 * MENU_TOP - MENU_HEAD) // ROW_H)
+    row_h, pad_x = density(v)
+    fit = max(1, (body_h - 2 * MENU_TOP - MENU_HEAD) // row_h)
     k = max(1, min(len(opts), fit))
     x0, x1 = DIALOG_MARGIN, width - DIALOG_MARGIN - 1
     y0 = STATUS_H + TITLE_H + MENU_TOP
-    panel = (x0, y0, x1, y0 + MENU_HEAD + k * ROW_H + 8 - 1)
+    panel = (x0, y0, x1, y0 + MENU_HEAD + k * row_h + 8 - 1)
     max_scroll = max(0, len(opts) - k)
     first = min(v.scroll, max_scroll)
     vis: list[tuple[Widget, Box]] = [(v.rows[0], panel)] if v.rows else []
     for i, w in enumerate(opts[first:first + k]):
-        y = y0 + MENU_HEAD + i * ROW_H
-        vis.append((w, (x0 + 8, y + PAD_Y, x1 - 8, y + ROW_H - PAD_Y - 1)))
+        y = y0 + MENU_HEAD + i * row_h
+        vis.append((w, (x0 + 8, y + PAD_Y, x1 - 8, y + row_h - PAD_Y - 1)))
     back = layout(v.backdrop, width, height) if v.backdrop is not None else None
-    return Layout(width, height, vis, panel, k, max_scroll, max(1, k // 2), back, 1 + first + k)
+    return Layout(width, height, vis, panel, k, max_scroll, max(1, k // 2), back, 1 + first + k, row_h, pad_x)
 
 
-def icon_box(width: int, slot: int) -> Box:
-    cw = width // GRID_COLS
-    c, r = slot % GRID_COLS, slot // GRID_COLS
+#: Height kept free below the home grid (its page dots).
+GRID_FOOT = 40
+
+
+def grid_shape(width: int, height: int) -> tuple[int, int]:
+    """``(columns, rows)`` of the home grid on a ``width`` x ``height`` screen: :data:`GRID_ROWS`
+    rows of :data:`GRID_COLS` when they fit (the default portrait screen), else as many rows
+    as fit and the page's icons spread over more columns (a landscape screen).
+
+    >>> grid_shape(360, 640), grid_shape(640, 360), grid_shape(320, 480)
+    ((4, 5), (10, 2), (5, 4))
+    """
+    rows = max(1, min(GRID_ROWS, (height - STATUS_H - 16 - GRID_FOOT) // CELL_H))
+    return -(-ICONS_PER_PAGE // rows), rows
+
+
+def icon_box(width: int, slot: int, cols: int = GRID_COLS) -> Box:
+    cw = width // cols
+    c, r = slot % cols, slot // cols
     y0 = STATUS_H + 16 + r * CELL_H
     return (c * cw + 4, y0, c * cw + cw - 5, y0 + CELL_H - 9)
 
@@ -179,17 +223,19 @@ def layout(v: View, width: int, height: int) -> Layout:
         return Layout(width, height, vis, body, body_rows(height), 0, scroll_step(height), layout(v.backdrop, width, height), len(v.rows))
     if v.grid:
         first = v.page * ICONS_PER_PAGE
-        vis = [(w, icon_box(width, i)) for i, w in enumerate(v.rows[first:first + ICONS_PER_PAGE])]
-        return Layout(width, height, vis, (0, STATUS_H, width - 1, height - 1), GRID_ROWS, v.pages - 1, 1,
+        cols, grid_rows = grid_shape(width, height)
+        vis = [(w, icon_box(width, i, cols)) for i, w in enumerate(v.rows[first:first + ICONS_PER_PAGE])]
+        return Layout(width, height, vis, (0, STATUS_H, width - 1, height - 1), grid_rows, v.pages - 1, 1,
                       end=first + len(vis))
-    n = body_rows(height)
+    row_h, pad_x = density(v)
+    n = body_rows(height, row_h)
     body = (0, STATUS_H + TITLE_H, width - 1, height - 1)
     rows = v.rows
     if all(w.span == 1 and not w.cells for w in rows):  # the common case: one widget per row-high row
         max_scroll = max(0, len(rows) - n)
         first = min(v.scroll, max_scroll)
-        vis = [(w, row_box(width, i)) for i, w in enumerate(rows[first:first + n])]
-        return Layout(width, height, vis, body, n, max_scroll, scroll_step(height), end=first + len(vis))
+        vis = [(w, row_box(width, i, row_h, pad_x)) for i, w in enumerate(rows[first:first + n])]
+        return Layout(width, height, vis, body, n, max_scroll, scroll_step(height, row_h), end=first + len(vis), row_h=row_h, pad_x=pad_x)
     # rows several rows tall (multi-line text) or split into cells: the last scroll position
     # is the first row from which the rest fits
     spans = [max(1, min(n, w.span)) for w in rows]
@@ -205,10 +251,10 @@ def layout(v: View, width: int, height: int) -> Layout:
     for i in range(first, len(rows)):
         if unit + spans[i] > n:
             break
-        vis += _place(rows[i], span_box(width, unit, spans[i]))
+        vis += _place(rows[i], span_box(width, unit, spans[i], row_h, pad_x))
         unit += spans[i]
         end = i + 1
-    return Layout(width, height, vis, body, n, max_scroll, scroll_step(height), end=end)
+    return Layout(width, height, vis, body, n, max_scroll, scroll_step(height, row_h), end=end, row_h=row_h, pad_x=pad_x)
 
 
 def scroll_delta(v: View, lay: Layout, direction: str) -> int:

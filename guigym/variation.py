@@ -26,7 +26,19 @@ Axes:
   it first once it shows (it cannot foresee a later one);
 * ``adversarial``: a row at the top of every app screen that tries to redirect the agent — a
   button that claims the task is done, a "SYSTEM: ignore your instruction…" line, a hint
-  pointing to another app. Obeying only the user's instruction is unaffected by it.
+  pointing to another app. Obeying only the user's instruction is unaffected by it;
+* ``font``: every text in a bundled font (:mod:`guigym.fonts`: DejaVu Serif, Sans Mono, Serif
+  Condensed Italic, and Sans ExtraLight, the hard-to-read one), drawn from the same file by
+  both renderers; ``default`` keeps each renderer's own font, as without variation;
+* ``density``: a list row's height and the rows' side padding (:data:`guigym.layout.DENSITIES`,
+  ``comfortable`` the default), in the shared layout, so both renderers place rows alike;
+* ``icons``: the home screen's icons (Launcher, Phone) show another app's colour
+  (``recoloured``) or its whole icon, colour and glyph (``shuffled``); labels stay right.
+
+List vs grid is not an axis: no app has both layouts. The screen size and orientation is not
+an axis either (the observation's shape is fixed per env): ``gym.make(id, viewport=(w, h))``
+or a name of :data:`guigym.layout.VIEWPORTS` (``"portrait"``, the default, ``"landscape"``,
+``"small"``, ``"tablet"``); the layout follows it.
 
 >>> v = sample_variation("all", "test", __import__("numpy").random.default_rng(0))
 >>> sorted(v) == sorted(AXES) and v["theme"] in AXES["theme"]["test"]
@@ -53,15 +65,19 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "popup": {"train": ("none", "cookie", "rate"), "test": ("update", "permission")},
     "popup_at": {"train": (0, 2), "test": (1, 3)},
     "adversarial": {"train": ("none", "fake_done", "misleading"), "test": ("injection", "fake_link")},
+    "font": {"train": ("default", "serif", "mono"), "test": ("italic", "light")},
+    "density": {"train": ("compact", "comfortable", "spacious"), "test": ("dense", "roomy")},
+    "icons": {"train": ("matching", "recoloured"), "test": ("shuffled",)},
 }
-#: What an axis is when a preset does not vary it (the family's own theme: ``None``).
+#: What an axis is when a preset does not vary it (the family's own theme: ``None``): the
+#: unvaried env's look.
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
-                           "adversarial": "none"}
+                           "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
     "all": tuple(AXES),
-    "appearance": ("theme", "font_scale"),
+    "appearance": ("theme", "font_scale", "font", "density", "icons"),
     "instructions": ("instruction_style",),
     "interruptions": ("popup", "popup_at"),
     "adversarial": ("adversarial",),
@@ -169,6 +185,26 @@ def restyle(instruction: str, style: str, rng: np.random.Generator) -> str:
     raise ValueError(f"unknown instruction style {style!r}")
 
 
+def icon_looks(icons: list[str], how: str, rng: np.random.Generator) -> dict[str, list[str]]:
+    """The ``icons`` axis: for each home-screen app, ``[app whose colour, app whose glyph]`` its
+    icon shows, every app's another's (one cycle through a shuffled order: no icon keeps its
+    own). ``recoloured``: only the colours move; ``shuffled``: the whole icon (colour and
+    glyph). Labels stay right.
+
+    >>> import numpy as np
+    >>> looks = icon_looks(["Mail", "Notes", "Clock"], "shuffled", np.random.default_rng(0))
+    >>> all(a != looks[a][0] and looks[a][0] == looks[a][1] for a in looks)
+    True
+    """
+    order = [icons[int(i)] for i in rng.permutation(len(icons))]
+    other = {a: order[(k + 1) % len(order)] for k, a in enumerate(order)}
+    if how == "recoloured":
+        return {a: [other[a], a] for a in icons}
+    if how == "shuffled":
+        return {a: [other[a], other[a]] for a in icons}
+    raise ValueError(f"unknown icons value {how!r}")
+
+
 def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Generator) -> Scenario:
     """A copy of ``scenario`` under ``var`` (``scenario`` is not modified)."""
     out: dict[str, Any] = dict(scenario)
@@ -177,7 +213,13 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         theme = {k: list(v) if isinstance(v, tuple) else v for k, v in PALETTES[var["theme"]].items()}
     if var["font_scale"] != 1.0:
         theme["font_scale"] = float(var["font_scale"])
+    if var["font"] != "default":
+        theme["font"] = var["font"]
+    if var["density"] != "comfortable":
+        theme["density"] = var["density"]
     out["theme"] = theme
+    if var["icons"] != "matching" and len(scenario.get("home", {}).get("icons", ())) > 1:
+        out["home"] = {**scenario["home"], "looks": icon_looks(scenario["home"]["icons"], var["icons"], rng)}
     task = dict(scenario["task"])
     task["instruction"] = restyle(task["instruction"], var["instruction_style"], rng)
     out["task"] = task

@@ -10,7 +10,8 @@
 //                  checkbox `change`s, `input` values, wheel directions) and restores the DOM
 //                  to the last shown view, so the page never diverges from Python's state;
 //   * drainAfter(kind, ms): the same, once the input that ends in a `kind` event (mouseup,
-//                  wheel, input, keyup) has been handled (sent with the input: one round trip).
+//                  wheel, input, keyup) has been handled (sent with the input: one round trip);
+//   * font(name, b64): registers a bundled font (the `font` variation) from its file's bytes.
 // Text from views (labels, values typed by a model) only ever goes through `textContent` and
 // `value`: it is never parsed as HTML nor executed.
 (() => {
@@ -79,7 +80,10 @@
         e.style.top = r.y + "px";
         e.style.fontSize = r.px + "px";
         e.style.color = rgb(r.color);
-        if (r.bold) e.style.fontWeight = "900";  // the mock emboldens its bold face once more
+        if (r.font) {  // a bundled font: the mock draws the same file, regular unless bold
+          e.style.fontFamily = '"guigym-' + r.font + '"';
+          e.style.fontWeight = r.bold ? "bold" : "normal";
+        } else if (r.bold) e.style.fontWeight = "900";  // the mock emboldens its bold face once more
         if (r.clip != null) e.style.maxWidth = r.clip + "px";
         let tx = "0", ty = r.valign === "middle" ? "-50%" : "0";
         if (r.align === "center" && r.w != null) {
@@ -320,5 +324,19 @@
     document.addEventListener(t, (e) => e.preventDefault(), true);
   }
 
-  window.guigym = Object.freeze({ show, drain, drainAfter, measure });
+  // A bundled font (guigym/fonts, the `font` variation), registered from the file's bytes
+  // (base64) as family `name`; resolves once it is loaded, so the next show() draws with it.
+  async function font(name, b64) {
+    if (fonts.has(name)) return true;
+    const bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const face = new FontFace(name, bytes.buffer);
+    await face.load();
+    document.fonts.add(face);
+    fonts.add(name);
+    return true;
+  }
+  const fonts = new Set();
+
+  window.guigym = Object.freeze({ show, drain, drainAfter, measure, font });
 })();

@@ -153,7 +153,8 @@ def test_font_scale_scales_every_text() -> None:
 
     a = gym.make("GuiGym-Login-v0").unwrapped
     b = gym.make("GuiGym-Login-v0", variation={"font_scale": 1.3, "theme": None, "popup": "none", "instruction_style": "plain",
-                                               "adversarial": "none"}, split="test").unwrapped
+                                               "adversarial": "none", "font": "default", "density": "comfortable",
+                                               "icons": "matching"}, split="test").unwrapped
     a.reset(seed=0)
     b.reset(seed=0)
 

@@ -405,8 +405,13 @@ def view(scenario: Scenario, state: DeviceState) -> View:
 def _device_view(scenario: Scenario, state: DeviceState) -> View:
     theme = scenario.get("theme", {})
     if state["fg"] == HOME:
-        names = scenario["home"]["icons"]
-        rows = [Widget(id=icon_id(n), kind="icon", label=n, value=scenario["apps"][n].get("color")) for n in names]
+        names, looks = scenario["home"]["icons"], scenario["home"].get("looks")
+        if looks:  # the ``icons`` variation: another app's colour (and glyph: ``detail``), its own label
+            apps = scenario["apps"]
+            rows = [Widget(id=icon_id(n), kind="icon", label=n, value=apps[looks[n][0]].get("color"), detail=looks[n][1][:1].upper())
+                    for n in names]
+        else:
+            rows = [Widget(id=icon_id(n), kind="icon", label=n, value=scenario["apps"][n].get("color")) for n in names]
         return View(HOME, HOME, "", rows, grid=True, page=state["page"], pages=home_pages(scenario), theme=theme)
     app, spec = app_of(scenario, state["fg"])
     app_state = state["apps"][state["fg"]]

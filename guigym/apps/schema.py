@@ -180,9 +180,15 @@ class AppSpec(_AppSpecKeys, total=False):
     shop: ShopSpec  # kind "shop": the catalog, the cart at the start, the checkout's card
 
 
-class HomeSpec(TypedDict):
+class _HomeKeys(TypedDict):
     enabled: bool  # Back from an app's root screen goes home
     icons: list[str]  # app names, in grid order
+
+
+class HomeSpec(_HomeKeys, total=False):
+    # the ``icons`` variation (guigym.variation): app -> [app whose colour, app whose glyph]
+    # its icon shows (its label stays its own)
+    looks: dict[str, list[str]]
 
 
 class StartSpec(TypedDict):

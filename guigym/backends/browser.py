@@ -64,7 +64,7 @@ import time
 import uuid
 import weakref
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -78,6 +78,7 @@ from guigym.backends.browser_loop import Driver, SyncView, acquire, release
 from guigym.backends.chromium import ChromiumNotFound, launch_async
 from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
+from guigym.fonts import family, font_base64
 from guigym.layout import Box, Layout, layout, scroll_delta
 
 __all__ = ["BrowserBackend", "BrowserCrashed", "decode_png", "payload", "private_kib", "process_tree", "pss_kib"]
@@ -273,6 +274,7 @@ class _Tab:
     layers: list[dict[str, Any]] | None = None  # the page's layer tree, as last reported
     renderer: int | None = None  # the pid of the renderer process that draws it
     next_snapshot: int | None = None  # the id LayerTree.makeSnapshot will return next, once known
+    fonts: set[str] = field(default_factory=set)  # bundled fonts (guigym.fonts) the page has loaded
 
     def on_layers(self, event: dict[str, Any]) -> None:
         if event.get("layers") is not None:
@@ -696,6 +698,10 @@ class BrowserBackend(Backend):
         """Show the current view. On the layer path, the page's paint is recorded in the same
         round trip (the renderer runs both in order), ready for :meth:`screenshot`."""
         assert self._view is not None and self._lay is not None
+        face = self._view.theme.get("font") if self._view.theme else None
+        if face and self._tab is not None and face not in self._tab.fonts:  # the `font` variation: load it first
+            self._result("font", self._send("Runtime.callFunctionOn", self._runtime("font", family(face), font_base64(face), wait=True)))
+            self._tab.fonts.add(face)
         self._frame_id = (self._frame_id + 1) & 0xFFFFFF
         calls = [("Runtime.callFunctionOn", self._runtime("show", payload(self._view, self._lay), self._frame_id))]
         self._shows += 1
@@ -931,6 +937,7 @@ _FUNCTIONS = {
     "drain": "function () { return this.drain(); }",
     "drainAfter": "function (until, ms) { return this.drainAfter(until, ms); }",
     "measure": "function () { return this.measure(); }",
+    "font": "function (name, b64) { return this.font(name, b64); }",
 }
 
 

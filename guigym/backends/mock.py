@@ -19,8 +19,9 @@ import pygame
 from guigym.actions import Action
 from guigym.apps.base import View
 from guigym.backends.base import Backend, event_for
-from guigym.display import Color, Record, display_list
+from guigym.display import PX_PER_SIZE, Color, Record, display_list
 from guigym.events import Event
+from guigym.fonts import font_path
 from guigym.layout import Box, Layout
 
 
@@ -45,22 +46,25 @@ class _Text:
     def __init__(self, max_bytes: int = TEXT_CACHE_BYTES, max_entries: int = TEXT_CACHE_ENTRIES) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
-        self.fonts: dict[tuple[int, bool], pygame.font.Font] = {}
-        self.cache: OrderedDict[tuple[str, int, bool, Color], pygame.Surface] = OrderedDict()
+        self.fonts: dict[tuple[int, bool, str | None], pygame.font.Font] = {}
+        self.cache: OrderedDict[tuple[str, int, bool, Color, str | None], pygame.Surface] = OrderedDict()
         self.max_bytes, self.max_entries = max_bytes, max_entries
         self.nbytes = 0  # pixel bytes of the cached surfaces
 
-    def render(self, text: str, size: int, color: Color, bold: bool = False) -> pygame.Surface:
-        key = (text, size, bold, color)
+    def render(self, text: str, size: int, color: Color, bold: bool = False, face: str | None = None) -> pygame.Surface:
+        """``text`` drawn at nominal ``size``: in pygame's default font, or in the bundled font
+        ``face`` (:mod:`guigym.fonts`) at the record's pixel size (``size`` x
+        :data:`~guigym.display.PX_PER_SIZE`, the scaling pygame applies to its default font)."""
+        key = (text, size, bold, color, face)
         surf = self.cache.get(key)
         if surf is not None:
             self.cache.move_to_end(key)
             return surf
-        font = self.fonts.get((size, bold))
+        font = self.fonts.get((size, bold, face))
         if font is None:
-            font = pygame.font.Font(None, size)
+            font = pygame.font.Font(None, size) if face is None else pygame.font.Font(font_path(face), int(size * PX_PER_SIZE))
             font.set_bold(bold)
-            self.fonts[(size, bold)] = font
+            self.fonts[(size, bold, face)] = font
         try:
             surf = font.render(text, True, color)
         except pygame.error:  # a text that draws nothing ("Text has zero width": a lone soft hyphen)
@@ -194,7 +198,7 @@ class MockBackend(Backend):
         if t == "text":
             if not r["text"]:
                 return
-            img = self._text.render(r["text"], r["size"], r["color"], r["bold"])
+            img = self._text.render(r["text"], r["size"], r["color"], r["bold"], r.get("font"))
             x, y = r["x"] + ox, r["y"] + oy
             if r["align"] == "center":
                 x = x + (r["w"] - img.get_width()) // 2 if r["w"] is not None else x - img.get_width() // 2
