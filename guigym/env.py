@@ -114,6 +114,13 @@ class GuiEnv(gym.Env):
         self._backend_kwargs = dict(backend_kwargs or {})
         #: ``guigym.variation``: the axes (None: off, the family's own instances) and the split.
         self.variation = resolve_variation(variation, split)
+        if self.variation is not None and self.variation.get("language", "en") != "en":  # guigym.i18n: fail at make
+            from guigym.i18n import check_language
+            from guigym.variation import AXES
+
+            lang = self.variation["language"]
+            for one in AXES["language"][split] if lang == "sample" else (lang,):
+                check_language(one, self.family.name)
         self.split = split
 
         obs: dict[str, spaces.Space[Any]] = {

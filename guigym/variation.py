@@ -53,18 +53,23 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "popup": {"train": ("none", "cookie", "rate"), "test": ("update", "permission")},
     "popup_at": {"train": (0, 2), "test": (1, 3)},
     "adversarial": {"train": ("none", "fake_done", "misleading"), "test": ("injection", "fake_link")},
+    "language": {"train": ("en",), "test": ("de",)},
 }
+#: Axes that are opt-in: neutral unless a preset or dict names them (not in ``"all"``, and a dict
+#: that leaves one out keeps it neutral): a German test split is a harsh shift of its own.
+OPT_IN: tuple[str, ...] = ("language",)
 #: What an axis is when a preset does not vary it (the family's own theme: ``None``).
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
-                           "adversarial": "none"}
+                           "adversarial": "none", "language": "en"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
-    "all": tuple(AXES),
+    "all": tuple(a for a in AXES if a not in OPT_IN),
     "appearance": ("theme", "font_scale"),
     "instructions": ("instruction_style",),
     "interruptions": ("popup", "popup_at"),
     "adversarial": ("adversarial",),
+    "language": ("language",),
 }
 
 _FAMILY_THEMES = {t["name"]: t for t in THEMES}
@@ -127,7 +132,11 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
         raise ValueError(f"unknown variation axes {unknown}; expected some of {sorted(AXES)}")
     out = {}
     for a in AXES:
-        v = variation.get(a, "sample")
+        v = variation.get(a, NEUTRAL[a] if a in OPT_IN else "sample")
+        if a == "language" and v != "sample":
+            from guigym.i18n import check_language
+
+            check_language(v)
         if v != "sample" and v not in AXES[a][split] and v != NEUTRAL[a]:
             raise ValueError(f"variation {a}={v!r} is not a {split!r} value; {split!r} has {AXES[a][split]} "
                              f"(the other split: {AXES[a]['test' if split == 'train' else 'train']})")
@@ -179,7 +188,13 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         theme["font_scale"] = float(var["font_scale"])
     out["theme"] = theme
     task = dict(scenario["task"])
-    task["instruction"] = restyle(task["instruction"], var["instruction_style"], rng)
+    lang = var.get("language", "en")
+    if lang != "en":  # an instruction made in that language from the task's fields (guigym.i18n)
+        from guigym import i18n
+
+        task["instruction"] = i18n.restyle(i18n.instruction(scenario, lang, rng), var["instruction_style"], lang, rng)
+    else:
+        task["instruction"] = restyle(task["instruction"], var["instruction_style"], rng)
     out["task"] = task
     if var["popup"] != "none":
         popup: Popup = {"kind": var["popup"], **POPUPS[var["popup"]], "after": int(var["popup_at"])}  # type: ignore[typeddict-item]
