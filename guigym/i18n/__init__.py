@@ -58,7 +58,7 @@ def _instructions(language: str) -> dict[str, Callable[[Scenario, np.random.Gene
     return de.INSTRUCTIONS
 
 
-def translator(language: str) -> Callable[[str], str]:
+def translator(language: str) -> Callable[..., str]:
     from guigym.i18n import de
 
     return de.translate
@@ -99,6 +99,8 @@ def content_strings(scenario: Scenario) -> frozenset[str]:
     def walk(x: Any) -> None:
         if isinstance(x, str):
             out.add(x)
+            if x[:1] in "<>!":  # a conversation's message: its mark, then the text (Messages)
+                out.add(x[1:])
         elif isinstance(x, dict):
             for k, v in x.items():
                 if k not in _UI_KEYS:
@@ -128,13 +130,13 @@ def localize_view(v: View, language: str, keep: frozenset[str] = frozenset()) ->
         return v
     tr = translator(language)
 
-    def t(s: str) -> str:
-        return s if not s or s in keep else tr(s)
+    def t(s: str, kind: str | None = None) -> str:
+        return s if not s or s in keep else tr(s, kind)
 
     def w_(w: Widget) -> Widget:
         if w.kind == "icon":  # an app's name: OpenApp takes it
             return w
-        ch: dict[str, Any] = {"label": t(w.label), "detail": t(w.detail), "placeholder": t(w.placeholder)}
+        ch: dict[str, Any] = {"label": t(w.label, w.kind), "detail": t(w.detail), "placeholder": t(w.placeholder)}
         if w.kind == "label" and isinstance(w.value, str) and w.value:  # a message shown in place of the label
             ch["value"] = t(w.value)
         if w.kind == "select" and w.options:

@@ -232,12 +232,39 @@ _APPS = {
     "Orange": "Orange", "Grey": "Grau", "Up to $50": "Bis 50 $", "Up to $100": "Bis 100 $", "Up to $200": "Bis 200 $", "Up to $500": "Bis 500 $",
 }
 #: Exact strings: the UI's words (a string not here, and not a dynamic shape :func:`translate` knows, stays as it is).
-PHRASES: dict[str, str] = {**_COMMON, **_LOGIN, **_SETTINGS, **_APPS}
+PHRASES: dict[str, str] = {**_COMMON, **_LOGIN, **_SETTINGS, **_APPS, "Archive": "Archiv"}
+#: Where one English word needs two German ones: by the widget's kind.
+BY_KIND: dict[tuple[str, str], str] = {("button", "Archive"): "Archivieren"}
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 MONTHS_DE = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember")
 _MONTH = dict(zip(MONTHS, MONTHS_DE))
-_PREFIXES = {"Phone: ": "Telefon: ", "Email: ": "E-Mail: ", "Size: ": "Größe: ", "You: ": "Du: "}
+_PREFIXES = {"Phone: ": "Telefon: ", "Email: ": "E-Mail: ", "Size: ": "Größe: ", "You: ": "Du: ", "Today: ": "Heute: ",
+             "Modified: ": "Geändert: ", "In: ": "In: ", "Total: ": "Summe: ", "To: ": "An: ", "Mobile ": "Mobil ", "size ": "Größe ",
+             "Qty ": "Menge ", "Thank you, ": "Danke, "}
+_MON = dict(zip(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+                ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")))
+_WEEKDAY = dict(zip(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+                    ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")))
+_WKD = {"Mon": "Mo", "Tue": "Di", "Wed": "Mi", "Thu": "Do", "Fri": "Fr", "Sat": "Sa", "Sun": "So"}
+
+
+def _date(s: str) -> str | None:
+    """A short date as the apps show it: "Mar 4, 2025", "Wed, Jan 6", "Sat, Jan 9, 2027", "Jan 7"."""
+    wkd = ""
+    if s[:3] in _WKD and s[3:5] == ", ":
+        wkd, s = _WKD[s[:3]] + ", ", s[5:]
+    mon, _, rest = s.partition(" ")
+    day, _, year = rest.partition(", ")
+    if mon in _MON and day.isdigit() and (not year or year.isdigit()):
+        return f"{wkd}{day}. {_MON[mon]}" + (f" {year}" if year else "")
+    if not wkd and s.partition(", ")[0] in _WEEKDAY:  # "Tuesday, January 5, 2027"
+        name, _, rest = s.partition(", ")
+        mon, _, rest = rest.partition(" ")
+        day, _, year = rest.partition(", ")
+        if mon in _MONTH and day.isdigit() and (not year or year.isdigit()):
+            return f"{_WEEKDAY[name]}, {day}. {_MONTH[mon]}" + (f" {year}" if year else "")
+    return None
 _CACHE: dict[str, str] = {}
 
 
@@ -261,7 +288,26 @@ def _dynamic(s: str) -> str | None:
             return f"{rest}. {_MONTH[head]}" if len(rest) <= 2 else f"{_MONTH[head]} {rest}"
     for en, de in _PREFIXES.items():
         if s.startswith(en):
-            return de + s[len(en):]
+            return de + translate(s[len(en):])
+    d = _date(s)
+    if d is not None:
+        return d
+    if " · " in s:  # a detail line of parts: "Wed, Jan 6 · 4:15 PM · Weekly", "Blue · Tops"
+        parts = s.split(" · ")
+        out = [translate(x) for x in parts]
+        return " · ".join(out) if out != parts or any(known(x) for x in parts) else None
+    head, sep, tail = s.partition(", ")
+    if sep and _date(tail) is not None:  # "Standup, Thu, Jan 7": a title and its date
+        return f"{head}, {_date(tail)}"
+    if s.endswith(" each") and s.startswith("$"):  # "$66.99 each"
+        return f"je {s[:-5]}"
+    if s.startswith("Order #") and s.endswith(" placed"):
+        return f"Bestellung {s[6:-7]} aufgegeben"
+    if s.endswith(")") and " (" in s:  # "Pioneer Satchel (Yellow, One size)"
+        name, _, inner = s[:-1].rpartition(" (")
+        parts = inner.split(", ")
+        out = [translate(x) for x in parts]
+        return f"{name} ({', '.join(out)})" if out != parts else None
     for day in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Yesterday"):  # a list row: "Mon · You: Sounds good"
         if s.startswith(day + " · "):
             tail = s[len(day) + 3:]
@@ -284,13 +330,20 @@ def _dynamic(s: str) -> str | None:
     return None
 
 
-def translate(s: str) -> str:
+def known(s: str) -> bool:
+    """Whether the phrasebook or a formatter says ``s`` (its German may be the same word: "Apps")."""
+    return s in PHRASES or _dynamic(s) is not None
+
+
+def translate(s: str, kind: str | None = None) -> str:
     """``s`` in German: the phrasebook, then the dynamic shapes; otherwise ``s`` itself.
 
     >>> translate("Sign in"), translate("3 selected"), translate("August 26"), translate("Grace Hill")
     ('Anmelden', '3 ausgewählt', '26. August', 'Grace Hill')
     """
-    out = PHRASES.get(s)
+    out = BY_KIND.get((kind, s)) if kind is not None else None
+    if out is None:
+        out = PHRASES.get(s)
     if out is not None:
         return out
     out = _CACHE.get(s)
