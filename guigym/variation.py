@@ -27,6 +27,13 @@ Axes:
 * ``adversarial``: a row at the top of every app screen that tries to redirect the agent — a
   button that claims the task is done, a "SYSTEM: ignore your instruction…" line, a hint
   pointing to another app. Obeying only the user's instruction is unaffected by it.
+* ``language`` (opt-in, :data:`OPT_IN`): the interface language, ``en`` (train, neutral) or
+  ``de`` (test): German labels on every screen and a German instruction made from the task's
+  fields (:mod:`guigym.i18n`); names and content stay as they are, the oracle and rewards are
+  unchanged. It is not in ``"all"``, a dict that leaves it out keeps it English, and
+  :func:`grid` has it only with ``opt_in=True``: ask for it (preset ``"language"`` or
+  ``{"language": "de"}``, split ``"test"``). An unknown language, or a family without German
+  instructions, is a ``ValueError`` at ``make``.
 
 >>> v = sample_variation("all", "test", __import__("numpy").random.default_rng(0))
 >>> sorted(v) == sorted(AXES) and v["theme"] in AXES["theme"]["test"]
@@ -205,10 +212,11 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
     return out  # type: ignore[return-value]
 
 
-def grid(split: str = "train") -> list[tuple[str, dict[str, Any]]]:
+def grid(split: str = "train", opt_in: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """One variant per value of each axis in ``split`` (the other axes neutral), after the
     all-neutral baseline: what ``python -m agents.evaluate --variations grid`` runs.
-    Interruptions show at reset here (``popup_at`` 0).
+    Interruptions show at reset here (``popup_at`` 0). The opt-in axes (:data:`OPT_IN`, the
+    language) only with ``opt_in`` (so the published robustness grid stays as it was).
 
     >>> [name for name, _ in grid("test")][:4]
     ['neutral', 'theme=orange', 'theme=teal', 'theme=colourblind']
@@ -217,7 +225,7 @@ def grid(split: str = "train") -> list[tuple[str, dict[str, Any]]]:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
     out = [("neutral", dict(NEUTRAL))]
     for axis in AXES:
-        if axis == "popup_at":
+        if axis == "popup_at" or (axis in OPT_IN and not opt_in):
             continue
         for v in AXES[axis][split]:
             if v != NEUTRAL[axis]:

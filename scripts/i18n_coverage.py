@@ -19,12 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gymnasium as gym  # noqa: E402
+import gymnasium as gym
 
-from guigym.apps.base import View, view  # noqa: E402
-from guigym.i18n import content_strings  # noqa: E402
-from guigym.i18n.de import known  # noqa: E402
-from guigym.registration import env_ids  # noqa: E402
+from guigym.apps.base import View, view
+from guigym.i18n import content_strings
+from guigym.i18n.de import known
+from guigym.registration import env_ids
 
 
 def strings(v: View) -> list[str]:
@@ -59,8 +59,18 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
     """Per kind (translated / content / ui_en), the distinct English strings; and the UI gaps by how often they show."""
     kinds: dict[str, set[str]] = {"translated": set(), "content": set(), "ui_en": set()}
     gaps: collections.Counter[str] = collections.Counter()
-    env = gym.make(env_id, variation={"language": "de", "instruction_style": "plain", "popup": "none", "adversarial": "none",
-                                      "theme": None, "font_scale": 1.0}, split="test")
+    env = gym.make(
+        env_id,
+        variation={
+            "language": "de",
+            "instruction_style": "plain",
+            "popup": "none",
+            "adversarial": "none",
+            "theme": None,
+            "font_scale": 1.0,
+        },
+        split="test",
+    )
     u = env.unwrapped
     for level in u.family.levels:
         for seed in range(seeds):

@@ -88,7 +88,7 @@ def test_settings_screen_and_instruction_agree() -> None:
     """The instruction quotes a setting's label as the German screen shows it."""
     env = make("GuiGym-Settings-v0", variation=DE, split="test")
     for seed in range(10):
-        _, info = env.reset(seed=seed)
+        env.reset(seed=seed)
         t = env.unwrapped.scenario["task"]["targets"][0]
         assert f"'{translate(t['label'])}'" in env.unwrapped.instruction
         success, infos = run(env, seed)
@@ -128,18 +128,22 @@ def test_the_axis_is_opt_in_and_test_only() -> None:
     assert "language" not in PRESETS["all"] and PRESETS["language"] == ("language",)
     assert resolve("all", "test")["language"] == "en" and resolve({"theme": "orange"}, "test")["language"] == "en"
     assert resolve("language", "test")["language"] == "sample"
-    assert ("language=de", {**NEUTRAL, "language": "de"}) in grid("test")
+    assert ("language=de", {**NEUTRAL, "language": "de"}) in grid("test", opt_in=True)
+    assert not any(name.startswith("language") for name, _ in grid("test"))  # the published grid stays as it was
     assert set(LANGUAGES) == {"en", "de"} and set(INSTRUCTIONS) == {e.split("-")[1] for e in IDS}
     env = make("GuiGym-Contacts-v0", variation="language", split="test")
     _, info = env.reset(seed=0)
     assert info["variation"]["language"] == "de"
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"variation": {"language": "fr"}, "split": "test"}, "unknown language 'fr'"),
-    ({"variation": {"language": "zh"}}, "unknown language 'zh'"),
-    ({"variation": {"language": "de"}}, "not a 'train' value"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"variation": {"language": "fr"}, "split": "test"}, "unknown language 'fr'"),
+        ({"variation": {"language": "zh"}}, "unknown language 'zh'"),
+        ({"variation": {"language": "de"}}, "not a 'train' value"),
+    ],
+)
 def test_bad_languages_are_clear_errors(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         gym.make("GuiGym-Login-v0", **kwargs)
@@ -190,8 +194,12 @@ def test_browser_and_mock_agree_on_german_screens() -> None:
 
     m, b = MockBackend(W, H), BrowserBackend(W, H)
     try:
-        for env_id, level in (("GuiGym-Login-v0", "hard"), ("GuiGym-Settings-v0", "medium"), ("GuiGym-Calendar-v0", "easy"),
-                              ("GuiGym-Shop-v0", "medium")):
+        for env_id, level in (
+            ("GuiGym-Login-v0", "hard"),
+            ("GuiGym-Settings-v0", "medium"),
+            ("GuiGym-Calendar-v0", "easy"),
+            ("GuiGym-Shop-v0", "medium"),
+        ):
             mock = make(env_id, level=level, variation=DE, split="test")
             br = make(env_id, level=level, variation=DE, split="test", backend="browser")
             try:

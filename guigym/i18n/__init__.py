@@ -23,7 +23,8 @@ the reference and the rewards are those of the English instance.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -48,8 +49,7 @@ def check_language(language: str, family: str | None = None) -> None:
         return
     table = _instructions(language)
     if family not in table:
-        raise ValueError(f"language {language!r} is not available for the {family} family: German instructions exist for "
-                         f"{sorted(table)}")
+        raise ValueError(f"language {language!r} is not available for the {family} family: German instructions exist for {sorted(table)}")
 
 
 def _instructions(language: str) -> dict[str, Callable[[Scenario, np.random.Generator], str]]:
@@ -80,10 +80,37 @@ def restyle(text: str, style: str, language: str, rng: np.random.Generator) -> s
 
 
 #: Keys of an app's spec that hold UI, not content: their strings are translated.
-_UI_KEYS = frozenset({"screens", "defaults", "option_labels", "kind", "root", "colours", "cats", "sizes", "colour", "cat", "repeat",
-                      "box", "today", "now", "time", "date",
-                      # task fields naming UI, not content (a setting's label and option, a size, a repeat)
-                      "label", "value", "size", "field", "type", "path", "screen", "setting", "choice_screen", "row"})
+_UI_KEYS = frozenset(
+    {
+        "screens",
+        "defaults",
+        "option_labels",
+        "kind",
+        "root",
+        "colours",
+        "cats",
+        "sizes",
+        "colour",
+        "cat",
+        "repeat",
+        "box",
+        "today",
+        "now",
+        "time",
+        "date",
+        # task fields naming UI, not content (a setting's label and option, a size, a repeat)
+        "label",
+        "value",
+        "size",
+        "field",
+        "type",
+        "path",
+        "screen",
+        "setting",
+        "choice_screen",
+        "row",
+    }
+)
 _KEEP: dict[int, tuple[Scenario, frozenset[str]]] = {}
 
 
