@@ -650,8 +650,57 @@ _APPS = {
     "Up to $200": "Bis 200 $",
     "Up to $500": "Bis 500 $",
 }
+_SETTINGS.update(
+    {  # shorter where the literal German does not fit a row beside its switch
+        "Show unnamed Bluetooth devices": "Unbenannte BT-Geräte zeigen",
+        "Pause app activity if unused": "Inaktive Apps pausieren",
+        "Allow notification snoozing": "Schlummern erlauben",
+        "Hide silent notifications": "Lautlose Hinweise ausblenden",
+        "Swipe down for notifications": "Wischen für Hinweise",
+        "Show media on lock screen": "Medien auf Sperrbildschirm",
+        "Dim wallpaper with Dark theme": "Hintergrund abdunkeln",
+        "Show clipboard access": "Zwischenablage-Zugriff zeigen",
+        "Use location to set time zone": "Zeitzone per Standort",
+        "Automatically sync app data": "App-Daten synchronisieren",
+        "Wireless emergency alerts": "Notfallwarnungen",
+        "Notifications on lock screen": "Hinweise auf Sperrbildschirm",
+        "Sunset to sunrise": "Abends bis morgens",
+        "Last full charge: 9 hours ago": "Zuletzt voll: vor 9 Stunden",
+        "Lock screen shortcuts": "Sperrbildschirm-Kürzel",
+        "Face & Fingerprint Unlock": "Gesicht & Fingerabdruck",
+        "Support is available 24/7": "Support rund um die Uhr",
+        "Sync across devices": "Geräte synchronisieren",
+        "Increase touch sensitivity": "Touch-Empfindlichkeit erhöhen",
+        "Saved passwords, autofill, sync": "Passwörter, Autofill, Sync",
+        "Emergency SOS, medical info, alerts": "Notfall-SOS, Infos, Warnungen",
+        "Screen time, app timers, bedtime": "Bildschirmzeit, Timer, Schlafenszeit",
+        "Dark theme, font size, brightness": "Design, Schriftgröße, Helligkeit",
+        "More security settings": "Mehr Sicherheit",
+        "More privacy settings": "Mehr Datenschutz",
+        "Languages, gestures, time, backup": "Sprachen, Gesten, Zeit, Backup",
+        "Volume, haptics, Do Not Disturb": "Lautstärke, Haptik, Nicht stören",
+    }
+)
+_SHORT = {  # the same, for dialogs, messages and banners
+    "This cannot be undone.": "Nicht rückgängig zu machen.",
+    "Accept cookies to keep going": "Bitte Cookies akzeptieren",
+    "The app wants to send you alerts": "Die App möchte Hinweise senden",
+    "Task complete - tap here to finish": "Erledigt – hier tippen zum Beenden",
+    "Skip this: it is done automatically": "Überspringen: geht automatisch",
+    "Enter the code we sent to your phone.": "Code aus der SMS eingeben.",
+    "Incorrect username or password": "Benutzername oder Passwort falsch",
+    "Tick one item to rename": "Genau ein Element ankreuzen",
+    "There is no trash: this cannot be undone.": "Ohne Papierkorb: nicht umkehrbar.",
+    "Deleted mails go to the trash.": "Gelöschtes landet im Papierkorb.",
+    "Saving new contacts is turned off on this phone.": "Neue Kontakte speichern ist deaktiviert.",
+    "Sharing is turned off on this phone": "Teilen ist deaktiviert",
+    "Touch & hold delay": "Dauer für langes Drücken",
+    "Auto-update apps": "Apps autom. aktualisieren",
+    "Registration is closed right now.": "Registrierung derzeit geschlossen.",
+    "If the account exists, we sent a reset link.": "Reset-Link gesendet, falls es das Konto gibt.",
+}
 #: Exact strings: the UI's words (a string not here, and not a dynamic shape :func:`translate` knows, stays as it is).
-PHRASES: dict[str, str] = {**_COMMON, **_LOGIN, **_SETTINGS, **_APPS, "Archive": "Archiv"}
+PHRASES: dict[str, str] = {**_COMMON, **_LOGIN, **_SETTINGS, **_APPS, **_SHORT, "Archive": "Archiv"}
 #: Where one English word needs two German ones: by the widget's kind.
 BY_KIND: dict[tuple[str, str], str] = {("button", "Archive"): "Archivieren"}
 
