@@ -699,6 +699,57 @@ _SHORT = {  # the same, for dialogs, messages and banners
     "Registration is closed right now.": "Registrierung derzeit geschlossen.",
     "If the account exists, we sent a reset link.": "Reset-Link gesendet, falls es das Konto gibt.",
 }
+#: Proper names the UI shows (devices, ringtones, languages in their own words): German as they are.
+_NAMES = (
+    "Pixel 8",
+    "The Big Adventure",
+    "Copycat",
+    "Crackle",
+    "Flutterby",
+    "Hey Hey",
+    "Lollipop",
+    "Zen Too",
+    "Chime",
+    "Pixie Dust",
+    "Tweeter",
+    "Beacon",
+    "Spaceline",
+    "Bright Morning",
+    "Cuckoo",
+    "Early Twilight",
+    "Gentle Breeze",
+    "Sunshower",
+    "Deutsch",
+    "Español",
+    "Français",
+    "Italiano",
+    "Nederlands",
+    "Polski",
+    "Português",
+    "Svenska",
+    "Dansk",
+    "Norsk",
+    "Chrome",
+    "Firefox",
+    "Opera",
+    "Edge",
+    "Signal",
+    "Textra",
+    "5G",
+    "4G",
+    "3G",
+    "2G",
+    "MIDI",
+    "PTP",
+    "PIN",
+    "GMT",
+    "Deuteranomaly",
+    "Protanomaly",
+    "Tritanomaly",
+    "Shop",
+)
+_SHORT.update({name: name for name in _NAMES})
+_SHORT.update({"English (US)": "Englisch (USA)", "English (UK)": "Englisch (GB)", "Store": "Laden"})
 #: Exact strings: the UI's words (a string not here, and not a dynamic shape :func:`translate` knows, stays as it is).
 PHRASES: dict[str, str] = {**_COMMON, **_LOGIN, **_SETTINGS, **_APPS, **_SHORT, "Archive": "Archiv"}
 #: Where one English word needs two German ones: by the widget's kind.
@@ -708,6 +759,7 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 MONTHS_DE = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember")
 _MONTH = dict(zip(MONTHS, MONTHS_DE))
 _PREFIXES = {
+    "Card: ": "Karte: ",
     "Phone: ": "Telefon: ",
     "Email: ": "E-Mail: ",
     "Size: ": "Größe: ",
@@ -788,6 +840,8 @@ def _dynamic(s: str) -> str | None:
     head, sep, tail = s.partition(", ")
     if sep and _date(tail) is not None:  # "Standup, Thu, Jan 7": a title and its date
         return f"{head}, {_date(tail)}"
+    if s.endswith(" (saved)"):  # "Visa •••• 5356 (saved)"
+        return s[: -len(" (saved)")] + " (gespeichert)"
     if s.endswith(" each") and s.startswith("$"):  # "$66.99 each"
         return f"je {s[:-5]}"
     if s.startswith("Order #") and s.endswith(" placed"):
