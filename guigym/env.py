@@ -70,7 +70,9 @@ class GuiEnv(gym.Env):
     Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
     a preset (``"all"``, ``"appearance"``, ``"instructions"``, ``"interruptions"``,
     ``"adversarial"``) or a dict of axes; ``split="train" | "test"`` picks each sampled axis's
-    values from disjoint sets, so the splits never share an instance.
+    values from disjoint sets, so the splits never share an instance. ``{"language": "de"}``
+    (or the preset ``"language"``) with ``split="test"``: German screens and instructions
+    (``guigym.i18n``; opt-in, not part of ``"all"``).
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
