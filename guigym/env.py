@@ -71,7 +71,9 @@ class GuiEnv(gym.Env):
     Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
     a preset (``"all"``, ``"appearance"``, ``"instructions"``, ``"interruptions"``,
     ``"adversarial"``) or a dict of axes; ``split="train" | "test"`` picks each sampled axis's
-    values from disjoint sets, so the splits never share an instance.
+    values from disjoint sets, so the splits never share an instance. ``{"language": "de"}``
+    (or the preset ``"language"``) with ``split="test"``: German screens and instructions
+    (``guigym.i18n``; opt-in, not part of ``"all"``).
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
@@ -115,6 +117,13 @@ class GuiEnv(gym.Env):
         self._backend_kwargs = dict(backend_kwargs or {})
         #: ``guigym.variation``: the axes (None: off, the family's own instances) and the split.
         self.variation = resolve_variation(variation, split)
+        if self.variation is not None and self.variation.get("language", "en") != "en":  # guigym.i18n: fail at make
+            from guigym.i18n import check_language
+            from guigym.variation import AXES
+
+            lang = self.variation["language"]
+            for one in AXES["language"][split] if lang == "sample" else (lang,):
+                check_language(one, self.family.name)
         self.split = split
 
         obs: dict[str, spaces.Space[Any]] = {

@@ -33,7 +33,14 @@ Axes:
 * ``density``: a list row's height and the rows' side padding (:data:`guigym.layout.DENSITIES`,
   ``comfortable`` the default), in the shared layout, so both renderers place rows alike;
 * ``icons``: the home screen's icons (Launcher, Phone) show another app's colour
-  (``recoloured``) or its whole icon, colour and glyph (``shuffled``); labels stay right.
+  (``recoloured``) or its whole icon, colour and glyph (``shuffled``); labels stay right;
+* ``language`` (opt-in, :data:`OPT_IN`): the interface language, ``en`` (train, neutral) or
+  ``de`` (test): German labels on every screen and a German instruction made from the task's
+  fields (:mod:`guigym.i18n`); names and content stay as they are, the oracle and rewards are
+  unchanged. It is not in ``"all"``, a dict that leaves it out keeps it English, and
+  :func:`grid` has it only with ``opt_in=True``: ask for it (preset ``"language"`` or
+  ``{"language": "de"}``, split ``"test"``). An unknown language, or a family without German
+  instructions, is a ``ValueError`` at ``make``.
 
 List vs grid is not an axis: no app has both layouts. The screen size and orientation is not
 an axis either (the observation's shape is fixed per env): ``gym.make(id, viewport=(w, h))``
@@ -68,19 +75,25 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "font": {"train": ("default", "serif", "mono"), "test": ("italic", "light")},
     "density": {"train": ("compact", "comfortable", "spacious"), "test": ("dense", "roomy")},
     "icons": {"train": ("matching", "recoloured"), "test": ("shuffled",)},
+    "language": {"train": ("en",), "test": ("de",)},
 }
+#: Axes that are opt-in: neutral unless a preset or dict names them (not in ``"all"``, and a dict
+#: that leaves one out keeps it neutral): a German test split is a harsh shift of its own.
+OPT_IN: tuple[str, ...] = ("language",)
 #: What an axis is when a preset does not vary it (the family's own theme: ``None``): the
 #: unvaried env's look.
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
-                           "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching"}
+                           "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching",
+                           "language": "en"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
-    "all": tuple(AXES),
+    "all": tuple(a for a in AXES if a not in OPT_IN),
     "appearance": ("theme", "font_scale", "font", "density", "icons"),
     "instructions": ("instruction_style",),
     "interruptions": ("popup", "popup_at"),
     "adversarial": ("adversarial",),
+    "language": ("language",),
 }
 
 _FAMILY_THEMES = {t["name"]: t for t in THEMES}
@@ -143,7 +156,11 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
         raise ValueError(f"unknown variation axes {unknown}; expected some of {sorted(AXES)}")
     out = {}
     for a in AXES:
-        v = variation.get(a, "sample")
+        v = variation.get(a, NEUTRAL[a] if a in OPT_IN else "sample")
+        if a == "language" and v != "sample":
+            from guigym.i18n import check_language
+
+            check_language(v)
         if v != "sample" and v not in AXES[a][split] and v != NEUTRAL[a]:
             raise ValueError(f"variation {a}={v!r} is not a {split!r} value; {split!r} has {AXES[a][split]} "
                              f"(the other split: {AXES[a]['test' if split == 'train' else 'train']})")
@@ -221,7 +238,13 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
     if var["icons"] != "matching" and len(scenario.get("home", {}).get("icons", ())) > 1:
         out["home"] = {**scenario["home"], "looks": icon_looks(scenario["home"]["icons"], var["icons"], rng)}
     task = dict(scenario["task"])
-    task["instruction"] = restyle(task["instruction"], var["instruction_style"], rng)
+    lang = var.get("language", "en")
+    if lang != "en":  # an instruction made in that language from the task's fields (guigym.i18n)
+        from guigym import i18n
+
+        task["instruction"] = i18n.restyle(i18n.instruction(scenario, lang, rng), var["instruction_style"], lang, rng)
+    else:
+        task["instruction"] = restyle(task["instruction"], var["instruction_style"], rng)
     out["task"] = task
     if var["popup"] != "none":
         popup: Popup = {"kind": var["popup"], **POPUPS[var["popup"]], "after": int(var["popup_at"])}  # type: ignore[typeddict-item]
@@ -232,10 +255,11 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
     return out  # type: ignore[return-value]
 
 
-def grid(split: str = "train") -> list[tuple[str, dict[str, Any]]]:
+def grid(split: str = "train", opt_in: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """One variant per value of each axis in ``split`` (the other axes neutral), after the
     all-neutral baseline: what ``python -m agents.evaluate --variations grid`` runs.
-    Interruptions show at reset here (``popup_at`` 0).
+    Interruptions show at reset here (``popup_at`` 0). The opt-in axes (:data:`OPT_IN`, the
+    language) only with ``opt_in`` (so the published robustness grid stays as it was).
 
     >>> [name for name, _ in grid("test")][:4]
     ['neutral', 'theme=orange', 'theme=teal', 'theme=colourblind']
@@ -244,7 +268,7 @@ def grid(split: str = "train") -> list[tuple[str, dict[str, Any]]]:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
     out = [("neutral", dict(NEUTRAL))]
     for axis in AXES:
-        if axis == "popup_at":
+        if axis == "popup_at" or (axis in OPT_IN and not opt_in):
             continue
         for v in AXES[axis][split]:
             if v != NEUTRAL[axis]:

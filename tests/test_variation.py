@@ -14,7 +14,7 @@ import pytest
 from guigym.actions import Back, Click
 from guigym.apps.base import BANNER_ID, POPUP_SCREEN
 from guigym.registration import env_ids
-from guigym.variation import AXES, PRESETS, restyle, sample_variation
+from guigym.variation import AXES, NEUTRAL, OPT_IN, PRESETS, restyle, sample_variation
 
 IDS = env_ids()
 
@@ -50,7 +50,8 @@ def test_the_oracle_solves_every_variant(env_id: str, split: str) -> None:
     for env in envs.values():
         env.close()
     assert not failed, (env_id, split, failed[:3])
-    assert all(seen[axis] == set(AXES[axis][split]) for axis in AXES), {a: sorted(map(str, seen[a])) for a in AXES}
+    expected = {a: {NEUTRAL[a]} if a in OPT_IN else set(AXES[a][split]) for a in AXES}  # opt-in axes: only when asked
+    assert seen == expected, {a: sorted(map(str, seen[a])) for a in AXES}
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -79,8 +80,8 @@ def test_same_seed_same_instance_and_splits_disjoint(env_id: str) -> None:
         assert tr1.scenario == tr2.scenario
         seen_train.add(json.dumps(tr1.scenario, sort_keys=True))
         seen_test.add(json.dumps(te.scenario, sort_keys=True))
-        for axis, v in te.scenario["variation"].items():
-            assert v in AXES[axis]["test"], (axis, v)
+        for axis, v in te.scenario["variation"].items():  # an opt-in axis (the language) stays neutral unless asked for
+            assert v in AXES[axis]["test"] or (axis in OPT_IN and v == NEUTRAL[axis]), (axis, v)
     assert not seen_train & seen_test
 
 

@@ -398,7 +398,12 @@ def view(scenario: Scenario, state: DeviceState) -> View:
     """What the screen shows in ``state``."""
     v = _device_view(scenario, state)
     if popup_showing(scenario, state) and v.backdrop is None:  # over a dialog it waits (see guigym.variation)
-        return _popup_view(scenario, v)
+        v = _popup_view(scenario, v)
+    var = scenario.get("variation")
+    if var and var.get("language", "en") != "en":  # another interface language (guigym.i18n): shown strings only
+        from guigym.i18n import localize
+
+        v = localize(scenario, v)
     return v
 
 

@@ -1,0 +1,237 @@
+"""A second interface language (``guigym.i18n``, the ``language`` variation axis): German screens
+and instructions, the same tasks, references and rewards."""
+
+from __future__ import annotations
+
+import re
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from guigym.i18n import LANGUAGES, check_language, content_strings
+from guigym.i18n.de import INSTRUCTIONS, PHRASES, translate
+from guigym.registration import env_ids, id_levels
+from guigym.variation import AXES, NEUTRAL, PRESETS, grid, resolve
+from tests.conftest import make
+
+#: The ids whose family has German instructions (a family added later without them: see
+#: test_families_without_german_are_clear_errors).
+IDS = [i for i in env_ids() if gym.spec(i).kwargs.get("family", i.split("-")[1]) in INSTRUCTIONS]
+ID_LEVELS = [(i, lv) for i, lv in id_levels() if i in IDS]
+#: German alone: the other axes neutral (so what differs from English is the language only).
+DE = {**NEUTRAL, "language": "de"}
+
+
+def run(env: gym.Env, seed: int, limit: int = 250) -> tuple[bool, list[dict]]:
+    """Follow the oracle from reset: (success, infos)."""
+    _, info = env.reset(seed=seed)
+    infos = [info]
+    for _ in range(limit):
+        if not info["reference"]:
+            break
+        _, _, term, trunc, info = env.step(info["reference"][0].action)
+        infos.append(info)
+        if term or trunc:
+            break
+    return bool(info["success"]), infos
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_the_oracle_solves_german_instances(env_id: str, level: str) -> None:
+    env = make(env_id, level=level, variation=DE, split="test")
+    fails = [s for s in range(100) if not run(env, s)[0]]
+    env.close()
+    assert not fails, (env_id, level, fails[:10])
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_task_german_words_deterministic(env_id: str) -> None:
+    """Same seed: the same scenario but for the instruction; the German instruction differs from
+    the English one, is the same on every reset of the seed, and keeps the task's quoted values."""
+    en = make(env_id).unwrapped
+    de, de2 = (make(env_id, variation=DE, split="test").unwrapped for _ in range(2))
+    for level in en.family.levels:
+        for seed in range(8):
+            for e in (en, de, de2):
+                e.reset(seed=seed, options={"level": level})
+            a, b = en.scenario, de.scenario
+            assert a["apps"] == b["apps"] and a["start"] == b["start"]
+            assert {k: v for k, v in a["task"].items() if k != "instruction"} == {k: v for k, v in b["task"].items() if k != "instruction"}
+            assert b["task"]["instruction"] != a["task"]["instruction"]
+            assert de2.scenario["task"]["instruction"] == b["task"]["instruction"]
+            for quoted in re.findall(r"\"[^\"]+\"", a["task"]["instruction"]):  # typed values ("…") stay as they are
+                assert quoted in b["task"]["instruction"], (env_id, seed, quoted, b["task"]["instruction"])
+            assert de.reset(seed=seed, options={"level": level})[1]["variation"]["language"] == "de"
+
+
+def test_login_screen_is_german_and_ids_unchanged() -> None:
+    en, de = make("GuiGym-Login-v0"), make("GuiGym-Login-v0", variation=DE, split="test")
+    _, ie = en.reset(seed=0)
+    _, idd = de.reset(seed=0)
+    assert [e["id"] for e in ie["elements"]] == [e["id"] for e in idd["elements"]]
+    assert [e["box"] for e in ie["elements"]] == [e["box"] for e in idd["elements"]]
+    labels = {e["id"]: e["label"] for e in idd["elements"]}
+    for e in ie["elements"]:
+        assert labels[e["id"]] == translate(e["label"])
+    assert "Anmelden" in [translate(x) for x in ("Sign in", "Sign me in")]
+    assert not {"Password", "Passcode", "Sign in", "Log in", "Username", "User name"} & set(labels.values())
+    assert [r.target for r in ie["reference"]] == [r.target for r in idd["reference"]]
+
+
+def test_known_words() -> None:
+    assert translate("Sign in") == "Anmelden" and translate("Cancel") == "Abbrechen" and translate("Settings") == "Einstellungen"
+    assert translate("3 selected") == "3 ausgewählt" and translate("Folder · 1 item") == "Ordner · 1 Element"
+    assert translate("Tuesday, January 5, 2027") == "Dienstag, 5. Januar 2027" and translate("Wed, Jan 6") == "Mi, 6. Jan"
+    assert translate("Grace Hill") == "Grace Hill"  # a name: not in the phrasebook, as it is
+    assert translate("Archive") == "Archiv" and translate("Archive", "button") == "Archivieren"
+
+
+def test_settings_screen_and_instruction_agree() -> None:
+    """The instruction quotes a setting's label as the German screen shows it."""
+    env = make("GuiGym-Settings-v0", variation=DE, split="test")
+    for seed in range(10):
+        env.reset(seed=seed)
+        t = env.unwrapped.scenario["task"]["targets"][0]
+        assert f"'{translate(t['label'])}'" in env.unwrapped.instruction
+        success, infos = run(env, seed)
+        shown = {e["label"] for i in infos for e in i["elements"]}
+        assert success and translate(t["label"]) in shown and t["label"] not in shown - {translate(t["label"])}
+
+
+@pytest.mark.parametrize("env_id", ["GuiGym-Files-v0", "GuiGym-Mail-v0", "GuiGym-Shop-v0", "GuiGym-Messages-v0"])
+def test_content_stays_english(env_id: str) -> None:
+    """Names, file names, subjects and product names (the scenario's content) show as they are
+    along the reference, and every value the instruction quotes is on the English screen too."""
+    from guigym.apps.base import view
+
+    env = make(env_id, level="medium", variation=DE, split="test")
+    u = env.unwrapped
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        keep = content_strings(u.scenario)
+        en = {**u.scenario, "variation": {**u.scenario["variation"], "language": "en"}}
+        kept = 0
+        for _ in range(60):
+            for a, b in zip(view(en, u._state).widgets(), u.current_view.widgets()):
+                assert a.id == b.id and a.value == b.value or a.kind == "label"
+                if a.label in keep and a.kind != "icon":
+                    assert b.label == a.label, (env_id, a.label, b.label)
+                    kept += 1
+            if not info["reference"]:
+                break
+            _, _, term, _, info = env.step(info["reference"][0].action)
+            if term:
+                break
+        assert kept, env_id
+
+
+def test_the_axis_is_opt_in_and_test_only() -> None:
+    assert AXES["language"] == {"train": ("en",), "test": ("de",)} and NEUTRAL["language"] == "en"
+    assert "language" not in PRESETS["all"] and PRESETS["language"] == ("language",)
+    assert resolve("all", "test")["language"] == "en" and resolve({"theme": "orange"}, "test")["language"] == "en"
+    assert resolve("language", "test")["language"] == "sample"
+    assert ("language=de", {**NEUTRAL, "language": "de"}) in grid("test", opt_in=True)
+    assert not any(name.startswith("language") for name, _ in grid("test"))  # the published grid stays as it was
+    ten = {"Login", "Settings", "Launcher", "Contacts", "Messages", "Files", "Calendar", "Mail", "Phone", "Shop"}
+    assert set(LANGUAGES) == {"en", "de"} and ten <= set(INSTRUCTIONS)
+    env = make("GuiGym-Contacts-v0", variation="language", split="test")
+    _, info = env.reset(seed=0)
+    assert info["variation"]["language"] == "de"
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"variation": {"language": "fr"}, "split": "test"}, "unknown language 'fr'"),
+        ({"variation": {"language": "zh"}}, "unknown language 'zh'"),
+        ({"variation": {"language": "de"}}, "not a 'train' value"),
+    ],
+)
+def test_bad_languages_are_clear_errors(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        gym.make("GuiGym-Login-v0", **kwargs)
+
+
+def test_a_family_without_german_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(INSTRUCTIONS, "Shop")
+    with pytest.raises(ValueError, match=r"not available for the Shop family: German instructions exist for \[.*'Login'"):
+        gym.make("GuiGym-Shop-v0", variation=DE, split="test")
+    with pytest.raises(ValueError, match="not available for the Shop family"):
+        check_language("de", "Shop")
+
+
+def test_families_without_german_are_clear_errors() -> None:
+    for env_id in set(env_ids()) - set(IDS):
+        with pytest.raises(ValueError, match="German instructions exist for"):
+            gym.make(env_id, variation=DE, split="test")
+
+
+def test_styles_in_german() -> None:
+    env = make("GuiGym-Messages-v0", variation={**DE, "instruction_style": "buried"}, split="test")
+    plain = make("GuiGym-Messages-v0", variation=DE, split="test")
+    for seed in range(5):
+        env.reset(seed=seed)
+        plain.reset(seed=seed)
+        i = env.unwrapped.instruction
+        assert "Jedenfalls:" in i and "Anyway" not in i
+        for q in re.findall(r"\"[^\"]+\"", plain.unwrapped.instruction):
+            assert q in i
+
+
+def test_german_snapshot_round_trip() -> None:
+    env = make("GuiGym-Calendar-v0", level="medium", variation=DE, split="test").unwrapped
+    obs, _ = env.reset(seed=2)
+    snap = env.get_state()
+    other = make("GuiGym-Calendar-v0", level="medium").unwrapped
+    other.reset(seed=0)
+    other.set_state(snap)
+    assert np.array_equal(other.observe()["screenshot"], obs["screenshot"]) and other.instruction == env.instruction
+
+
+def test_phrasebook_is_clean() -> None:
+    assert all(isinstance(k, str) and isinstance(v, str) and k.strip() == k and v for k, v in PHRASES.items())
+
+
+@pytest.mark.browser
+def test_browser_and_mock_agree_on_german_screens() -> None:
+    """The reference replayed in the browser: the same events, states and success as the mock,
+    German labels in both, and the screens drawn alike (parity thresholds)."""
+    from guigym.backends.browser import BrowserBackend
+    from guigym.backends.mock import MockBackend
+    from guigym.layout import layout
+    from tests.test_render_parity import H, W, compare, fails
+
+    m, b = MockBackend(W, H), BrowserBackend(W, H)
+    try:
+        for env_id, level in (
+            ("GuiGym-Login-v0", "hard"),
+            ("GuiGym-Settings-v0", "medium"),
+            ("GuiGym-Calendar-v0", "easy"),
+            ("GuiGym-Shop-v0", "medium"),
+        ):
+            mock = make(env_id, level=level, variation=DE, split="test")
+            br = make(env_id, level=level, variation=DE, split="test", backend="browser")
+            try:
+                _, im = mock.reset(seed=1)
+                _, ib = br.reset(seed=1)
+                for _ in range(40):
+                    assert [(e["id"], e["label"]) for e in im["elements"]] == [(e["id"], e["label"]) for e in ib["elements"]]
+                    v = br.unwrapped.current_view
+                    r = compare(m, b, v, layout(v, W, H))
+                    assert not fails(r), (env_id, fails(r))
+                    if not im["reference"]:
+                        break
+                    act = im["reference"][0].action
+                    _, _, tm, _, im = mock.step(act)
+                    _, _, tb, _, ib = br.step(act)
+                    assert im["event"] == ib["event"] and mock.unwrapped.get_state()["state"] == br.unwrapped.get_state()["state"]
+                    if tm or tb:
+                        break
+                assert im["success"] and ib["success"], env_id
+            finally:
+                mock.close()
+                br.close()
+    finally:
+        b.close()
+        m.close()
