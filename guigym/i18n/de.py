@@ -1386,6 +1386,103 @@ def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
     return _chain(rng, clauses)
 
 
+#: CrossApp: how the first clause names the fact, and the pronoun later clauses use for it.
+_CROSS_FACT = {
+    "address": (("die Adresse aus der letzten Nachricht von {a}", "die Adresse, die {a} dir in Messages geschickt hat"), "sie"),
+    "meeting": (
+        ("die Uhrzeit des Treffens aus der neuesten Mail von {a}", "die Startzeit des Treffens, über das {a} zuletzt gemailt hat"),
+        "sie",
+    ),
+    "price": (
+        (
+            "den Preis des günstigsten Artikels in {c} aus der Kategorie {k} im Shop",
+            "den Preis des billigsten Artikels in {c} unter {k} im Shop",
+        ),
+        "ihn",
+    ),
+    "phone": (("die Telefonnummer von {a}", "die Nummer von {a} aus Contacts"), "sie"),
+    "chain": (
+        (  # the relative clause closes with a comma: the sentence goes on after it
+            'die Telefonnummer der Person, die dir die Mail "{s}" geschickt hat,',
+            'die Nummer (aus Contacts) des Absenders der Mail "{s}"',
+        ),
+        "sie",
+    ),
+}
+
+
+def _crossapp(scenario: Scenario, rng: np.random.Generator) -> str:
+    from guigym.apps.crossapp import CONTACTS, MAIL, MESSAGES, SHOP
+
+    apps, task = scenario["apps"], scenario["task"]
+    source, reads = task["source"], task["reads"]
+
+    def mail(ref: int) -> dict[str, Any]:
+        return next(m for m in apps[MAIL]["mails"] if m["id"] == ref)
+
+    args: dict[str, str] = {}
+    if source == "address":
+        args["a"] = next(t["name"] for t in apps[MESSAGES]["threads"] if t["id"] == reads[0]["ref"])
+    elif source == "meeting":
+        args["a"] = mail(reads[0]["ref"])["peer"]
+    elif source == "price":
+        p = apps[SHOP]["shop"]["products"][reads[0]["ref"]]
+        args.update(c=translate(p["colour"]), k=translate(p["cat"]))
+    elif source in ("phone", "chain"):
+        args["a"] = apps[CONTACTS]["cards"][reads[-1]["ref"]]["name"]
+        if source == "chain":
+            args["s"] = mail(reads[0]["ref"])["subject"]
+    else:
+        raise ValueError(f"no German instruction for a CrossApp source {source!r}")
+    names, pronoun = _CROSS_FACT[source]
+    fact = _pick(rng, names).format(**args)
+    jobs = task["jobs"]
+    clauses: list[str] = []
+    for i, j in enumerate(jobs):
+        # after the calendar's clause (the whole meeting), the next one says which part it carries
+        f = fact if i == 0 else "die Uhrzeit" if i == 1 and jobs[0]["type"] == "cal" else pronoun
+        k, n, t = j["type"], j["name"], j["title"]
+        if k == "cal":
+            clauses.append(
+                _pick(
+                    rng,
+                    (
+                        f"trage das Treffen aus der neuesten Mail von {args['a']} als '{t}' in den Kalender ein",
+                        f"übernimm das Treffen aus der letzten Mail von {args['a']} mit dem Titel '{t}' in den Kalender",
+                    ),
+                )
+            )
+        elif k == "note":
+            clauses.append(
+                _pick(
+                    rng,
+                    (
+                        f"speichere {f} in einer neuen Notiz mit dem Titel '{t}'",
+                        f"lege eine neue Notiz namens '{t}' an und schreib {f} hinein",
+                    ),
+                )
+            )
+        elif k == "msg":
+            clauses.append(_pick(rng, (f"schick {f} in Messages an {n}", f"schreib {n} {f} in Messages")))
+        elif k == "mail":
+            clauses.append(
+                _pick(rng, (f'maile {f} an {n} mit dem Betreff "{t}"', f'schick {n} eine Mail mit dem Betreff "{t}" und {f} als Text'))
+            )
+        elif k == "reply":
+            clauses.append(
+                _pick(
+                    rng,
+                    (
+                        f'antworte auf die Mail von {n} zu "{t}" und schreib {f} in die Antwort',
+                        f'beantworte die Mail "{t}" von {n}: schreib {f} hinein',
+                    ),
+                )
+            )
+        else:
+            raise ValueError(f"no German instruction for a CrossApp job of type {k!r}")
+    return _chain(rng, clauses)
+
+
 #: One instruction function per family: ``(scenario, rng) -> str`` from ``scenario["task"]``.
 INSTRUCTIONS: dict[str, Callable[[Scenario, np.random.Generator], str]] = {
     "Login": _login,
@@ -1398,6 +1495,7 @@ INSTRUCTIONS: dict[str, Callable[[Scenario, np.random.Generator], str]] = {
     "Mail": _mail,
     "Phone": _phone,
     "Shop": _shop,
+    "CrossApp": _crossapp,
 }
 
 # --- instruction styles (guigym.variation's instruction_style, in German) --------------------
