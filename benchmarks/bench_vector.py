@@ -54,6 +54,7 @@ def single(kw: dict[str, Any], steps: int, oracle: bool) -> float:
     env = gym.make(ENV_ID, **kw)
     _, info = env.reset(seed=0)
     env.action_space.seed(0)
+    main0 = time.process_time()
     t = time.perf_counter()
     for _ in range(steps):
         ref = info["reference"]
@@ -62,16 +63,38 @@ def single(kw: dict[str, Any], steps: int, oracle: bool) -> float:
         if term or trunc:
             _, info = env.reset()
     rate = steps / (time.perf_counter() - t)
+    CPU["single env"] = ((time.process_time() - main0) / steps, 0.0)
     env.close()
     return rate
 
 
-def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool) -> float:
-    """Steps/s of ``venv`` (NEXT_STEP autoreset: an env's action after its episode ends is ignored)."""
+#: CPU seconds per env-step of the last measured cell, ``(main process, worker processes)``, by row name.
+CPU: dict[str, tuple[float, float]] = {}
+
+
+def _proc_cpu(pids: list[int]) -> float:
+    """User + system CPU seconds of processes ``pids`` so far (Linux ``/proc``; 0 elsewhere)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool, name: str = "") -> float:
+    """Steps/s of ``venv`` (NEXT_STEP autoreset: an env's action after its episode ends is ignored);
+    the CPU per env-step of the main and worker processes goes to ``CPU[name]`` (worker processes
+    of a Gymnasium-style vector env; a browser's own processes are not counted)."""
     apps = tuple(venv.get_attr("apps")[0])
     n, space = venv.num_envs, venv.single_action_space
     _, info = venv.reset(seed=0)
     venv.action_space.seed(0)
+    pids = [p.pid for p in getattr(venv, "processes", []) if p is not None]
+    cpu0, main0 = _proc_cpu(pids), time.process_time()
     t = time.perf_counter()
     for _ in range(max(1, steps // n)):
         if oracle:
@@ -82,6 +105,8 @@ def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool) -> float:
             batch = venv.action_space.sample()
         _, _, _, _, info = venv.step(batch)
     rate = max(1, steps // n) * n / (time.perf_counter() - t)
+    done = max(1, steps // n) * n
+    CPU[name] = ((time.process_time() - main0) / done, (_proc_cpu(pids) - cpu0) / done)
     venv.close()
     return rate
 
@@ -118,13 +143,18 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
     print(f"\n{backend} backend, {ENV_ID} easy, {n} envs, {steps} env-steps per cell, load average {os.getloadavg()[0]:.1f}")
     base = {p: single(kw, steps, p == "oracle") for p in ("random", "oracle")}
     rows: list[tuple[str, Callable[[bool], float | None]]] = [
-        (f"sync x{n}", lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="sync", **kw), steps, o)),
-        (f"gymnasium async x{n} (defaults)", lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="async", **kw), steps, o)),
-        (f"guigym async x{n} (make_vec)", lambda o: vector(gym.make_vec(ENV_ID, n, **kw), steps, o)),
+        (f"sync x{n}", lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="sync", **kw), steps, o, f"sync x{n}")),
+        (f"gymnasium async x{n} (defaults)",
+         lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="async", **kw), steps, o, f"gymnasium async x{n} (defaults)")),
+        (f"guigym async x{n} (make_vec)", lambda o: vector(gym.make_vec(ENV_ID, n, **kw), steps, o, f"guigym async x{n} (make_vec)")),
         (f"SB3 SubprocVecEnv x{n}", lambda o: None if o else sb3_subproc(kw, n, steps)),
         (f"Ray x{n}", lambda o: (lambda v: None if v is None else vector(v, steps, o))(ray_vector(kw, n))),
     ]
-    results = [(name, {p: fn(p == "oracle") for p in ("random", "oracle")}) for name, fn in rows]
+    results, cpu = [], {}
+    for name, fn in rows:
+        results.append((name, {p: fn(p == "oracle") for p in ("random", "oracle")}))
+        cpu[name] = CPU.pop(name, None)  # the oracle cell's (measured last)
+    cpu["single env"] = CPU.get("single env")
     after = {p: single(kw, steps, p == "oracle") for p in ("random", "oracle")}
     base = {p: (base[p] + after[p]) / 2 for p in base}
     print(f"{'setup':34} {'random st/s':>12} {'ratio':>6} {'oracle st/s':>12} {'ratio':>6}")
@@ -132,6 +162,12 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
     for name, r in results:
         cells = "".join(f" {'-':>12} {'-':>6}" if r[p] is None else f" {r[p]:12.0f} {r[p] / base[p]:6.2f}" for p in ("random", "oracle"))
         print(f"{name:34}{cells}")
+    print(f"\nCPU per env-step, oracle policy, µs (workers: their own processes, not a browser's)")
+    print(f"{'setup':34} {'main':>8} {'workers':>8} {'total':>8}")
+    for name in ["single env"] + [r[0] for r in rows]:
+        if cpu.get(name) is not None:
+            m, w = cpu[name]
+            print(f"{name:34} {m * 1e6:8.0f} {w * 1e6:8.0f} {(m + w) * 1e6:8.0f}")
 
 
 def main(argv: list[str] | None = None) -> int:
