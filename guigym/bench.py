@@ -2,11 +2,13 @@
 screenshot in the observation and the dense reference in ``info`` on every step.
 
     python benchmarks/bench_env.py [--steps 4000] [--vector 2]     (or: guigym bench)
+    python benchmarks/bench_env.py --variation all [--split test]  (varied vs plain, side by side)
 
 Runs on one core (pinned) unless --vector > 1, which also measures guigym's vector env
 (``gym.make_vec(id, n)``, :class:`guigym.vector.GuiVectorEnv`) on all cores and prints its
 throughput ratio to the single env measured in the same run (benchmarks/bench_vector.py compares
-every vectorization).
+every vectorization). With ``--variation`` (a preset of :mod:`guigym.variation`) every id x level
+is measured twice in the same run, plain and varied, and the ratio varied / plain is printed.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="guigym bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--vector", type=int, default=2, help="also measure guigym's vector env with this many envs (0: skip)")
+    p.add_argument("--variation", default=None, help="also measure every id under this variation preset (e.g. all)")
+    p.add_argument("--split", default="train", help="the split of --variation")
     args = p.parse_args(argv)
     # pinned to one core while measuring, and given back whatever happens: main() also runs
     # in-process (tests, notebooks), where a leftover pin would slow everything after it
@@ -88,19 +92,34 @@ def _measure(args: argparse.Namespace) -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     print(f"guigym {guigym.__version__} mock backend, 360x640, one core; Python {platform.python_version()}, {platform.machine()}")
-    print(f"{'env':24} {'level':7} {'random st/s':>12} {'oracle st/s':>12} {'resets/s':>9}")
-    single = {}
+    varied = args.variation is not None
+    head = f"{'env':24} {'level':7} {'random st/s':>12} {'oracle st/s':>12} {'resets/s':>9}"
+    print(head + (f"   varied ({args.variation}, {args.split}): {'random':>7} {'oracle':>7} {'resets':>7} (x plain)" if varied else ""))
+    single, ratios = {}, []
     for env_id in env_ids():
         env = gym.make(env_id).unwrapped  # no TimeLimit: measure the env itself
+        venv = gym.make(env_id, variation=args.variation, split=args.split).unwrapped if varied else None
         for level in env.family.levels:
             r = random_policy(env, args.steps, level)
             o = oracle_policy(env, args.steps, level)
             z = resets(env, max(200, args.steps // 10), level)
             single[(env_id, level)] = r
-            print(f"{env_id:24} {level:7} {r:12.0f} {o:12.0f} {z:9.0f}")
+            line = f"{env_id:24} {level:7} {r:12.0f} {o:12.0f} {z:9.0f}"
+            if venv is not None:  # right after the plain ones: the same conditions
+                rv = random_policy(venv, args.steps, level) / r
+                ov = oracle_policy(venv, args.steps, level) / o
+                zv = resets(venv, max(200, args.steps // 10), level) / z
+                ratios += [rv, ov, zv]
+                line += f"   {'':>{len(args.variation) + len(args.split) + 12}} {rv:7.2f} {ov:7.2f} {zv:7.2f}"
+            print(line)
         env.close()
+        if venv is not None:
+            venv.close()
     rates = list(single.values())
     print(f"min random-policy steps/s over ids x levels: {min(rates):.0f} (target >= 2000 on one core)")
+    if ratios:
+        print(f"varied / plain over ids x levels x (random, oracle, resets): min {min(ratios):.2f}, "
+              f"median {sorted(ratios)[len(ratios) // 2]:.2f}")
     if args.vector > 1:
         if hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))  # the vector env's workers inherit it
