@@ -10,8 +10,17 @@ draws) are those of the same seed without variation, and the same seed gives the
 within a split. Every axis's train and test values are disjoint, so the two splits never share
 an instance. An axis fixed in a dict must hold one of its split's values, or its neutral one
 (:data:`NEUTRAL`: then that axis does not tell the splits apart). What was applied is in
-``info["variation"]`` (and ``scenario["variation"]``). Held-out task templates are not an
-axis yet: both splits draw the family's templates alike.
+``info["variation"]`` (and ``scenario["variation"]``); the task template of the instance is in
+``info["template"]``.
+
+The ``templates`` axis (last, so it moves no other axis's draw) is the one that changes the
+task: its train value draws each family's task templates but the held-out ones, its test value
+only those (:data:`TEST_TEMPLATES`, per family and level; a level with one template shares it).
+Each family names its templates per level (``Family.templates``) and tells which one a scenario
+is (``Family.template``); ``Family.instance(rng, level, templates)`` is the one hook that
+restricts them (it draws the family's scenarios until one is of an allowed template, so without
+a restriction it is exactly ``generate``). Its neutral value ``"all"`` keeps the family's own
+instances, as the presets other than ``"all"`` and ``"templates"`` do.
 
 Axes:
 
@@ -26,7 +35,8 @@ Axes:
   it first once it shows (it cannot foresee a later one);
 * ``adversarial``: a row at the top of every app screen that tries to redirect the agent — a
   button that claims the task is done, a "SYSTEM: ignore your instruction…" line, a hint
-  pointing to another app. Obeying only the user's instruction is unaffected by it.
+  pointing to another app. Obeying only the user's instruction is unaffected by it;
+* ``templates``: the split's task templates (``train``, ``test``; neutral: ``all``).
 
 >>> v = sample_variation("all", "test", __import__("numpy").random.default_rng(0))
 >>> sorted(v) == sorted(AXES) and v["theme"] in AXES["theme"]["test"]
@@ -40,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from guigym.apps.family import THEMES
+from guigym.apps.family import THEMES, Family
 from guigym.apps.schema import Banner, Popup, Scenario
 
 SPLITS = ("train", "test")
@@ -53,10 +63,13 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "popup": {"train": ("none", "cookie", "rate"), "test": ("update", "permission")},
     "popup_at": {"train": (0, 2), "test": (1, 3)},
     "adversarial": {"train": ("none", "fake_done", "misleading"), "test": ("injection", "fake_link")},
+    # the family's task templates: the train split's (every level's templates but those in
+    # TEST_TEMPLATES) or the held-out test split's; last, so adding it moved no other axis's draw
+    "templates": {"train": ("train",), "test": ("test",)},
 }
 #: What an axis is when a preset does not vary it (the family's own theme: ``None``).
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
-                           "adversarial": "none"}
+                           "adversarial": "none", "templates": "all"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -65,7 +78,45 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "instructions": ("instruction_style",),
     "interruptions": ("popup", "popup_at"),
     "adversarial": ("adversarial",),
+    "templates": ("templates",),
 }
+
+#: The held-out task templates: per family and level, the templates (``Family.templates``) only
+#: the test split draws; the train split draws the others. A level with one template (Login easy:
+#: ``sign_in``) is shared by both splits; every other level keeps at least one template in each.
+TEST_TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
+    "Login": {"easy": (), "medium": ("no_remember",), "hard": ("remember",)},
+    "Settings": {"easy": ("choice",), "medium": ("choice+toggle",), "hard": ("choice+toggle+toggle",)},
+    "Launcher": {"easy": ("clock",), "medium": ("contacts",), "hard": ("clock+notes",)},
+    "Contacts": {"easy": ("fav",), "medium": ("edit",), "hard": ("edit+ask", "fav+delete")},
+    "Messages": {"easy": ("reply", "resend"), "medium": ("send_new", "delete"), "hard": ("send_new+ask", "reply+delete", "resend+ask")},
+    "Files": {"easy": ("rename",), "medium": ("move", "rename_dir"), "hard": ("move_ext",)},
+    "Calendar": {"easy": ("move", "when"), "medium": ("delete_rule", "count"),
+                 "hard": ("add+when", "add+count", "move+delete", "delete_rule+move")},
+    "Mail": {"easy": ("forward", "archive_all", "ask"), "medium": ("reply", "delete", "search"),
+             "hard": ("reply+delete", "search+delete", "archive+ask", "forward+delete_all", "compose+archive_all", "delete+delete_all")},
+    "Phone": {"easy": ("note_delete", "contact_ask", "alarm_add"), "medium": ("note_edit", "msg_send", "alarm_switch"),
+              "hard": ("share",)},
+    "Shop": {"easy": ("qty", "ask_cheapest"), "medium": ("remove", "ask_price"), "hard": ("qty+buy",)},
+}
+
+
+def split_templates(family: Family, level: str, which: str) -> tuple[str, ...] | None:
+    """The task templates of ``family`` at ``level`` that the ``templates`` axis value ``which``
+    allows (``"all"``: ``None``, no restriction; ``"train"`` / ``"test"``: that split's, see
+    :data:`TEST_TEMPLATES`; a level with a single template gives it to both).
+
+    >>> from guigym.apps import FAMILIES
+    >>> split_templates(FAMILIES["Shop"], "hard", "test"), split_templates(FAMILIES["Login"], "easy", "test")
+    (('qty+buy',), ('sign_in',))
+    """
+    if which == "all":
+        return None
+    every = family.templates[level]
+    held = TEST_TEMPLATES.get(family.name, {}).get(level, ())
+    if len(every) < 2 or not held:
+        return every
+    return tuple(t for t in every if (t in held) == (which == "test"))
 
 _FAMILY_THEMES = {t["name"]: t for t in THEMES}
 PALETTES: dict[str, dict[str, Any]] = {

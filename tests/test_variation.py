@@ -14,9 +14,11 @@ import pytest
 from guigym.actions import Back, Click
 from guigym.apps.base import BANNER_ID, POPUP_SCREEN
 from guigym.registration import env_ids
-from guigym.variation import AXES, PRESETS, restyle, sample_variation
+from guigym.apps import FAMILIES
+from guigym.variation import AXES, PRESETS, TEST_TEMPLATES, restyle, sample_variation, split_templates
 
 IDS = env_ids()
+NEUTRAL_AXES = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0, "adversarial": "none"}
 
 
 def episode(env: gym.Env, seed: int, limit: int = 150) -> tuple[bool, int]:
@@ -44,9 +46,10 @@ def test_the_oracle_solves_every_variant(env_id: str, split: str) -> None:
 @pytest.mark.parametrize("env_id", IDS)
 def test_the_task_is_the_familys_own(env_id: str) -> None:
     """Same seed: the same apps, start and task fields as without variation (only the
-    instruction's wording, the theme and the interruptions differ)."""
+    instruction's wording, the theme and the interruptions differ) while the templates axis is
+    neutral (``"all"``; the other axes sampled)."""
     plain = gym.make(env_id).unwrapped
-    varied = gym.make(env_id, variation="all").unwrapped
+    varied = gym.make(env_id, variation={"templates": "all"}).unwrapped
     for seed in range(6):
         plain.reset(seed=seed)
         varied.reset(seed=seed)
@@ -70,6 +73,60 @@ def test_same_seed_same_instance_and_splits_disjoint(env_id: str) -> None:
         for axis, v in te.scenario["variation"].items():
             assert v in AXES[axis]["test"], (axis, v)
     assert not seen_train & seen_test
+
+
+def test_the_template_table_splits_every_level() -> None:
+    """Every family and level in the table; held-out names are the level's; each level with two
+    or more templates keeps one in each split, the splits disjoint and together all of them."""
+    assert set(TEST_TEMPLATES) == set(FAMILIES)
+    for name, fam in FAMILIES.items():
+        assert set(TEST_TEMPLATES[name]) == set(fam.levels) == set(fam.templates), name
+        for level in fam.levels:
+            every = fam.templates[level]
+            assert len(set(every)) == len(every) and set(TEST_TEMPLATES[name][level]) <= set(every), (name, level)
+            tr, te = split_templates(fam, level, "train"), split_templates(fam, level, "test")
+            assert split_templates(fam, level, "all") is None
+            if len(every) >= 2:
+                assert tr and te and not set(tr) & set(te) and set(tr) | set(te) == set(every), (name, level, tr, te)
+            else:  # a single template: shared
+                assert tr == te == every, (name, level)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_each_split_draws_its_templates(env_id: str) -> None:
+    """``info["template"]`` is one of the split's templates at every level; the same seed gives
+    the same instance within a split; without variation the family draws every template."""
+    fam = FAMILIES[env_id.split("-")[1]]
+    for level in fam.levels:
+        tr1, tr2, te = (gym.make(env_id, level=level, variation="all", split=s).unwrapped for s in ("train", "train", "test"))
+        want = {s: set(split_templates(fam, level, s)) for s in ("train", "test")}  # type: ignore[arg-type]
+        for seed in range(6):
+            _, i1 = tr1.reset(seed=seed)
+            _, i2 = tr2.reset(seed=seed)
+            _, it = te.reset(seed=seed)
+            assert tr1.scenario == tr2.scenario and i1["template"] == i2["template"]
+            assert i1["template"] in want["train"] and it["template"] in want["test"], (level, i1["template"], it["template"])
+            assert tr1.scenario["variation"]["templates"] == "train" and te.scenario["variation"]["templates"] == "test"
+            assert fam.template(te.scenario) == it["template"]
+        plain = gym.make(env_id, level=level).unwrapped
+        for seed in range(6):
+            _, info = plain.reset(seed=seed)
+            assert info["template"] in fam.templates[level] and info["variation"] is None
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_oracle_solves_held_out_templates(env_id: str) -> None:
+    """100 seeds of the test split's templates (medium: every family holds some out there)."""
+    env = gym.make(env_id, level="medium", variation={**NEUTRAL_AXES, "templates": "test"}, split="test")
+    fam = FAMILIES[env_id.split("-")[1]]
+    held = set(TEST_TEMPLATES[fam.name]["medium"])
+    seen = set()
+    for seed in range(100):
+        ok, _ = episode(env, seed)
+        seen.add(fam.template(env.unwrapped.scenario))
+        assert ok, (env_id, seed, fam.template(env.unwrapped.scenario))
+    assert seen == held, (seen, held)
+    env.close()
 
 
 def test_default_is_the_unvaried_env() -> None:

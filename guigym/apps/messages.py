@@ -341,6 +341,14 @@ class MessagesFamily(Family):
     task_type = MessagesTask
     asks_questions = True
     _memo: tuple[Scenario, Book] | None = None
+    #: The tasks' types in the instruction's order ("send_new": to someone without a conversation).
+    templates = {"easy": ("send", "send_new", "reply", "resend", "delete", "ask"),
+                 "medium": ("send", "send_new", "reply", "resend", "delete", "ask"),
+                 "hard": tuple(f"{a}+{b}" for a in ("send_new", "send", "reply", "resend") for b in ("delete", "ask"))}
+
+    def template(self, scenario: Scenario) -> str:
+        have = {t["name"] for t in scenario["apps"][APP]["threads"]}
+        return "+".join("send_new" if t["type"] == "send" and t["name"] not in have else t["type"] for t in self._tasks(scenario))
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (tlo, thi), (mlo, mhi), (clo, chi) = LEVEL_SIZES[level]

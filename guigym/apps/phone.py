@@ -403,6 +403,18 @@ class PhoneFamily(Family):
     apps = TOOLS + STUBS + BRANDS
     task_type = PhoneTask
     asks_questions = True
+    #: One job's type at easy and medium; at hard: "copy" (an address from Messages into a new
+    #: note, then an alarm), "share" (a number from Contacts sent in Messages, then a Notes or
+    #: Clock job) or "mixed" (jobs in two or three apps).
+    templates = {"easy": SINGLE, "medium": SINGLE, "hard": ("copy", "share", "mixed")}
+
+    def template(self, scenario: Scenario) -> str:
+        jobs = self._jobs(scenario)
+        if scenario["level"] != "hard":
+            return jobs[0]["type"]
+        if any(j["type"] == "note_new" for j in jobs):
+            return "copy"
+        return "share" if any(j["src_app"] == CONTACTS for j in jobs) else "mixed"
     _memo: tuple[Scenario, Expected] | None = None
 
     # --- generation ------------------------------------------------------------------------

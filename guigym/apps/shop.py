@@ -545,6 +545,19 @@ class ShopFamily(Family):
     task_type = ShopInstruction
     asks_questions = True
     _memo: tuple[Scenario, tuple[Cart, Cart, list[Any]]] | None = None
+    #: The tasks in the instruction's order ("buy": add, then check out).
+    templates = {"easy": ("add", "remove", "qty", "ask_price", "ask_cheapest"),
+                 "medium": ("buy", "remove", "qty", "ask_price", "ask_cheapest"),
+                 "hard": ("remove+buy", "qty+buy", "add+buy", "buy+ask_price")}
+
+    def template(self, scenario: Scenario) -> str:
+        names: list[str] = []
+        for t in self._tasks(scenario):
+            if t["type"] == "checkout":
+                names[-1] = "buy"
+            else:
+                names.append(f"ask_{t['field']}" if t["type"] == "ask" else t["type"])
+        return "+".join(names)
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         products, cats, colours = catalog(rng, level)
