@@ -66,10 +66,14 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     # the family's task templates: the train split's (every level's templates but those in
     # TEST_TEMPLATES) or the held-out test split's; last, so adding it moved no other axis's draw
     "templates": {"train": ("train",), "test": ("test",)},
+    # the contacts permission a messenger asks for (families with Family.permission_apps): when
+    # the app opens (train) or when its contact picker does (test)
+    "permission": {"train": ("none", "on_open"), "test": ("on_feature",)},
 }
 #: What an axis is when a preset does not vary it (the family's own theme: ``None``).
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
-                           "adversarial": "none", "templates": "all"}
+                           "adversarial": "none", "templates": "all",
+                           "permission": "none"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -79,6 +83,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "interruptions": ("popup", "popup_at"),
     "adversarial": ("adversarial",),
     "templates": ("templates",),
+    "permissions": ("permission",),
 }
 
 #: The held-out task templates: per family and level, the templates (``Family.templates``) only
@@ -237,6 +242,13 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         out["popup"] = popup
     if var["adversarial"] != "none":
         out["banner"] = dict(BANNERS[var["adversarial"]])
+    if var.get("permission", "none") != "none":
+        from guigym.apps import FAMILIES
+        from guigym.apps.base import APP_KINDS
+
+        gated = FAMILIES[scenario["family"]].permission_apps
+        out["apps"] = {n: APP_KINDS[s["kind"]].with_permission(s, var["permission"]) if n in gated else s
+                       for n, s in scenario["apps"].items()}
     out["variation"] = dict(var)
     return out  # type: ignore[return-value]
 

@@ -47,9 +47,9 @@ def test_the_oracle_solves_every_variant(env_id: str, split: str) -> None:
 def test_the_task_is_the_familys_own(env_id: str) -> None:
     """Same seed: the same apps, start and task fields as without variation (only the
     instruction's wording, the theme and the interruptions differ) while the templates axis is
-    neutral (``"all"``; the other axes sampled)."""
+    neutral (``"all"``) and no permission gates an app (the other axes sampled)."""
     plain = gym.make(env_id).unwrapped
-    varied = gym.make(env_id, variation={"templates": "all"}).unwrapped
+    varied = gym.make(env_id, variation={"templates": "all", "permission": "none"}).unwrapped
     for seed in range(6):
         plain.reset(seed=seed)
         varied.reset(seed=seed)
@@ -127,6 +127,71 @@ def test_the_oracle_solves_held_out_templates(env_id: str) -> None:
         assert ok, (env_id, seed, fam.template(env.unwrapped.scenario))
     assert seen == held, (seen, held)
     env.close()
+
+
+def _press(env: gym.Env, info: dict, wid: str) -> dict:
+    e = next(e for e in info["elements"] if e["id"] == wid)
+    x0, y0, x1, y1 = e["box"]
+    return env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))[-1]
+
+
+def _follow(env: gym.Env, info: dict, limit: int = 80) -> dict:
+    for _ in range(limit):
+        if info["success"] or not info["reference"]:
+            break
+        info = env.step(info["reference"][0].action)[-1]
+    return info
+
+
+def _messages(permission: str, split: str, template: str) -> tuple[gym.Env, dict]:
+    """A Messages env (easy) whose contacts permission is asked ``permission``, reset to the
+    first seed of ``template``."""
+    env = gym.make("GuiGym-Messages-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": permission}, split=split)
+    for seed in range(100):
+        _, info = env.reset(seed=seed)
+        if info["template"] == template:
+            return env, info
+    raise AssertionError(template)
+
+
+def test_a_permission_prompt_the_task_needs_is_allowed_and_a_denial_recovers_in_settings() -> None:
+    from guigym.apps.messages import APP, APP_SETTINGS, PERM, PERM_ALLOW, PERM_DENY, PERM_KEY, PICK, SETTINGS_LINK
+
+    env, info = _messages("on_feature", "test", "send_new")  # the picker is needed: the prompt shows when it opens
+    u = env.unwrapped
+    assert u.current_view.screen != PERM and info["variation"]["permission"] == "on_feature"
+    while u.current_view.screen != PERM:
+        info = env.step(info["reference"][0].action)[-1]
+    assert info["reference"][0].target == PERM_ALLOW  # the reference allows what the task needs
+    info = _press(env, info, PERM_DENY)  # the wrong button: denied, and the prompt does not come back
+    st = u.get_state()["state"]["apps"][APP]
+    assert st["data"]["perm"] == "deny" and st["values"][PERM_KEY] is False
+    assert u.current_view.screen == PICK and not any(w.kind == "radio" for w in u.current_view.rows)  # nobody to pick
+    assert not info["success"] and info["reference"]  # recoverable ...
+    targets = [s.target for s in info["reference"]]
+    assert SETTINGS_LINK in targets and PERM_KEY in targets  # ... only through the app's settings
+    assert targets.index(PERM_KEY) < min(i for i, t in enumerate(targets) if t and t.startswith("to:"))
+    info = _follow(env, info)
+    assert info["success"] and u.get_state()["state"]["apps"][APP]["data"]["perm"] == "allow"
+    assert APP_SETTINGS in u.scenario["apps"][APP]["screens"]
+
+
+def test_a_permission_prompt_the_task_does_not_need_is_dismissed() -> None:
+    from guigym.apps.messages import PERM, PERM_DENY
+
+    env, info = _messages("on_open", "train", "delete")  # asked when the app opens: at reset
+    assert env.unwrapped.current_view.screen == PERM and info["reference"][0].target == PERM_DENY
+    assert _follow(env, info)["success"]
+    env, info = _messages("on_open", "train", "send_new")
+    assert info["reference"][0].target.endswith("allow") and _follow(env, info)["success"]
+
+
+def test_the_permission_axis_leaves_other_families_alone() -> None:
+    a = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "none"}).unwrapped
+    b = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped
+    a.reset(seed=2)
+    b.reset(seed=2)
+    assert a.scenario["apps"] == b.scenario["apps"]
 
 
 def test_default_is_the_unvaried_env() -> None:
@@ -243,7 +308,9 @@ def test_both_renderers_draw_the_variants_alike() -> None:
         cases = [("GuiGym-Login-v0", {"theme": "mono", "font_scale": 1.15, "popup": "cookie", "popup_at": 0}),
                  ("GuiGym-Settings-v0", {"theme": "colourblind", "font_scale": 1.0, "adversarial": "injection", "popup": "none"}),
                  ("GuiGym-Files-v0", {"theme": "dark", "font_scale": 0.85, "adversarial": "fake_done", "popup": "none"}),
-                 ("GuiGym-Messages-v0", {"theme": "teal", "font_scale": 1.3, "adversarial": "injection", "popup": "none"})]
+                 ("GuiGym-Messages-v0", {"theme": "teal", "font_scale": 1.3, "adversarial": "injection", "popup": "none"}),
+                 ("GuiGym-Messages-v0", {"theme": "blue", "font_scale": 1.0, "adversarial": "none", "popup": "none",
+                                         "permission": "on_open"})]
         for env_id, fixed in cases:
             split = "test" if fixed["theme"] in AXES["theme"]["test"] else "train"
             env = gym.make(env_id, variation=fixed, split=split)

@@ -249,6 +249,11 @@ class App:
             out.append(w)
         return out
 
+    def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
+        """``spec`` gated by a runtime permission prompt (``guigym.variation``'s ``permission``
+        axis), asked ``when``; only app kinds that need one (the messenger's contacts) have it."""
+        raise NotImplementedError(f"app kind {self.kind!r} asks for no permission")
+
     def is_modal(self, spec: AppSpec, sid: str) -> bool:
         """Whether screen ``sid`` is a dialog over the screen below it (``ScreenSpec["modal"]``,
         or an id starting with :attr:`dialog_prefix`)."""

@@ -76,6 +76,10 @@ class Family:
     #: The task templates of each level, by name: what :meth:`template` can return for a
     #: scenario of that level (``guigym.variation`` holds some out of the train split).
     templates: dict[str, tuple[str, ...]] = {}
+    #: The apps ``guigym.variation``'s ``permission`` axis gates (their app kind's
+    #: ``App.with_permission``; the family's ``next_goal`` answers the prompt and recovers from a
+    #: denial); empty: the axis leaves the family's scenarios as they are.
+    permission_apps: tuple[str, ...] = ()
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         """A new scenario: ``task`` holds ``instruction`` plus the family's own fields;

@@ -178,6 +178,7 @@ class AppSpec(_AppSpecKeys, total=False):
     today: str  # kind "calendar": the in-app date, "2026-03-11"
     mails: list[MailRecord]  # kind "mail": every mailbox's mails at the start, most recent first
     shop: ShopSpec  # kind "shop": the catalog, the cart at the start, the checkout's card
+    permission: str  # kind "messenger": gated by the contacts permission, asked "on_open" or "on_feature" (guigym.variation)
 
 
 class HomeSpec(TypedDict):
