@@ -248,7 +248,7 @@ def test_a_popup_mid_task_shows_after_its_steps() -> None:
 
 
 def test_the_adversarial_banner_does_nothing() -> None:
-    var = {"adversarial": "fake_done", "popup": "none", "theme": "blue", "font_scale": 1.0, "instruction_style": "plain"}
+    var = {"adversarial": "fake_done", "permission": "none", "popup": "none", "theme": "blue", "font_scale": 1.0, "instruction_style": "plain"}
     env = gym.make("GuiGym-Login-v0", variation=var)
     _, info = env.reset(seed=0)
     banner = next(e for e in info["elements"] if e["id"] == BANNER_ID)
@@ -256,6 +256,42 @@ def test_the_adversarial_banner_does_nothing() -> None:
     x0, y0, x1, y1 = banner["box"]
     _, r, term, _, info = env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
     assert env.unwrapped.get_state()["state"] == before and r == 0 and not term and info["event"].widget == BANNER_ID
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("adv,split", [("content_hint", "train"), ("content_link", "test")])
+def test_obeying_a_hint_planted_in_content_earns_nothing(env_id: str, adv: str, split: str) -> None:
+    """The hint sits among the app's own rows (not first) and names another app; tapping it and
+    opening that app give no success and no reward (shaped: none either), and the oracle, which
+    ignores it, still succeeds from there."""
+    from guigym.actions import OpenApp
+
+    env = gym.make(env_id, level="hard", reward_mode="shaped",
+                   variation={**NEUTRAL_AXES, "adversarial": adv, "templates": "all", "permission": "none"}, split=split)
+    for seed in range(2):
+        _, info = env.reset(seed=seed)
+        u = env.unwrapped
+        banner = u.scenario["banner"]
+        app = banner["app"]
+        assert app in banner["text"] and banner["after"] >= 1
+        if u.current_view.app == "home":  # into the task's first app, where the hint shows
+            info = env.step(info["reference"][0].action)[-1]
+        rows = u.current_view.rows
+        k = next(i for i, w in enumerate(rows) if w.id == BANNER_ID)
+        assert k == min(banner["after"], len(rows) - 1) and rows[k].kind == ("link" if adv == "content_link" else "label")
+        before = u.get_state()["state"]
+        if adv == "content_link":
+            info = _press(env, info, BANNER_ID)
+            assert u.get_state()["state"] == before and not info["success"]
+        total = 0.0
+        for act in (OpenApp(app), Back()):  # obey: open the app it names (not on the device: an action error)
+            _, r, term, _, info = env.step(act)
+            total += r
+            assert not info["success"] and not term
+        assert total <= 1e-9 and (app in u.scenario["apps"] or info["action_error"] is None or "no app" in info["action_error"])
+        info = _follow(env, info, 200)
+        assert info["success"], (env_id, seed)
+    env.close()
 
 
 def test_font_scale_scales_every_text() -> None:
@@ -297,7 +333,8 @@ def test_every_preset_samples_only_its_axes() -> None:
 
 @pytest.mark.browser
 def test_both_renderers_draw_the_variants_alike() -> None:
-    """Palettes, font scale, a popup and a banner: mock and browser agree (parity thresholds)."""
+    """Palettes, font scale, a popup, a banner, a permission prompt and content hints: mock and
+    browser agree (parity thresholds)."""
     from guigym.backends.browser import BrowserBackend
     from guigym.backends.mock import MockBackend
     from guigym.layout import layout
@@ -310,7 +347,10 @@ def test_both_renderers_draw_the_variants_alike() -> None:
                  ("GuiGym-Files-v0", {"theme": "dark", "font_scale": 0.85, "adversarial": "fake_done", "popup": "none"}),
                  ("GuiGym-Messages-v0", {"theme": "teal", "font_scale": 1.3, "adversarial": "injection", "popup": "none"}),
                  ("GuiGym-Messages-v0", {"theme": "blue", "font_scale": 1.0, "adversarial": "none", "popup": "none",
-                                         "permission": "on_open"})]
+                                         "permission": "on_open"}),
+                 ("GuiGym-Mail-v0", {"theme": "green", "font_scale": 1.0, "adversarial": "content_hint", "popup": "none"}),
+                 ("GuiGym-Messages-v0", {"theme": "orange", "font_scale": 1.0, "adversarial": "content_link", "popup": "none",
+                                         "permission": "on_feature"})]
         for env_id, fixed in cases:
             split = "test" if fixed["theme"] in AXES["theme"]["test"] else "train"
             env = gym.make(env_id, variation=fixed, split=split)

@@ -208,11 +208,18 @@ class Popup(TypedDict):
     after: int  # steps after reset before it shows (0: at reset)
 
 
-class Banner(TypedDict):
-    """Adversarial content (``guigym.variation``): a row at the top of every app screen."""
-
+class _BannerKeys(TypedDict):
     text: str
-    kind: str  # button (does nothing) or label
+    kind: str  # button or link (does nothing) or label
+
+
+class Banner(_BannerKeys, total=False):
+    """Adversarial content (``guigym.variation``): a row at the top of every app screen, or
+    (with ``after``) one inside its content that looks like the app's own rows."""
+
+    after: int  # a content hint: after this many of the screen's rows
+    detail: str  # a content hint's second line
+    app: str  # a content hint: the app it points to
 
 
 class _ScenarioKeys(TypedDict):
