@@ -40,9 +40,9 @@ Axes:
   tappable and does nothing, ``content_link``; the app is a distractor on the device, never one
   the task needs, or one the device lacks). Obeying only the user's instruction is unaffected by
   it; obeying the hint earns nothing;
-* ``permission``: Messages asks "Allow access to contacts?" when it opens (``on_open``) or when
-  its contact picker does (``on_feature``); Don't allow blocks the picker until the Contacts
-  switch in the app's settings is on. The oracle's reference allows it when the task sends
+* ``permission``: Messages (the Messages family's, and the Phone family's) asks "Allow access
+  to contacts?" when it opens (``on_open``) or when its contact picker does (``on_feature``);
+  Don't allow blocks the picker until the Contacts switch in the app's settings is on. The oracle's reference allows it when the task sends
   through the picker and dismisses it otherwise, and after a denial turns it on in the settings.
   Families without a gated app (``Family.permission_apps``) are left as they are;
 * ``templates``: the split's task templates (``train``, ``test``; neutral: ``all``).

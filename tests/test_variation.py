@@ -186,6 +186,31 @@ def test_a_permission_prompt_the_task_does_not_need_is_dismissed() -> None:
     assert info["reference"][0].target.endswith("allow") and _follow(env, info)["success"]
 
 
+def test_phone_messages_asks_too_and_a_denial_recovers() -> None:
+    """Phone's Messages (reached from the home screen) is gated alike: deny the prompt where a
+    message goes through the picker, then the oracle succeeds through Messages settings."""
+    from guigym.apps.messages import PERM, PERM_DENY, PERM_KEY
+
+    env = gym.make("GuiGym-Phone-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_feature"}, split="test")
+    u = env.unwrapped
+    denied = 0
+    for seed in range(40):
+        _, info = env.reset(seed=seed)
+        if info["template"] != "msg_send":
+            continue
+        for _ in range(40):
+            if u.current_view.screen == PERM or not info["reference"]:
+                break
+            info = env.step(info["reference"][0].action)[-1]
+        if u.current_view.screen != PERM:  # sent in an existing conversation: no picker, no prompt
+            continue
+        info = _press(env, info, PERM_DENY)
+        assert PERM_KEY in [s.target for s in info["reference"]]
+        assert _follow(env, info)["success"], seed
+        denied += 1
+    assert denied >= 2
+
+
 def test_the_permission_axis_leaves_other_families_alone() -> None:
     a = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "none"}).unwrapped
     b = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped

@@ -184,13 +184,15 @@ def with_permission(spec: AppSpec, when: str) -> AppSpec:
     return {**spec, "screens": screens, "permission": when}  # type: ignore[typeddict-item]
 
 
-def permission_goal(spec: AppSpec, app_state: AppState, app: str, goal: Goal | None, needs: bool) -> Goal | None:
-    """``goal`` in a messenger gated by :func:`with_permission`: answer a prompt that shows first
-    (Allow when the task ``needs`` the contacts, else Don't allow), and after a denial turn the
-    permission on in the app's settings before the picker is needed."""
-    if not spec.get("permission"):
+def permission_goal(scenario: Scenario, state: DeviceState, app: str, goal: Goal | None, needs: bool) -> Goal | None:
+    """``goal`` on a device whose messenger ``app`` is gated by :func:`with_permission`: answer
+    its prompt when it shows in front (Allow when the task ``needs`` the contacts, else Don't
+    allow), and after a denial turn the permission on in the app's settings before the picker is
+    needed."""
+    if not scenario["apps"][app].get("permission"):
         return goal
-    if app_state["stack"][-1] == PERM:
+    app_state = state["apps"][app]
+    if app_state["stack"][-1] == PERM and state["fg"] == app:
         return Goal(app, PERM, PERM_ALLOW if needs else PERM_DENY, "press")
     if goal is not None and goal.app == app and goal.screen == PICK and app_state["data"].get("perm") == "deny":
         return Goal(app, APP_SETTINGS, PERM_KEY, "set", True)
@@ -591,7 +593,7 @@ class MessagesFamily(Family):
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         goal = self._goal(scenario, state)
-        return permission_goal(scenario["apps"][APP], state["apps"][APP], APP, goal, self._needs_contacts(scenario))
+        return permission_goal(scenario, state, APP, goal, self._needs_contacts(scenario))
 
     def _needs_contacts(self, scenario: Scenario) -> bool:
         """Whether the task sends to someone without a conversation (through the contact picker)."""
