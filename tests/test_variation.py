@@ -273,7 +273,8 @@ def test_a_popup_mid_task_shows_after_its_steps() -> None:
 
 
 def test_the_adversarial_banner_does_nothing() -> None:
-    var = {"adversarial": "fake_done", "permission": "none", "popup": "none", "theme": "blue", "font_scale": 1.0, "instruction_style": "plain"}
+    var = {"adversarial": "fake_done", "permission": "none", "popup": "none", "theme": "blue", "font_scale": 1.0,
+           "instruction_style": "plain"}
     env = gym.make("GuiGym-Login-v0", variation=var)
     _, info = env.reset(seed=0)
     banner = next(e for e in info["elements"] if e["id"] == BANNER_ID)
