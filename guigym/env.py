@@ -70,7 +70,7 @@ class GuiEnv(gym.Env):
 
     Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
     a preset (``"all"``, ``"appearance"``, ``"instructions"``, ``"interruptions"``,
-    ``"adversarial"``) or a dict of axes; ``split="train" | "test"`` picks each sampled axis's
+    ``"adversarial"``, ``"templates"``, ``"permissions"``) or a dict of axes; ``split="train" | "test"`` picks each sampled axis's
     values from disjoint sets, so the splits never share an instance; its ``templates`` axis
     draws the train split's task templates or the held-out test split's.
     """

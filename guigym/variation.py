@@ -124,9 +124,9 @@ def split_templates(family: Family, level: str, which: str) -> tuple[str, ...] |
     >>> split_templates(FAMILIES["Shop"], "hard", "test"), split_templates(FAMILIES["Login"], "easy", "test")
     (('qty+buy',), ('sign_in',))
     """
-    if which == "all":
+    every = family.templates.get(level, ())
+    if which == "all" or not every:  # a family that names no templates: not restricted
         return None
-    every = family.templates[level]
     held = TEST_TEMPLATES.get(family.name, {}).get(level, ())
     if len(every) < 2 or not held:
         return every

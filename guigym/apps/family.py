@@ -89,8 +89,9 @@ class Family:
 
     def template(self, scenario: Scenario) -> str:
         """The name of the task template ``scenario`` is an instance of (one of
-        ``templates[scenario["level"]]``), read from its task."""
-        raise NotImplementedError
+        ``templates[scenario["level"]]``), read from its task. Default, for a family that names
+        no templates: ``"task"`` (one template per level, shared by both splits)."""
+        return "task"
 
     def instance(self, rng: np.random.Generator, level: str, templates: Collection[str] | None = None) -> Scenario:
         """:meth:`generate`, restricted to the task templates named in ``templates`` (``None``:
