@@ -501,6 +501,9 @@ def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[s
         cat = prev[0] if twin else pick(rng, cats)  # type: ignore[index]
         nouns, sizes, _, (plo, phi) = CATEGORIES[cat]
         same_adj = bool(rng.random() < 0.5)
+        if twin and (all(f"{prev[1]} {n}" in names for n in nouns) if same_adj  # type: ignore[index]
+                     else all(f"{a} {prev[2]}" in names for a in ADJECTIVES)):  # type: ignore[index]
+            twin = False  # no similar name is free: any free one (the loop below would never end)
         while True:
             adj = prev[1] if twin and same_adj else pick(rng, ADJECTIVES)  # type: ignore[index]
             noun = prev[2] if twin and not same_adj else pick(rng, nouns)  # type: ignore[index]
