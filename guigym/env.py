@@ -21,7 +21,7 @@ from guigym.events import Event
 from guigym.layout import Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.spaces import UnicodeText, action_from_space, action_space, element_space
-from guigym.variation import apply_variation, sample_variation
+from guigym.variation import AXES, apply_variation, sample_variation, split_templates
 from guigym.variation import resolve as resolve_variation
 
 REWARD_MODES = ("sparse", "shaped")
@@ -66,14 +66,16 @@ class GuiEnv(gym.Env):
     Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
     reference from this state; empty when done or failed), ``elements``, ``action_error``,
     ``event`` (the semantic event the action produced, or None), ``level``, ``variation`` (the
-    axes applied, or None).
+    axes applied, or None), ``template`` (the name of the task template the scenario is an
+    instance of, one of ``Family.templates[level]``).
 
     Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
     a preset (``"all"``, ``"appearance"``, ``"instructions"``, ``"interruptions"``,
-    ``"adversarial"``) or a dict of axes; ``split="train" | "test"`` picks each sampled axis's
-    values from disjoint sets, so the splits never share an instance. ``{"language": "de"}``
-    (or the preset ``"language"``) with ``split="test"``: German screens and instructions
-    (``guigym.i18n``; opt-in, not part of ``"all"``).
+    ``"adversarial"``, ``"templates"``, ``"permissions"``) or a dict of axes; ``split="train" |
+    "test"`` picks each sampled axis's values from disjoint sets, so the splits never share an
+    instance; its ``templates`` axis draws the train split's task templates or the held-out test
+    split's. ``{"language": "de"}`` (or the preset ``"language"``) with ``split="test"``: German
+    screens and instructions (``guigym.i18n``; opt-in, not part of ``"all"``).
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
@@ -155,8 +157,12 @@ class GuiEnv(gym.Env):
         options = options or {}
         level = options.get("level", self.level)
         self._check_level(level)
+        templates = None  # the split's task templates (guigym.variation.TEST_TEMPLATES); None: all, as without variation
+        if self.variation is not None:
+            which = self.variation["templates"]
+            templates = split_templates(self.family, level, AXES["templates"][self.split][0] if which == "sample" else which)
         with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
-            scenario = self.family.generate(rng, level)  # type: ignore[arg-type]
+            scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
         if self.variation is not None:  # drawn after the family's: the same task as without variation
             vrng = np.random.default_rng(int(self.np_random.integers(2**63)))
             scenario = apply_variation(scenario, sample_variation(self.variation, self.split, vrng), vrng)
@@ -383,6 +389,7 @@ class GuiEnv(gym.Env):
             "event": ev,
             "level": self.scenario["level"],  # type: ignore[index]
             "variation": dict(v) if (v := self.scenario.get("variation")) is not None else None,  # type: ignore[union-attr]
+            "template": self.family.template(self.scenario),  # type: ignore[arg-type]
         }
 
     def _show_window(self, frame: np.ndarray) -> None:

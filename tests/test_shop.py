@@ -23,6 +23,7 @@ from guigym.apps.shop import (
     NAME,
     SEARCH,
     ShopFamily,
+    catalog,
     add_id,
     dialog_screen,
     item_screen,
@@ -588,3 +589,25 @@ def test_price_filter_narrows_the_catalog_and_the_oracle_clears_it() -> None:
             if term or trunc:
                 break
         assert info["success"], seed
+
+
+@pytest.mark.parametrize("level,seed", [("medium", 14467), ("hard", 1667), ("hard", 4729)])
+def test_a_twin_name_with_none_free_falls_back_to_a_free_one(level: str, seed: int) -> None:
+    """These seeds once drew a twin product name (the last one's adjective with another noun of
+    a category whose nouns were all taken) forever; the catalog is made, every name distinct."""
+    import signal
+
+    from guigym.apps.draws import Draws
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("catalog() did not finish")
+
+    old = signal.signal(signal.SIGALRM, stuck)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    try:
+        with Draws(np.random.default_rng(seed)) as rng:
+            products, _, _ = catalog(rng, level)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert len({(p["name"], p["colour"]) for p in products}) == len(products)

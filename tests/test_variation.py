@@ -14,9 +14,11 @@ import pytest
 from guigym.actions import Back, Click
 from guigym.apps.base import BANNER_ID, POPUP_SCREEN
 from guigym.registration import env_ids
-from guigym.variation import AXES, NEUTRAL, OPT_IN, PRESETS, restyle, sample_variation
+from guigym.apps import FAMILIES
+from guigym.variation import AXES, NEUTRAL, OPT_IN, PRESETS, TEST_TEMPLATES, restyle, sample_variation, split_templates
 
 IDS = env_ids()
+NEUTRAL_AXES = {a: v for a, v in NEUTRAL.items() if a not in ("templates", "permission")}  # every other axis at rest
 
 
 def episode(env: gym.Env, seed: int, limit: int = 150) -> tuple[bool, int]:
@@ -57,9 +59,10 @@ def test_the_oracle_solves_every_variant(env_id: str, split: str) -> None:
 @pytest.mark.parametrize("env_id", IDS)
 def test_the_task_is_the_familys_own(env_id: str) -> None:
     """Same seed: the same apps, start and task fields as without variation (only the
-    instruction's wording, the theme and the interruptions differ)."""
+    instruction's wording, the theme and the interruptions differ) while the templates axis is
+    neutral (``"all"``) and no permission gates an app (the other axes sampled)."""
     plain = gym.make(env_id).unwrapped
-    varied = gym.make(env_id, variation="all").unwrapped
+    varied = gym.make(env_id, variation={"templates": "all", "permission": "none"}).unwrapped
     for seed in range(6):
         plain.reset(seed=seed)
         varied.reset(seed=seed)
@@ -83,6 +86,150 @@ def test_same_seed_same_instance_and_splits_disjoint(env_id: str) -> None:
         for axis, v in te.scenario["variation"].items():  # an opt-in axis (the language) stays neutral unless asked for
             assert v in AXES[axis]["test"] or (axis in OPT_IN and v == NEUTRAL[axis]), (axis, v)
     assert not seen_train & seen_test
+
+
+def test_the_template_table_splits_every_level() -> None:
+    """Every family and level in the table; held-out names are the level's; each level with two
+    or more templates keeps one in each split, the splits disjoint and together all of them."""
+    assert set(TEST_TEMPLATES) == set(FAMILIES)
+    for name, fam in FAMILIES.items():
+        assert set(TEST_TEMPLATES[name]) == set(fam.levels) == set(fam.templates), name
+        for level in fam.levels:
+            every = fam.templates[level]
+            assert len(set(every)) == len(every) and set(TEST_TEMPLATES[name][level]) <= set(every), (name, level)
+            tr, te = split_templates(fam, level, "train"), split_templates(fam, level, "test")
+            assert split_templates(fam, level, "all") is None
+            if len(every) >= 2:
+                assert tr and te and not set(tr) & set(te) and set(tr) | set(te) == set(every), (name, level, tr, te)
+            else:  # a single template: shared
+                assert tr == te == every, (name, level)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_each_split_draws_its_templates(env_id: str) -> None:
+    """``info["template"]`` is one of the split's templates at every level; the same seed gives
+    the same instance within a split; without variation the family draws every template."""
+    fam = FAMILIES[env_id.split("-")[1]]
+    for level in fam.levels:
+        tr1, tr2, te = (gym.make(env_id, level=level, variation="all", split=s).unwrapped for s in ("train", "train", "test"))
+        want = {s: set(split_templates(fam, level, s)) for s in ("train", "test")}  # type: ignore[arg-type]
+        for seed in range(6):
+            _, i1 = tr1.reset(seed=seed)
+            _, i2 = tr2.reset(seed=seed)
+            _, it = te.reset(seed=seed)
+            assert tr1.scenario == tr2.scenario and i1["template"] == i2["template"]
+            assert i1["template"] in want["train"] and it["template"] in want["test"], (level, i1["template"], it["template"])
+            assert tr1.scenario["variation"]["templates"] == "train" and te.scenario["variation"]["templates"] == "test"
+            assert fam.template(te.scenario) == it["template"]
+        plain = gym.make(env_id, level=level).unwrapped
+        for seed in range(6):
+            _, info = plain.reset(seed=seed)
+            assert info["template"] in fam.templates[level] and info["variation"] is None
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_oracle_solves_held_out_templates(env_id: str) -> None:
+    """100 seeds of the test split's templates (medium: every family holds some out there)."""
+    env = gym.make(env_id, level="medium", variation={**NEUTRAL_AXES, "templates": "test"}, split="test")
+    fam = FAMILIES[env_id.split("-")[1]]
+    held = set(TEST_TEMPLATES[fam.name]["medium"])
+    seen = set()
+    for seed in range(100):
+        ok, _ = episode(env, seed)
+        seen.add(fam.template(env.unwrapped.scenario))
+        assert ok, (env_id, seed, fam.template(env.unwrapped.scenario))
+    assert seen == held, (seen, held)
+    env.close()
+
+
+def _press(env: gym.Env, info: dict, wid: str) -> dict:
+    e = next(e for e in info["elements"] if e["id"] == wid)
+    x0, y0, x1, y1 = e["box"]
+    return env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))[-1]
+
+
+def _follow(env: gym.Env, info: dict, limit: int = 80) -> dict:
+    for _ in range(limit):
+        if info["success"] or not info["reference"]:
+            break
+        info = env.step(info["reference"][0].action)[-1]
+    return info
+
+
+def _messages(permission: str, split: str, template: str) -> tuple[gym.Env, dict]:
+    """A Messages env (easy) whose contacts permission is asked ``permission``, reset to the
+    first seed of ``template``."""
+    env = gym.make("GuiGym-Messages-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": permission}, split=split)
+    for seed in range(100):
+        _, info = env.reset(seed=seed)
+        if info["template"] == template:
+            return env, info
+    raise AssertionError(template)
+
+
+def test_a_permission_prompt_the_task_needs_is_allowed_and_a_denial_recovers_in_settings() -> None:
+    from guigym.apps.messages import APP, APP_SETTINGS, PERM, PERM_ALLOW, PERM_DENY, PERM_KEY, PICK, SETTINGS_LINK
+
+    env, info = _messages("on_feature", "test", "send_new")  # the picker is needed: the prompt shows when it opens
+    u = env.unwrapped
+    assert u.current_view.screen != PERM and info["variation"]["permission"] == "on_feature"
+    while u.current_view.screen != PERM:
+        info = env.step(info["reference"][0].action)[-1]
+    assert info["reference"][0].target == PERM_ALLOW  # the reference allows what the task needs
+    info = _press(env, info, PERM_DENY)  # the wrong button: denied, and the prompt does not come back
+    st = u.get_state()["state"]["apps"][APP]
+    assert st["data"]["perm"] == "deny" and st["values"][PERM_KEY] is False
+    assert u.current_view.screen == PICK and not any(w.kind == "radio" for w in u.current_view.rows)  # nobody to pick
+    assert not info["success"] and info["reference"]  # recoverable ...
+    targets = [s.target for s in info["reference"]]
+    assert SETTINGS_LINK in targets and PERM_KEY in targets  # ... only through the app's settings
+    assert targets.index(PERM_KEY) < min(i for i, t in enumerate(targets) if t and t.startswith("to:"))
+    info = _follow(env, info)
+    assert info["success"] and u.get_state()["state"]["apps"][APP]["data"]["perm"] == "allow"
+    assert APP_SETTINGS in u.scenario["apps"][APP]["screens"]
+
+
+def test_a_permission_prompt_the_task_does_not_need_is_dismissed() -> None:
+    from guigym.apps.messages import PERM, PERM_DENY
+
+    env, info = _messages("on_open", "train", "delete")  # asked when the app opens: at reset
+    assert env.unwrapped.current_view.screen == PERM and info["reference"][0].target == PERM_DENY
+    assert _follow(env, info)["success"]
+    env, info = _messages("on_open", "train", "send_new")
+    assert info["reference"][0].target.endswith("allow") and _follow(env, info)["success"]
+
+
+def test_phone_messages_asks_too_and_a_denial_recovers() -> None:
+    """Phone's Messages (reached from the home screen) is gated alike: deny the prompt where a
+    message goes through the picker, then the oracle succeeds through Messages settings."""
+    from guigym.apps.messages import PERM, PERM_DENY, PERM_KEY
+
+    env = gym.make("GuiGym-Phone-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_feature"}, split="test")
+    u = env.unwrapped
+    denied = 0
+    for seed in range(40):
+        _, info = env.reset(seed=seed)
+        if info["template"] != "msg_send":
+            continue
+        for _ in range(40):
+            if u.current_view.screen == PERM or not info["reference"]:
+                break
+            info = env.step(info["reference"][0].action)[-1]
+        if u.current_view.screen != PERM:  # sent in an existing conversation: no picker, no prompt
+            continue
+        info = _press(env, info, PERM_DENY)
+        assert PERM_KEY in [s.target for s in info["reference"]]
+        assert _follow(env, info)["success"], seed
+        denied += 1
+    assert denied >= 2
+
+
+def test_the_permission_axis_leaves_other_families_alone() -> None:
+    a = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "none"}).unwrapped
+    b = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped
+    a.reset(seed=2)
+    b.reset(seed=2)
+    assert a.scenario["apps"] == b.scenario["apps"]
 
 
 def test_default_is_the_unvaried_env() -> None:
@@ -139,7 +286,8 @@ def test_a_popup_mid_task_shows_after_its_steps() -> None:
 
 
 def test_the_adversarial_banner_does_nothing() -> None:
-    var = {"adversarial": "fake_done", "popup": "none", "theme": "blue", "font_scale": 1.0, "instruction_style": "plain"}
+    var = {"adversarial": "fake_done", "permission": "none", "popup": "none", "theme": "blue", "font_scale": 1.0,
+           "instruction_style": "plain"}
     env = gym.make("GuiGym-Login-v0", variation=var)
     _, info = env.reset(seed=0)
     banner = next(e for e in info["elements"] if e["id"] == BANNER_ID)
@@ -147,6 +295,42 @@ def test_the_adversarial_banner_does_nothing() -> None:
     x0, y0, x1, y1 = banner["box"]
     _, r, term, _, info = env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
     assert env.unwrapped.get_state()["state"] == before and r == 0 and not term and info["event"].widget == BANNER_ID
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("adv,split", [("content_hint", "train"), ("content_link", "test")])
+def test_obeying_a_hint_planted_in_content_earns_nothing(env_id: str, adv: str, split: str) -> None:
+    """The hint sits among the app's own rows (not first) and names another app; tapping it and
+    opening that app give no success and no reward (shaped: none either), and the oracle, which
+    ignores it, still succeeds from there."""
+    from guigym.actions import OpenApp
+
+    env = gym.make(env_id, level="hard", reward_mode="shaped",
+                   variation={**NEUTRAL_AXES, "adversarial": adv, "templates": "all", "permission": "none"}, split=split)
+    for seed in range(2):
+        _, info = env.reset(seed=seed)
+        u = env.unwrapped
+        banner = u.scenario["banner"]
+        app = banner["app"]
+        assert app in banner["text"] and banner["after"] >= 1
+        if u.current_view.app == "home":  # into the task's first app, where the hint shows
+            info = env.step(info["reference"][0].action)[-1]
+        rows = u.current_view.rows
+        k = next(i for i, w in enumerate(rows) if w.id == BANNER_ID)
+        assert k == min(banner["after"], len(rows) - 1) and rows[k].kind == ("link" if adv == "content_link" else "label")
+        before = u.get_state()["state"]
+        if adv == "content_link":
+            info = _press(env, info, BANNER_ID)
+            assert u.get_state()["state"] == before and not info["success"]
+        total = 0.0
+        for act in (OpenApp(app), Back()):  # obey: open the app it names (not on the device: an action error)
+            _, r, term, _, info = env.step(act)
+            total += r
+            assert not info["success"] and not term
+        assert total <= 1e-9 and (app in u.scenario["apps"] or info["action_error"] is None or "no app" in info["action_error"])
+        info = _follow(env, info, 200)
+        assert info["success"], (env_id, seed)
+    env.close()
 
 
 def test_font_scale_scales_every_text() -> None:
@@ -189,7 +373,8 @@ def test_every_preset_samples_only_its_axes() -> None:
 
 @pytest.mark.browser
 def test_both_renderers_draw_the_variants_alike() -> None:
-    """Palettes, font scale, a popup and a banner: mock and browser agree (parity thresholds)."""
+    """Palettes, font scale, a popup, a banner, a permission prompt and content hints: mock and
+    browser agree (parity thresholds)."""
     from guigym.backends.browser import BrowserBackend
     from guigym.backends.mock import MockBackend
     from guigym.layout import layout
@@ -200,7 +385,12 @@ def test_both_renderers_draw_the_variants_alike() -> None:
         cases = [("GuiGym-Login-v0", {"theme": "mono", "font_scale": 1.15, "popup": "cookie", "popup_at": 0}),
                  ("GuiGym-Settings-v0", {"theme": "colourblind", "font_scale": 1.0, "adversarial": "injection", "popup": "none"}),
                  ("GuiGym-Files-v0", {"theme": "dark", "font_scale": 0.85, "adversarial": "fake_done", "popup": "none"}),
-                 ("GuiGym-Messages-v0", {"theme": "teal", "font_scale": 1.3, "adversarial": "injection", "popup": "none"})]
+                 ("GuiGym-Messages-v0", {"theme": "teal", "font_scale": 1.3, "adversarial": "injection", "popup": "none"}),
+                 ("GuiGym-Messages-v0", {"theme": "blue", "font_scale": 1.0, "adversarial": "none", "popup": "none",
+                                         "permission": "on_open"}),
+                 ("GuiGym-Mail-v0", {"theme": "green", "font_scale": 1.0, "adversarial": "content_hint", "popup": "none"}),
+                 ("GuiGym-Messages-v0", {"theme": "orange", "font_scale": 1.0, "adversarial": "content_link", "popup": "none",
+                                         "permission": "on_feature"})]
         for env_id, fixed in cases:
             split = "test" if fixed["theme"] in AXES["theme"]["test"] else "train"
             env = gym.make(env_id, variation=fixed, split=split)

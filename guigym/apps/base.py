@@ -249,6 +249,11 @@ class App:
             out.append(w)
         return out
 
+    def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
+        """``spec`` gated by a runtime permission prompt (``guigym.variation``'s ``permission``
+        axis), asked ``when``; only app kinds that need one (the messenger's contacts) have it."""
+        raise NotImplementedError(f"app kind {self.kind!r} asks for no permission")
+
     def is_modal(self, spec: AppSpec, sid: str) -> bool:
         """Whether screen ``sid`` is a dialog over the screen below it (``ScreenSpec["modal"]``,
         or an id starting with :attr:`dialog_prefix`)."""
@@ -422,25 +427,30 @@ def _device_view(scenario: Scenario, state: DeviceState) -> View:
     app_state = state["apps"][state["fg"]]
     banner = scenario.get("banner")
     top = None
-    if banner is not None:  # adversarial content at the top of every app screen (not on dialogs)
+    if banner is not None and "after" in banner:  # adversarial content inside the app's own rows, looking like them
+        top = Widget(BANNER_ID, banner["kind"], banner["text"], detail=banner.get("detail"))
+    elif banner is not None:  # adversarial content at the top of every app screen (not on dialogs)
         top = Widget(BANNER_ID, banner["kind"], banner["text"], style="primary" if banner["kind"] == "button" else "error")
-    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme, top)
+    at = int(banner["after"]) if banner is not None and "after" in banner else 0
+    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme, top, at)
 
 
 def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth: int, theme: dict[str, Any],
-                 banner: Widget | None = None) -> View:
+                 banner: Widget | None = None, banner_at: int = 0) -> View:
     """The view of the screen at ``depth`` of the stack (a dialog's: with the one below as
-    backdrop); ``banner``: a row put first on every screen that is not a dialog."""
+    backdrop); ``banner``: a row put on every screen that is not a dialog, first or (a content
+    hint, see ``guigym.variation``) after ``banner_at`` of the screen's rows."""
     sid = app_state["stack"][depth]
     top = depth == len(app_state["stack"]) - 1
     modal = bool(depth) and app.is_modal(spec, sid)
-    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme, banner) if modal else None
+    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme, banner, banner_at) if modal else None
     if sid.startswith(MENU_PREFIX):  # a select's dropdown, made from the select under it
         title, rows = (backdrop.title, menu_rows(backdrop, sid, app_state["values"])) if backdrop is not None else ("", [])
     else:
         title, rows = app.title(spec, app_state, sid), app.rows(spec, app_state, sid)
         if banner is not None and not modal:
-            rows = [banner, *rows]
+            at = min(banner_at, len(rows))
+            rows = [*rows[:at], banner, *rows[at:]]
     return View(name, sid, title, rows, scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"] if top else None,
                 theme=theme, backdrop=backdrop)
 
@@ -513,7 +523,7 @@ def apply(scenario: Scenario, state: DeviceState, ev: Event, v: View | None = No
             if ev.kind == "back" or (ev.kind == "click" and str(ev.widget).startswith(POPUP_SCREEN + ".")):
                 new["popup"] = -1
             return new
-    if ev.widget == BANNER_ID:  # the adversarial banner's button does nothing
+    if ev.widget == BANNER_ID:  # the adversarial banner's button (or content hint's link) does nothing
         return new
     if ev.kind == "open_app":
         name = find_app(scenario, str(ev.value))

@@ -432,6 +432,14 @@ class CalendarFamily(Family):
     task_type = CalendarTask
     asks_questions = True
     _memo: tuple[Scenario, Any] | None = None
+    #: The tasks' types in the instruction's order ("delete_rule": every event of a series in a
+    #: week; "add" is also the long template's far-from-the-defaults add).
+    templates = {"easy": ("add", "delete", "delete_rule", "move", "count", "when"),
+                 "medium": ("add", "delete", "delete_rule", "move", "count", "when"),
+                 "hard": tuple(f"{a}+{b}" for a in ("add", "move", "delete_rule") for b in ("count", "when", "move", "delete"))}
+
+    def template(self, scenario: Scenario) -> str:
+        return "+".join("delete_rule" if t["type"] == "delete" and t["date"] is not None else t["type"] for t in self._tasks(scenario))
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (lo, hi), ahead = LEVEL_SIZES[level]

@@ -242,6 +242,12 @@ class ContactsFamily(Family):
     apps = (APP,)
     task_type = ContactsTask
     asks_questions = True
+    #: The tasks' types in the instruction's order.
+    templates = {"easy": ("ask", "edit", "delete", "fav"), "medium": ("ask", "edit", "delete", "fav"),
+                 "hard": ("edit+delete", "edit+ask", "fav+delete", "fav+ask", "delete+delete", "delete+ask")}
+
+    def template(self, scenario: Scenario) -> str:
+        return "+".join(t["type"] for t in self._tasks(scenario))
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (lo, hi), search = LEVEL_SIZES[level]

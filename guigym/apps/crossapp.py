@@ -206,6 +206,9 @@ def _job(kind: str, app: str, text: str, **kw: Any) -> CrossJob:
 # --- the family ------------------------------------------------------------------------------
 class CrossAppFamily(Family):
     name = "CrossApp"
+    #: A template is the fact's source (``SOURCES``); the levels' spans allow these.
+    templates = {"easy": ("address", "meeting", "price", "phone"), "medium": ("address", "meeting", "price", "phone", "chain"),
+                 "hard": ("meeting", "price", "phone", "chain")}
     description = "A phone: read a fact in one app (Messages, Mail, Shop, Contacts) and use it in others (Notes, Calendar, Mail, …)."
     apps = TOOLS + STUBS + BRANDS
     task_type = CrossTask
@@ -213,6 +216,9 @@ class CrossAppFamily(Family):
     _mail = MailFamily()  # its reply steps (stateless)
 
     # --- generation ------------------------------------------------------------------------
+    def template(self, scenario: Scenario) -> str:
+        return str(scenario["task"]["source"])
+
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (ilo, ihi), (nlo, nhi), (plo, phi), (tlo, thi), (mlo, mhi), (elo, ehi) = LEVEL_SIZES[level]
         span = SPAN[level]

@@ -9,7 +9,7 @@ actions generically, so a family never writes per-backend code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,8 @@ from guigym.apps.draws import Draws
 from guigym.apps.schema import DeviceState, Scenario, Task
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
+#: How many scenarios :meth:`Family.instance` draws at most to find one of an allowed template.
+MAX_TEMPLATE_TRIES = 500
 
 #: Colour themes (RGB). Index chosen per scenario.
 THEMES: tuple[dict[str, Any], ...] = (
@@ -71,12 +73,44 @@ class Family:
     #: Whether some tasks ask a question: then ``Answer`` joins the env's action space (only
     #: such families have it, so the others' spaces stay as they were).
     asks_questions: bool = False
+    #: The task templates of each level, by name: what :meth:`template` can return for a
+    #: scenario of that level (``guigym.variation`` holds some out of the train split).
+    templates: dict[str, tuple[str, ...]] = {}
+    #: The apps ``guigym.variation``'s ``permission`` axis gates (their app kind's
+    #: ``App.with_permission``; the family's ``next_goal`` answers the prompt and recovers from a
+    #: denial); empty: the axis leaves the family's scenarios as they are.
+    permission_apps: tuple[str, ...] = ()
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         """A new scenario: ``task`` holds ``instruction`` plus the family's own fields;
         ``start`` holds the foreground app (``"fg"``) and optional pre-filled ``values``
         per app."""
         raise NotImplementedError
+
+    def template(self, scenario: Scenario) -> str:
+        """The name of the task template ``scenario`` is an instance of (one of
+        ``templates[scenario["level"]]``), read from its task. Default, for a family that names
+        no templates: ``"task"`` (one template per level, shared by both splits)."""
+        return "task"
+
+    def instance(self, rng: np.random.Generator, level: str, templates: Collection[str] | None = None) -> Scenario:
+        """:meth:`generate`, restricted to the task templates named in ``templates`` (``None``:
+        every template, and exactly ``generate(rng, level)``).
+
+        The one hook through which a template is chosen under a restriction: scenarios are drawn
+        from ``rng`` until one is of an allowed template, so an instance is one the family
+        generates, conditioned on its template (the same seed gives the same instance), and the
+        unrestricted draws stay exactly those of :meth:`generate`."""
+        if templates is None:
+            return self.generate(rng, level)
+        allowed = set(templates)
+        if not allowed & set(self.templates.get(level, ())):
+            raise ValueError(f"{self.name} {level} has no template in {sorted(allowed)}; it has {self.templates.get(level)}")
+        for _ in range(MAX_TEMPLATE_TRIES):
+            scenario = self.generate(rng, level)
+            if self.template(scenario) in allowed:
+                return scenario
+        raise RuntimeError(f"{self.name} {level}: no scenario of a template in {sorted(allowed)} in {MAX_TEMPLATE_TRIES} draws")
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         """The first unmet goal in the task's order (None when nothing is left)."""

@@ -511,6 +511,18 @@ class FilesFamily(Family):
     description = "A file manager: open, create, rename, move and delete (a dialog) files and folders; multi-select."
     apps = (APP,)
     task_type = FilesTask
+    templates = {"easy": ("open", "rename", "delete", "create", "move"),
+                 "medium": ("open", "rename", "delete", "create", "move", "rename_dir"),
+                 "hard": ("delete_ext", "move_ext", "create_move")}
+
+    def template(self, scenario: Scenario) -> str:
+        changes = self._changes(scenario)
+        kind = changes[0]["type"]
+        if scenario["level"] == "hard":
+            return "create_move" if kind == "create" else f"{kind}_ext"
+        if kind == "rename" and any(n["id"] == changes[0]["nodes"][0] and n["folder"] for n in scenario["apps"][APP]["nodes"]):
+            return "rename_dir"
+        return kind
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         t = _Tree(rng)

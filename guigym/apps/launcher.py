@@ -101,6 +101,12 @@ class LauncherFamily(Family):
     description = "From the home screen, open Notes, Clock or Contacts and do a task; hard chains two apps."
     apps = BRANDS + TOOL_APPS + STUB_APPS
     task_type = LauncherTask
+    #: The app each task is in (hard: the two apps, sorted: either order is the same template).
+    templates = {"easy": ("notes", "clock", "contacts"), "medium": ("notes", "clock", "contacts"),
+                 "hard": ("clock+notes", "contacts+notes", "clock+contacts")}
+
+    def template(self, scenario: Scenario) -> str:
+        return "+".join(sorted(t["app"].lower() for t in self._tasks(scenario)))
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (lo_i, hi_i), (lo_a, hi_a), (lo_p, hi_p) = LEVEL_SIZES[level]

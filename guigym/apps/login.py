@@ -156,6 +156,11 @@ class LoginFamily(Family):
     description = "Sign in with a username and password (remember-me, verification code, lock-out)."
     apps = BRANDS + STUB_APPS
     task_type = LoginTask
+    templates = {"easy": ("sign_in",), "medium": ("remember", "no_remember"), "hard": ("remember", "no_remember")}
+
+    def template(self, scenario: Scenario) -> str:
+        remember = scenario["task"]["remember"]  # type: ignore[typeddict-item]
+        return "sign_in" if remember is None else "remember" if remember else "no_remember"
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         brand = pick(rng, BRANDS)

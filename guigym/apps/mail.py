@@ -550,6 +550,15 @@ class MailFamily(Family):
     apps = (APP,)
     task_type = MailsTask
     asks_questions = True
+    #: The tasks' types in the instruction's order ("search": type a query, then open, archive or
+    #: delete the mail it finds).
+    templates = {"easy": ("compose", "reply", "forward", "open", "archive", "delete", "search", "archive_all", "delete_all", "ask"),
+                 "medium": ("compose", "reply", "forward", "open", "archive", "delete", "search", "archive_all", "delete_all", "ask"),
+                 "hard": tuple(f"{a}+{b}" for a in ("compose", "reply", "forward", "archive", "delete", "search")
+                               for b in ("archive_all", "delete_all", "delete", "ask"))}
+
+    def template(self, scenario: Scenario) -> str:
+        return "+".join("search" if t["search"] is not None else t["type"] for t in self._tasks(scenario))
     _memo: tuple[Scenario, dict[int, str], Counter[Record]] | None = None
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:

@@ -150,6 +150,55 @@ def pick_id(k: int) -> str:
     return f"to:{k}"
 
 
+# --- the contacts permission (guigym.variation's ``permission`` axis) -------------------------
+PERM = "perm"  # the prompt "Allow Messages to access your contacts?" (a dialog)
+PERM_ALLOW, PERM_DENY = sub_id(PERM, "allow"), sub_id(PERM, "deny")
+APP_SETTINGS = "app_settings"  # the app's settings: its permissions
+PERM_KEY = "perm.contacts"  # the Contacts permission's switch there
+SETTINGS_LINK = "go:app_settings"
+#: ``data["perm"]``: the permission, "ask" (not decided yet), "allow" or "deny" (the prompt does
+#: not come back: only the switch in the app's settings turns it on).
+PERM_STATES = ("ask", "allow", "deny")
+
+
+def with_permission(spec: AppSpec, when: str) -> AppSpec:
+    """``spec`` (a messenger) gated by the contacts permission: the prompt shows when the app
+    opens (``when="on_open"``) or when its contact picker does (``"on_feature"``); until it is
+    allowed the picker lists nobody. A "Settings" link on the list leads to the app's settings,
+    whose Contacts switch allows it."""
+    name = spec["name"]
+    main = spec["screens"]["main"]
+    screens = {
+        **spec["screens"],
+        "main": {**main, "rows": [*main["rows"], row(SETTINGS_LINK, "link", "Settings", detail="Permissions", to=APP_SETTINGS)]},
+        PERM: {"title": f"Allow {name} to access your contacts?", "parent": None, "modal": True, "rows": [
+            row(sub_id(PERM, "dialog"), "dialog", "Allow access to contacts?", detail=f"{name} wants to see your contacts"),
+            row(PERM_DENY, "button", "Don't allow", action="perm_deny"),
+            row(PERM_ALLOW, "button", "Allow", action="perm_allow", style="primary"),
+        ]},
+        APP_SETTINGS: {"title": f"{name} settings", "parent": "main", "rows": [
+            row(sub_id(APP_SETTINGS, "head"), "label", "Permissions", style="heading"),
+            row(PERM_KEY, "toggle", "Contacts", detail="Choose who to message from your contacts", value=False),
+        ]},
+    }
+    return {**spec, "screens": screens, "permission": when}  # type: ignore[typeddict-item]
+
+
+def permission_goal(scenario: Scenario, state: DeviceState, app: str, goal: Goal | None, needs: bool) -> Goal | None:
+    """``goal`` on a device whose messenger ``app`` is gated by :func:`with_permission`: answer
+    its prompt when it shows in front (Allow when the task ``needs`` the contacts, else Don't
+    allow), and after a denial turn the permission on in the app's settings before the picker is
+    needed."""
+    if not scenario["apps"][app].get("permission"):
+        return goal
+    app_state = state["apps"][app]
+    if app_state["stack"][-1] == PERM and state["fg"] == app:
+        return Goal(app, PERM, PERM_ALLOW if needs else PERM_DENY, "press")
+    if goal is not None and goal.app == app and goal.screen == PICK and app_state["data"].get("perm") == "deny":
+        return Goal(app, APP_SETTINGS, PERM_KEY, "set", True)
+    return goal
+
+
 def _by_name(threads: list[Thread], name: str) -> Thread | None:
     return next((t for t in threads if t["name"] == name), None)
 
@@ -172,6 +221,10 @@ class Messenger(App):
         state["data"]["threads"] = [{**t, "msgs": list(t["msgs"])} for t in spec["threads"]]
         state["data"]["next"] = 1 + max((t["id"] for t in spec["threads"]), default=-1)
         state["values"].update({TO: "", "new.text": "", "new.error": ""})
+        if spec.get("permission"):  # gated (see with_permission)
+            state["data"]["perm"] = "ask"
+            if spec["permission"] == "on_open":
+                state["stack"].append(PERM)
         return state
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
@@ -189,6 +242,9 @@ class Messenger(App):
 
     def rows(self, spec: AppSpec, state: AppState, sid: str) -> list[Widget]:
         vals = state["values"]
+        if sid == PICK and spec.get("permission") and state["data"].get("perm") != "allow":  # gated: nobody to pick
+            return [Widget(sub_id(PICK, "blocked"), "label", f"{spec['name']} can't access your contacts", style="error"),
+                    Widget(sub_id(PICK, "how"), "label", f"Allow it in {spec['name']} settings > Contacts", style="muted")]
         if sid == PICK:  # every contact, alphabetical; picking one closes the picker
             return [Widget(pick_id(k), "radio", n, value=vals.get(TO) == n, group=TO, option=n)
                     for k, n in enumerate(spec["contacts"])]
@@ -236,12 +292,22 @@ class Messenger(App):
         ]
 
     def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
+        opened = state["stack"][-1] != PICK
         super().on_event(spec, state, ev, w)
+        if opened and state["stack"][-1] == PICK and spec.get("permission") and state["data"].get("perm") == "ask":
+            self.push(state, PERM)  # the picker needs the contacts: ask first
         tid = thread_of(state["stack"][-1])
         if tid is not None:  # an opened conversation is read
             t = _by_id(state["data"]["threads"], tid)
             if t is not None and t["unread"]:
                 t["unread"] = False
+
+    def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
+        return with_permission(spec, when)
+
+    def on_toggle(self, spec: AppSpec, state: AppState, w: Widget) -> None:
+        if w.id == PERM_KEY:  # the app's settings: the permission follows its switch
+            state["data"]["perm"] = "allow" if state["values"][PERM_KEY] else "deny"
 
     def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
         sid = state["stack"][-1]
@@ -250,6 +316,11 @@ class Messenger(App):
         now = spec["now"]
         if w.action == "new":  # the new-message screen keeps its draft until it is sent
             self.push(state, NEW)
+            return
+        if w.action in ("perm_allow", "perm_deny"):  # the prompt: decided, it does not come back
+            data["perm"] = "allow" if w.action == "perm_allow" else "deny"
+            vals[PERM_KEY] = data["perm"] == "allow"
+            self.pop(state)
             return
         if w.action == "send_new":
             text, name = str(vals.get("new.text", "")).strip(), str(vals.get(TO, ""))
@@ -340,7 +411,16 @@ class MessagesFamily(Family):
     apps = (APP,)
     task_type = MessagesTask
     asks_questions = True
+    permission_apps = (APP,)
     _memo: tuple[Scenario, Book] | None = None
+    #: The tasks' types in the instruction's order ("send_new": to someone without a conversation).
+    templates = {"easy": ("send", "send_new", "reply", "resend", "delete", "ask"),
+                 "medium": ("send", "send_new", "reply", "resend", "delete", "ask"),
+                 "hard": tuple(f"{a}+{b}" for a in ("send_new", "send", "reply", "resend") for b in ("delete", "ask"))}
+
+    def template(self, scenario: Scenario) -> str:
+        have = {t["name"] for t in scenario["apps"][APP]["threads"]}
+        return "+".join("send_new" if t["type"] == "send" and t["name"] not in have else t["type"] for t in self._tasks(scenario))
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (tlo, thi), (mlo, mhi), (clo, chi) = LEVEL_SIZES[level]
@@ -512,6 +592,15 @@ class MessagesFamily(Family):
         return "answer" in state and not self.success(scenario, state)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        goal = self._goal(scenario, state)
+        return permission_goal(scenario, state, APP, goal, self._needs_contacts(scenario))
+
+    def _needs_contacts(self, scenario: Scenario) -> bool:
+        """Whether the task sends to someone without a conversation (through the contact picker)."""
+        have = {t["name"] for t in scenario["apps"][APP]["threads"]}
+        return any(t["type"] == "send" and t["name"] not in have for t in self._tasks(scenario))
+
+    def _goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]
         threads: list[Thread] = app_state["data"]["threads"]
         have, want = self._book(threads), self._expected(scenario)

@@ -64,7 +64,7 @@ from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
-from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
+from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, permission_goal, chat, fact_message, thread_screen, when
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
@@ -403,6 +403,19 @@ class PhoneFamily(Family):
     apps = TOOLS + STUBS + BRANDS
     task_type = PhoneTask
     asks_questions = True
+    permission_apps = (MESSAGES,)
+    #: One job's type at easy and medium; at hard: "copy" (an address from Messages into a new
+    #: note, then an alarm), "share" (a number from Contacts sent in Messages, then a Notes or
+    #: Clock job) or "mixed" (jobs in two or three apps).
+    templates = {"easy": SINGLE, "medium": SINGLE, "hard": ("copy", "share", "mixed")}
+
+    def template(self, scenario: Scenario) -> str:
+        jobs = self._jobs(scenario)
+        if scenario["level"] != "hard":
+            return jobs[0]["type"]
+        if any(j["type"] == "note_new" for j in jobs):
+            return "copy"
+        return "share" if any(j["src_app"] == CONTACTS for j in jobs) else "mixed"
     _memo: tuple[Scenario, Expected] | None = None
 
     # --- generation ------------------------------------------------------------------------
@@ -683,6 +696,11 @@ class PhoneFamily(Family):
         return "answer" in state
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        have = {t["name"] for t in scenario["apps"][MESSAGES]["threads"]}
+        needs = any(j["type"] == "msg_send" and j["name"] not in have for j in self._jobs(scenario))  # through the picker
+        return permission_goal(scenario, state, MESSAGES, self._next(scenario, state), needs)
+
+    def _next(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         for j in self._jobs(scenario):
             if j["type"] in ASK_OF.values() or self._done(scenario, state, j):
                 continue

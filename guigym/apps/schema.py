@@ -178,6 +178,7 @@ class AppSpec(_AppSpecKeys, total=False):
     today: str  # kind "calendar": the in-app date, "2026-03-11"
     mails: list[MailRecord]  # kind "mail": every mailbox's mails at the start, most recent first
     shop: ShopSpec  # kind "shop": the catalog, the cart at the start, the checkout's card
+    permission: str  # kind "messenger": gated by the contacts permission, asked "on_open" or "on_feature" (guigym.variation)
 
 
 class _HomeKeys(TypedDict):
@@ -213,11 +214,18 @@ class Popup(TypedDict):
     after: int  # steps after reset before it shows (0: at reset)
 
 
-class Banner(TypedDict):
-    """Adversarial content (``guigym.variation``): a row at the top of every app screen."""
-
+class _BannerKeys(TypedDict):
     text: str
-    kind: str  # button (does nothing) or label
+    kind: str  # button or link (does nothing) or label
+
+
+class Banner(_BannerKeys, total=False):
+    """Adversarial content (``guigym.variation``): a row at the top of every app screen, or
+    (with ``after``) one inside its content that looks like the app's own rows."""
+
+    after: int  # a content hint: after this many of the screen's rows
+    detail: str  # a content hint's second line
+    app: str  # a content hint: the app it points to
 
 
 class _ScenarioKeys(TypedDict):

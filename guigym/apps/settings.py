@@ -176,6 +176,12 @@ class SettingsFamily(Family):
     description = "Change switches and choices across categories, sub-screens and long lists (Scroll, Back)."
     apps = (APP,)
     task_type = SettingsTask
+    #: The kinds of the targets, sorted ("choice+toggle": one choice and one switch, in either order).
+    templates = {"easy": ("toggle", "choice"), "medium": ("toggle+toggle", "choice+toggle", "choice+choice"),
+                 "hard": ("toggle+toggle+toggle", "choice+toggle+toggle", "choice+choice+toggle", "choice+choice+choice")}
+
+    def template(self, scenario: Scenario) -> str:
+        return "+".join(sorted(t["kind"] for t in scenario["task"]["targets"]))  # type: ignore[typeddict-item]
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         (lo_c, hi_c), (lo_r, hi_r) = LEVEL_SIZES[level]

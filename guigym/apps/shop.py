@@ -501,6 +501,9 @@ def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[s
         cat = prev[0] if twin else pick(rng, cats)  # type: ignore[index]
         nouns, sizes, _, (plo, phi) = CATEGORIES[cat]
         same_adj = bool(rng.random() < 0.5)
+        if twin and (all(f"{prev[1]} {n}" in names for n in nouns) if same_adj  # type: ignore[index]
+                     else all(f"{a} {prev[2]}" in names for a in ADJECTIVES)):  # type: ignore[index]
+            twin = False  # no similar name is free: any free one (the loop below would never end)
         while True:
             adj = prev[1] if twin and same_adj else pick(rng, ADJECTIVES)  # type: ignore[index]
             noun = prev[2] if twin and not same_adj else pick(rng, nouns)  # type: ignore[index]
@@ -545,6 +548,19 @@ class ShopFamily(Family):
     task_type = ShopInstruction
     asks_questions = True
     _memo: tuple[Scenario, tuple[Cart, Cart, list[Any]]] | None = None
+    #: The tasks in the instruction's order ("buy": add, then check out).
+    templates = {"easy": ("add", "remove", "qty", "ask_price", "ask_cheapest"),
+                 "medium": ("buy", "remove", "qty", "ask_price", "ask_cheapest"),
+                 "hard": ("remove+buy", "qty+buy", "add+buy", "buy+ask_price")}
+
+    def template(self, scenario: Scenario) -> str:
+        names: list[str] = []
+        for t in self._tasks(scenario):
+            if t["type"] == "checkout":
+                names[-1] = "buy"
+            else:
+                names.append(f"ask_{t['field']}" if t["type"] == "ask" else t["type"])
+        return "+".join(names)
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         products, cats, colours = catalog(rng, level)
