@@ -174,6 +174,11 @@ class Expected(TypedDict):
     book: dict[str, list[str]]
     sends: Counter[Record]
     events: Counter[Key]
+    # the start's data as success/failed compare it (computed once per scenario, not every step)
+    notes0: dict[int, tuple[str, str]]
+    boxes0: dict[int, str]
+    events0: dict[int, Key]
+    cart0: dict[str, int]
 
 
 # --- Shop+ -----------------------------------------------------------------------------------
@@ -481,7 +486,11 @@ class CrossAppFamily(Family):
             return memo[1]
         apps = scenario["apps"]
         out: Expected = {"new_notes": Counter(), "book": {t["name"]: list(t["msgs"]) for t in apps[MESSAGES]["threads"]},
-                         "sends": Counter(), "events": Counter()}
+                         "sends": Counter(), "events": Counter(),
+                         "notes0": {i: (_fold(n["title"]), _fold(n["body"])) for i, n in enumerate(apps[NOTES]["notes"])},
+                         "boxes0": {m["id"]: m["box"] for m in apps[MAIL]["mails"]},
+                         "events0": {e["id"]: key_of(e) for e in apps[CALENDAR]["events"]},
+                         "cart0": self._start_cart(scenario)}
         for j in self._task(scenario)["jobs"]:
             k = j["type"]
             if k == "note":
@@ -527,18 +536,18 @@ class CrossAppFamily(Family):
         notes, new_notes = self._notes(scenario, state)
         boxes, sent = self._mails(scenario, state)
         old_events, new_events = self._events(scenario, state)
-        return (notes == {i: (_fold(n["title"]), _fold(n["body"])) for i, n in enumerate(apps[NOTES]["notes"])}
+        return (notes == want["notes0"]
                 and new_notes == want["new_notes"]
                 and sapps[CONTACTS]["data"]["people"] == apps[CONTACTS]["cards"]
                 and {t["name"]: t["msgs"] for t in sapps[MESSAGES]["data"]["threads"]} == want["book"]
-                and boxes == {m["id"]: m["box"] for m in apps[MAIL]["mails"]} and sent == want["sends"]
-                and old_events == {e["id"]: key_of(e) for e in apps[CALENDAR]["events"]} and new_events == want["events"]
-                and not sapps[SHOP]["data"]["orders"] and cart_of(sapps[SHOP]) == self._start_cart(scenario))
+                and boxes == want["boxes0"] and sent == want["sends"]
+                and old_events == want["events0"] and new_events == want["events"]
+                and not sapps[SHOP]["data"]["orders"] and cart_of(sapps[SHOP]) == want["cart0"])
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         want, apps, sapps = self._expected(scenario), scenario["apps"], state["apps"]
         notes, new_notes = self._notes(scenario, state)
-        if notes != {i: (_fold(n["title"]), _fold(n["body"])) for i, n in enumerate(apps[NOTES]["notes"])}:
+        if notes != want["notes0"]:
             return True  # a note edited or deleted: no task asks for it
         if new_notes - want["new_notes"]:  # a note nobody asked for (or with the wrong text)
             return True
@@ -550,15 +559,15 @@ class CrossAppFamily(Family):
         if not all(_reachable(book.get(n, []), w) for n, w in want["book"].items() if book.get(n) != w):
             return True
         boxes, sent = self._mails(scenario, state)
-        if boxes != {m["id"]: m["box"] for m in apps[MAIL]["mails"]} or sent - want["sends"]:
+        if boxes != want["boxes0"] or sent - want["sends"]:
             return True  # archived or deleted (nothing comes back), or a mail nobody asked for
         old_events, new_events = self._events(scenario, state)
-        if old_events != {e["id"]: key_of(e) for e in apps[CALENDAR]["events"]} or new_events - want["events"]:
+        if old_events != want["events0"] or new_events - want["events"]:
             return True
         if sapps[SHOP]["data"]["orders"]:
             return True
         # a quantity changed is not yet a failure (the steppers can set it back); an item added or removed is
-        return set(cart_of(sapps[SHOP])) != set(self._start_cart(scenario))
+        return set(cart_of(sapps[SHOP])) != set(want["cart0"])
 
     def _done(self, scenario: Scenario, state: DeviceState, j: CrossJob) -> bool:
         k = j["type"]
