@@ -66,6 +66,7 @@ from tqdm import tqdm  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
 from agents.env_pool import EnvPool, ProcessEnvPool, RayEnvPool  # noqa: E402
+from agents.executors import ElementExecutor  # noqa: E402
 from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
 from agents.plan_act import NOOP, Plan, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
@@ -213,8 +214,15 @@ class Args:
     reference's event); trajectory (the ablation's control: stage 2's schedule and loss mask
     with the stage-1 reward, so a difference is the grounded reward's own)"""
     executor: Literal["element", "none"] = "element"
-    """stage 2: grounds ungrounded plan steps (a VLM's "Click the 'Sign in' button"); the tiny
-    policy always plans grounded steps"""
+    """grounds ungrounded plan steps (a VLM's "Click the 'Sign in' button", the tiny policy's
+    with ``--plan-steps ungrounded``) in rollouts, stage-2 rewards and evaluation"""
+    plan_steps: Literal["grounded", "ungrounded"] = "grounded"
+    """the tiny policy's clicks: grounded (a point: a cell of the click grid); ungrounded
+    (TraceR1's stage-2 path: a label from the family's click vocabulary, "Click 'Sign in'",
+    which the frozen executor grounds on the screen; the vocabulary is read from the references
+    of ``label_vocab_seeds`` training seeds)"""
+    label_vocab_seeds: int = 300
+    """``--plan-steps ungrounded``: training seeds whose references give the click labels"""
     augment_invert: float = 0.0
     """training rollouts: probability of showing the tiny policy a colour-inverted screenshot
     (a light theme then looks like a dark one and back); evaluation never inverts. Off by
@@ -374,7 +382,31 @@ def make_policy(args: Args) -> Any:
         return VLMPolicy.from_pretrained(args.vlm_path, horizon=args.horizon, lora_rank=args.lora_rank,
                                          gradient_checkpointing=args.gradient_checkpointing,
                                          max_new_tokens=args.max_new_tokens, device=args.device)
-    return TinyPolicy(TinyConfig(horizon=args.horizon, use_elements=args.policy == "tiny-elements"))
+    labels = click_vocabulary(args) if args.plan_steps == "ungrounded" else ()
+    return TinyPolicy(TinyConfig(horizon=args.horizon, use_elements=args.policy == "tiny-elements", click_labels=labels))
+
+
+def click_vocabulary(args: Args) -> tuple[str, ...]:
+    """The labels the ungrounded tiny policy can name: those of the click targets of the
+    dense references from reset on training seeds ``0 … label_vocab_seeds − 1`` (each step's
+    instruction quotes its target, "Click the 'Sign in' button"), most frequent first, ties
+    alphabetical. Labels that only held-out content has (a new contact's name) cannot be named."""
+    from collections import Counter
+
+    from guigym.grounding import quoted
+
+    env = gym.make(args.env_id, **env_kwargs(args))
+    counts: Counter[str] = Counter()
+    for s in range(args.label_vocab_seeds):
+        _, info = env.reset(seed=s)
+        for r in info["reference"]:
+            q = quoted(r.instruction)
+            if r.action.type == "click" and q:
+                counts[q[0]] += 1
+    env.close()
+    if not counts:
+        raise SystemExit(f"--plan-steps ungrounded: no click labels in the references of {args.env_id}")
+    return tuple(sorted(counts, key=lambda k: (-counts[k], k)))
 
 
 def transform_for(policy: Any, invert_prob: float = 0.0, rng: Optional[np.random.Generator] = None) -> Any:
@@ -550,9 +582,12 @@ def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: i
     """Step-level accuracy on the states of the expert trajectory (UI-R1's offline metrics):
     on each held-out seed, follow the dense reference and compare the greedy plan's first step
     with the reference step at every state. ``expert_type_acc``: right action type;
-    ``expert_click_acc``: at reference clicks, a click inside the target's box (grounding);
+    ``expert_click_acc``: at reference clicks, a click inside the target's box (grounding; an
+    ungrounded click counts where the element executor would click: the centre of the element
+    its label matches);
     ``expert_step_acc``: ``action_similarity`` (type and target/arguments, abstract)."""
     env = make_env(args, lambda o, i, h: None, save_state=False)
+    grounder = ElementExecutor()
     types: list[float] = []
     clicks: list[float] = []
     steps: list[float] = []
@@ -567,6 +602,8 @@ def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: i
             ref = v.reference[0]
             plan = planner.plan(obs, info, history)
             pred = _step_of(plan[0]) if len(plan) else None
+            if isinstance(pred, PlanStep) and pred.kind == "click":  # an ungrounded click: where the executor would click
+                pred = grounder(ElementsView({"elements": v.elements}), pred) or pred
             types.append(action_type_reward(pred, ref) if pred is not None else 0.0)
             if ref.action.type == "click":
                 clicks.append(argument_reward(pred, ref) if pred is not None else 0.0)
@@ -651,9 +688,9 @@ class Trainer:
         self.score_env = gym.make(args.env_id, **env_kwargs(args)).unwrapped  # stage 2 executes here
         self.executor = None
         if args.executor == "element":
-            from agents.executors import ElementExecutor
-
             self.executor = ElementExecutor()
+        elif args.plan_steps == "ungrounded":
+            raise SystemExit("--plan-steps ungrounded needs an executor to ground its clicks (--executor element)")
         sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen,
                                follow_reference=args.rollout_actor == "reference")
         self.rollout_agent = PlanActAgent(sampler, executor=self.executor)

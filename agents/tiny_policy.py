@@ -12,12 +12,22 @@ Each step is up to three decisions ("tokens"):
 ====================  =====================================================================
 ``type``              click / scroll / back / open_app / type (``POLICY_TYPES``: no Answer)
 argument              click: a cell of a 16×9 grid (40 px cells at 360×640; the click point
-                      is the cell centre) · scroll: a direction · open_app: an index into
+                      is the cell centre) — or, in the ungrounded variant
+                      (``TinyConfig(click_labels=…)``), a label of a fixed vocabulary: the
+                      step is "Click 'Sign in'" and a frozen executor grounds it · scroll: a direction · open_app: an index into
                       ``guigym.apps.catalog.APP_NAMES`` · type: the first instruction word
                       to copy (a pointer) · back: none
 span length           type only: how many words to copy (1..``max_span``); the typed text is
                       the instruction's own characters from the first to the last word
 ====================  =====================================================================
+
+The ungrounded variant is TraceR1's stage-2 path: the planner names what to click, never where;
+``agents.executors.ElementExecutor`` (or a VLM executor) finds it on the screen. Its click
+argument is scored by attention over the vocabulary's label keys (hashed words and trigrams of
+the label plus a learned vector) and by how strongly each label's key matches some click cell of
+the screenshot (a max over the cells: "is this label on the screen?"). Executed clicks in the
+history stay grounded (their cell); a planned ungrounded click is coded with span 1 (a marker,
+not a decision).
 
 Every Login widget row is 44 px tall and full width, so some 40-px cell centre lies in each
 row (and each home-screen icon) — see ``tests/test_train_small.py``.
@@ -92,6 +102,8 @@ class TinyConfig:
     # ink is negative on every theme (light text on a dark theme looks like dark text on a light
     # one); a fixed input normalisation, not an augmentation (False: older checkpoints)
     polarity_invariant: bool = True
+    # non-empty: the ungrounded variant — a click names one of these labels instead of a cell
+    click_labels: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- words
@@ -253,6 +265,22 @@ class TinyPolicy(nn.Module):
         self.word_k = nn.Sequential(nn.Linear(2 * Wd, A), nn.ReLU(), nn.Linear(A, A))
         self.word_q = nn.Sequential(nn.Linear(Hd, A), nn.ReLU(), nn.Linear(A, A))
         self.span_head = nn.Sequential(nn.Linear(Hd + 2 * Wd, A), nn.ReLU(), nn.Linear(A, cfg.max_span))
+        # the ungrounded variant (created last: the grounded policy's initialisation is unchanged)
+        self.n_labels = len(cfg.click_labels)
+        if self.n_labels:
+            ids, offs = [], []
+            for lab in cfg.click_labels:
+                offs.append(len(ids))
+                for w, _, _ in split_words(lab) or [(lab, 0, 0)]:
+                    ids.append(_h(w.lower(), _WORD_BUCKETS))
+                    ids.extend(_WORD_BUCKETS + t for t in _trigrams(w))
+            self.register_buffer("label_ids", torch.tensor(ids, dtype=torch.long), persistent=False)
+            self.register_buffer("label_offs", torch.tensor(offs, dtype=torch.long), persistent=False)
+            self.label_tok = nn.EmbeddingBag(_WORD_BUCKETS + _TRI_BUCKETS, A, mode="mean")
+            self.label_vec = nn.Embedding(self.n_labels, A)
+            self.label_q = nn.Sequential(nn.Linear(Hd, A), nn.ReLU(), nn.Linear(A, A))
+            self.label_seen = nn.Linear(A, A, bias=False)  # label key → the cell key it looks like
+            self.label_e = nn.Embedding(self.n_labels, E)
 
     # -------------------------------------------------------------- preprocessing
     def prepare(self, obs: Any, history: Optional[Sequence[Any]] = None) -> TinyObs:
@@ -323,6 +351,11 @@ class TinyPolicy(nn.Module):
         return BACK, 0, 0
 
     def _action_of(self, t: int, arg: int, span: int, ob: TinyObs) -> Any:
+        if t == CLICK and span == 1 and self.n_labels:  # ungrounded: the executor finds the label
+            from guigym.actions import PlanStep
+
+            label = self.cfg.click_labels[min(arg, self.n_labels - 1)]
+            return PlanStep(action=None, instruction=f"Click '{label}'", action_type="click")
         if t == CLICK:
             return Click(*cell_centre(arg, self.cfg))
         if t == SCROLL:
@@ -399,7 +432,13 @@ class TinyPolicy(nn.Module):
             valid = (hcodes[:, k, 0] != NONE_TYPE)[:, None]
             h = torch.where(valid, self.gru(x, h), h)
             x = torch.where(valid, hemb[:, k], x)
-        return {"cells": cells, "cell_k": self.cell_k(cells), "wenc": wenc, "word_k": self.word_k(wenc), "wmask": wm, "ctx": h, "x0": x}
+        out = {"cells": cells, "cell_k": self.cell_k(cells), "wenc": wenc, "word_k": self.word_k(wenc), "wmask": wm, "ctx": h, "x0": x}
+        if self.n_labels:
+            keys = self.label_tok(self.label_ids, self.label_offs) + self.label_vec.weight  # [L, A]
+            out["label_k"] = keys
+            # how well each label matches its best cell of this screenshot: [B, L]
+            out["label_seen"] = torch.einsum("bca,la->bcl", out["cell_k"], self.label_seen(keys)).amax(1) / self.att_dim**0.5
+        return out
 
     def _paint_elements(self, obs: Sequence[TinyObs], C: int) -> torch.Tensor:
         cfg, dev = self.cfg, self._device()
@@ -441,7 +480,12 @@ class TinyPolicy(nn.Module):
         t, arg, span = codes[..., 0], codes[..., 1], codes[..., 2]
         e = self.type_emb(t)
         is_click, is_scroll, is_app, is_type = (t == CLICK), (t == SCROLL), (t == OPEN_APP), (t == TYPE)
-        e = e + self.cell_emb(arg.clamp(0, self.n_cells - 1)) * is_click[..., None]
+        if self.n_labels:  # span 1 marks a planned ungrounded click (arg: a label), 0 an executed one (a cell)
+            named = is_click & (span == 1)
+            e = e + self.cell_emb(arg.clamp(0, self.n_cells - 1)) * (is_click & ~named)[..., None]
+            e = e + self.label_e(arg.clamp(0, self.n_labels - 1)) * named[..., None]
+        else:
+            e = e + self.cell_emb(arg.clamp(0, self.n_cells - 1)) * is_click[..., None]
         e = e + self.dir_emb(arg.clamp(0, len(DIRECTIONS) - 1)) * is_scroll[..., None]
         e = e + self.app_emb(arg.clamp(0, self.n_apps - 1)) * is_app[..., None]
         Lw = wenc.shape[1]
@@ -515,15 +559,20 @@ class TinyPolicy(nn.Module):
             lp_type = torch.log_softmax(small[:, :N_TYPES], -1)
             lp_dir = torch.log_softmax(small[:, N_TYPES : N_TYPES + nd], -1)
             lp_app = torch.log_softmax(small[:, N_TYPES + nd :], -1)
-            lp_cell = torch.log_softmax(torch.bmm(self.cell_q(h).view(B, G, -1), cell_kT).view(N, -1), -1)
+            if self.n_labels:  # the click argument is a label: what to click, not where
+                lab = self.label_q(h) @ enc["label_k"].T / self.att_dim**0.5 + enc["label_seen"][rows]
+                lp_cell = torch.log_softmax(lab, -1)
+            else:
+                lp_cell = torch.log_softmax(torch.bmm(self.cell_q(h).view(B, G, -1), cell_kT).view(N, -1), -1)
+            n_click = lp_cell.shape[1]
             lp_word = torch.log_softmax(torch.bmm(self.word_q(h).view(B, G, -1), word_kT).view(N, -1).masked_fill(~wmask, neg), -1)
-            noise = gumbel((N, N_TYPES + nd + na + self.n_cells + lp_word.shape[1])) if sample else None
-            cut = np.cumsum([0, N_TYPES, nd, na, self.n_cells, lp_word.shape[1]]).tolist()
+            noise = gumbel((N, N_TYPES + nd + na + n_click + lp_word.shape[1])) if sample else None
+            cut = np.cumsum([0, N_TYPES, nd, na, n_click, lp_word.shape[1]]).tolist()
             seg = (lambda k: noise[:, cut[k] : cut[k + 1]]) if noise is not None else (lambda k: None)
             ty = choose(lp_type, seg(0), None if g is None else g[:, 0])
             d = choose(lp_dir, seg(1), None if g is None else g[:, 1].clamp(0, nd - 1))
             app = choose(lp_app, seg(2), None if g is None else g[:, 1].clamp(0, na - 1))
-            cell = choose(lp_cell, seg(3), None if g is None else g[:, 1].clamp(0, self.n_cells - 1))
+            cell = choose(lp_cell, seg(3), None if g is None else g[:, 1].clamp(0, n_click - 1))
             w = choose(lp_word, seg(4), None if g is None else g[:, 1].clamp(0, wenc.shape[1] - 1))
             span_logits = self.span_head(torch.cat([h, wenc[ar, w]], -1))
             span_ok = (w[:, None] + span_range[None, :]) < n_words[:, None].clamp(min=1)
@@ -540,6 +589,8 @@ class TinyPolicy(nn.Module):
             arg = args_all.gather(1, ty[:, None])[:, 0]
             is_type = ty == TYPE
             spn = torch.where(is_type, sp, zeros_l)
+            if self.n_labels:  # the marker of a planned ungrounded click (not a decision: unscored)
+                spn = torch.where(ty == CLICK, torch.ones_like(spn), spn)
             step = torch.stack([ty, arg, spn], -1)
             out_codes[:, t] = step
             logps[:, t, 0] = lp_type.gather(1, ty[:, None])[:, 0]
@@ -625,6 +676,7 @@ class TinyPolicy(nn.Module):
             cfgd[k] = tuple(cfgd[k])
         cfgd.setdefault("contrast_invariant", False)  # checkpoints from before the option: raw RGB
         cfgd.setdefault("polarity_invariant", False)  # checkpoints from before the option: signed as drawn
+        cfgd["click_labels"] = tuple(cfgd.get("click_labels", ()))
         pol = cls(TinyConfig(**cfgd))
         pol.load_state_dict(ck["state_dict"])
         return pol
@@ -658,4 +710,4 @@ class TinyPlanner:
             obs = {**obs, "elements": list(info.get("elements", []))}  # prepare() reads string roles too
         ob = self.policy.prepare(obs, list(history))
         comps, _ = self.policy.sample([ob], 1, greedy=self.greedy, horizon=self.horizon, generator=self.gen)
-        return Plan([PlanStep(action=a) for a in comps[0].steps])
+        return Plan([a if isinstance(a, PlanStep) else PlanStep(action=a) for a in comps[0].steps])

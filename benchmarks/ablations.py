@@ -59,6 +59,11 @@ SETTINGS: dict[str, list[str]] = {
     "T5": ["--horizon", "5"],
     "T10": ["--horizon", "10"],
     "T15": ["--horizon", "15"],
+    # TraceR1's stage-2 path: the planner names what to click ("Click 'Sign in'"), the frozen
+    # element executor grounds it; without stage 2, and the control (stage 2's schedule and mask)
+    "ungrounded": ["--plan-steps", "ungrounded"],
+    "ungrounded-no-stage2": ["--plan-steps", "ungrounded", "--stage", "1"],
+    "ungrounded-control": ["--plan-steps", "ungrounded", "--stage2-reward", "trajectory"],
     # UI-R1: one action per state (T = 1), stage 1 only, rule-based action reward R_type + R_C, on the
     # states of the expert trajectory (UI-R1 trains on a fixed set of annotated screens, not on-policy)
     "uir1": [*UIR1],
@@ -89,6 +94,10 @@ CLAIMS: dict[str, list[Claim]] = {
                              "(the grounded reward itself helps)")],
     "std-scaled": [Claim("full", "success_rate", "<", "(a departure's check, not the paper's claim) GRPO's std-scaled "
                          "advantage → lower success than centring only")],
+    "ungrounded-no-stage2": [Claim("ungrounded", "success_rate", "<", "ungrounded planner + frozen executor (the paper's "
+                                   "path): without stage 2 → lower success")],
+    "ungrounded-control": [Claim("ungrounded", "success_rate", "<", "ungrounded planner: stage 2's schedule/mask with the "
+                                 "stage-1 reward → lower success (the grounded reward itself helps)")],
     "uir1-no-type": [Claim("uir1", "expert_click_acc", ">", "UI-R1: without the action-type reward → better grounding "
                            "(the action reward can hinder it)")],
     "uir1-iou": [Claim("uir1", "expert_click_acc", "<", "UI-R1: IoU-style coordinate reward → worse grounding than click-in-box")],

@@ -6,6 +6,7 @@
     python benchmarks/reproduce.py --table ppo200       # the same at 200k env steps per seed (≈ 14 CPU-minutes each)
     python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
     python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
+    python benchmarks/reproduce.py --table stage2ug     # stage 2 on TraceR1's path: ungrounded planner + frozen executor
     python benchmarks/reproduce.py --table contacts     # train_small.py's defaults on GuiGym-Contacts-v0 easy, seeds 1–3
     python benchmarks/reproduce.py --table robustness   # the defaults' policies under every variation (guigym.variation)
     python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
@@ -48,7 +49,7 @@ HORIZON_TASK = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16 
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "contacts", "robustness", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "stage2ug", "contacts", "robustness", "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     """training seeds of the GRPO tables (every one is reported)"""
@@ -229,6 +230,7 @@ def robustness_table(args: Args) -> str:
 SWEEPS: dict[str, tuple[list[str], str]] = {
     "uir1": (["uir1", "uir1-no-type", "uir1-iou"], ""),
     "horizon": (["T10", "T1", "T3", "T5", "T15"], HORIZON_TASK),
+    "stage2ug": (["ungrounded", "ungrounded-no-stage2", "ungrounded-control"], ""),
 }
 
 
@@ -312,7 +314,7 @@ def update_readme(names: list[str]) -> list[str]:
 
 def main(args: Args) -> None:
     # the horizon sweep (hours on 2 cores: Settings hard, 25 runs) is not part of the README run yet
-    names = ["defaults", "ablations", "ppo", "ppo200", "uir1", "contacts", "robustness"] if args.table == "readme" else [args.table]
+    names = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "contacts", "robustness"] if args.table == "readme" else [args.table]
     unknown = sorted(set(args.skip) - set(names))
     if unknown:
         raise SystemExit(f"--skip {unknown}: not among the tables of --table {args.table}: {names}")

@@ -18,6 +18,7 @@ import agents.tiny_policy as tiny_mod
 from agents.grpo import Completion, group_advantages, grpo_loss, grpo_stats, step_advantages
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy, cell_centre, split_words
 from guigym.actions import Click, Type
+from guigym.grounding import quoted
 from guigym.registration import env_ids
 from guigym.rewards import argument_reward
 
@@ -446,3 +447,111 @@ def test_checkpoint_selection_keeps_the_best_validation_policy(tmp_path, monkeyp
     assert all(torch.equal(saved[k], want[k]) for k in want)
     if checkpoint == "best-val":
         assert res["selected_val_success"] == 1.0
+
+
+# --- the ungrounded variant: the planner names what to click, the frozen executor grounds it --------
+
+
+def _ungrounded_policy(horizon: int = 3) -> TinyPolicy:
+    labels = train_small.click_vocabulary(train_small.Args(plan_steps="ungrounded", label_vocab_seeds=50))
+    return TinyPolicy(TinyConfig(horizon=horizon, click_labels=labels))
+
+
+def test_click_vocabulary_holds_the_reference_targets():
+    args = train_small.Args(plan_steps="ungrounded", label_vocab_seeds=50)
+    vocab = train_small.click_vocabulary(args)
+    env = gym.make("GuiGym-Login-v0")
+    _, info = env.reset(seed=7)
+    targets = {quoted(r.instruction)[0] for r in info["reference"] if r.action.type == "click"}
+    assert targets and targets <= set(vocab)  # seed 7 is one of the 50 seeds read
+    assert len(set(vocab)) == len(vocab) and "Sign in" in vocab
+    env.close()
+
+
+def test_ungrounded_policy_names_labels_that_the_executor_grounds(tmp_path):
+    from agents.executors import ElementExecutor
+    from guigym.actions import PlanStep
+
+    torch.manual_seed(0)
+    pol = _ungrounded_policy()
+    env = gym.make("GuiGym-Login-v0")
+    obs, info = env.reset(seed=3)
+    obs_b = [pol.prepare(obs, []), pol.prepare(obs, [Click(180, 160), Type("x")])]
+    comps, (lp, mask) = pol.sample(obs_b, 16)
+    lp2, mask2 = pol.logprobs(obs_b, comps)
+    assert torch.allclose(lp, lp2, atol=1e-5) and torch.equal(mask, mask2)
+    clicks = [s for c in comps for s in c.steps if isinstance(s, PlanStep)]
+    assert clicks, "16 random plans of 3 steps without a click"
+    assert all(s.action is None and s.kind == "click" and quoted(s.instruction)[0] in pol.cfg.click_labels for s in clicks)
+    # a planned click's span slot is a marker, not a decision: its log-prob is masked out
+    codes = torch.stack([c.data for c in comps]).view(-1, 3)
+    assert (codes[codes[:, 0] == tiny_mod.CLICK][:, 2] == 1).all()
+    assert (mask.view(-1, 3)[codes[:, 0] == tiny_mod.CLICK][:, 2] == 0).all()
+    # the executor clicks inside the element the label names
+    ex = ElementExecutor()
+    for e in env.unwrapped.elements():
+        if e["label"] in pol.cfg.click_labels:
+            a = ex(env, PlanStep(action_type="click", instruction=f"Click '{e['label']}'"))
+            x0, y0, x1, y1 = e["box"]
+            assert isinstance(a, Click) and x0 <= a.x <= x1 and y0 <= a.y <= y1
+    # checkpoints keep the vocabulary
+    pol.save(str(tmp_path / "u.pt"))
+    back = TinyPolicy.load(str(tmp_path / "u.pt"))
+    assert back.cfg == pol.cfg and back.cfg.click_labels == pol.cfg.click_labels
+    lp3, _ = back.logprobs(obs_b, comps)
+    assert torch.allclose(lp, lp3, atol=1e-5)
+    env.close()
+
+
+def test_ungrounded_variant_leaves_the_grounded_initialisation_alone():
+    """The label modules are created after all others: with the same torch seed, every
+    parameter the grounded policy has starts equal in both (the defaults' runs are unchanged)."""
+    torch.manual_seed(5)
+    grounded = dict(TinyPolicy(TinyConfig(horizon=3)).named_parameters())
+    torch.manual_seed(5)
+    named = dict(TinyPolicy(TinyConfig(horizon=3, click_labels=("Sign in", "Email"))).named_parameters())
+    assert set(grounded) < set(named)
+    assert all(torch.equal(p, named[k]) for k, p in grounded.items())
+
+
+def test_stage_rewards_of_ungrounded_plans(tmp_path):
+    """Stage 1 (abstract): naming each reference target scores what the reference scores.
+    Stage 2: the executor grounds the first step; the right label earns 1, a wrong one 0,
+    and without an executor an ungrounded step cannot be executed (0)."""
+    from guigym.actions import PlanStep
+
+    args = train_small.Args(group_size=2, horizon=3, plan_steps="ungrounded")
+    env, visited = _oracle_groups(args)
+    v = visited[0]  # reset: click Username/Email, type, click the password field …
+
+    def named(r):
+        return PlanStep(action_type="click", instruction=f"Click '{quoted(r.instruction)[0]}'") if r.action.type == "click" else r.action
+
+    good = [named(r) for r in v.reference[:3]]
+    wrong = [r for r in v.reference if r.action.type == "click"][-1]  # the sign-in button, not the first field
+    bad = [named(wrong)] + good[1:]
+    comps = [Completion(good), Completion(bad)]
+    r1 = train_small.stage1_rewards(args, [v], comps)
+    ref = train_small.stage1_rewards(args, [v], [Completion([r.action for r in v.reference[:3]])] * 2)
+    assert r1[0] == pytest.approx(ref[0]) and r1[1] < r1[0]
+    from agents.executors import ElementExecutor
+
+    score_env = gym.make(args.env_id).unwrapped
+    assert train_small.stage2_rewards(args, score_env, [v], comps, executor=ElementExecutor()) == [1.0, 0.0]
+    assert train_small.stage2_rewards(args, score_env, [v], comps, executor=None) == [0.0, 0.0]
+    env.close()
+
+
+def test_short_ungrounded_run_executes_grounded_clicks(tmp_path):
+    """``--plan-steps ungrounded``: a few iterations of both stages run; every click the
+    rollouts executed was grounded by the executor; ``--executor none`` is refused."""
+    args = _tiny_args(tmp_path, "ug", stage="both", plan_steps="ungrounded", label_vocab_seeds=30)
+    tr = train_small.Trainer(args)
+    assert tr.policy.cfg.click_labels
+    rows = [tr.iteration(i) for i in range(4)]
+    assert rows[0]["stage"] == 1 and rows[-1]["stage"] == 2
+    executed = [a for v in tr.env.visited for a in v.obs.hist]  # (type, arg, span) codes of the history
+    assert all(span == 0 for t, _, span in executed if t == tiny_mod.CLICK)  # executed clicks are points
+    tr.close()
+    with pytest.raises(SystemExit, match="executor"):
+        train_small.Trainer(_tiny_args(tmp_path, "ug2", plan_steps="ungrounded", executor="none", label_vocab_seeds=5))
