@@ -5,7 +5,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -14,6 +17,7 @@ import gymnasium as gym  # noqa: E402
 import pytest  # noqa: E402
 
 import guigym  # noqa: E402
+from guigym.apps.base import apply  # noqa: E402
 from guigym.registration import env_ids, id_levels  # noqa: E402
 
 #: (env id, level) for every registered id and every level of its family; an id whose family
@@ -34,6 +38,82 @@ def load_example(name: str):
 def make(env_id: str, **kw):
     """The raw env (no wrappers: tests drive references past nothing)."""
     return gym.make(env_id, disable_env_checker=True, **kw)
+
+
+# --- the oracle, shared by the family tests -----------------------------------------------------
+@dataclass
+class OracleRun:
+    """One run of the oracle (:func:`follow_reference`): what it was asked to do and what came of it."""
+
+    seed: int | None
+    plan: list[Any]  # info["reference"] when the run began
+    limit: int  # the most steps it could take (the env's max_episode_steps in oracle_episodes)
+    success: bool = False  # info["success"] where it stopped (False when it ran out of steps)
+    steps: int = 0
+    rewards: list[float] = field(default_factory=list)
+    terminated: list[bool] = field(default_factory=list)
+    truncated: list[bool] = field(default_factory=list)
+
+
+def follow_reference(env, info, limit: int, *, replan: bool = True, seed: int | None = None) -> OracleRun:
+    """Follow the oracle from ``info`` (reset's or a step's) for at most ``limit`` steps.
+
+    ``replan=True``: step the first step of the current ``info["reference"]`` until it is empty
+    or the episode ends; every step must take (no ``action_error``) and be the reference's event.
+    ``replan=False``: step the plan in ``info`` as it is, to its end or until the episode ends.
+    """
+    run = OracleRun(seed, list(info["reference"]), limit)
+    plan = iter(run.plan)
+    for n in range(limit):
+        step = (info["reference"] or [None])[0] if replan else next(plan, None)
+        if step is None:
+            run.success = info["success"]
+            return run
+        _, r, term, trunc, info = env.step(step.action)
+        if replan:
+            assert info["action_error"] is None, info["action_error"]
+            assert info["event"] == step.event, (step, info["event"])
+        run.steps = n + 1
+        run.rewards.append(r)
+        run.terminated.append(term)
+        run.truncated.append(trunc)
+        if term or trunc:
+            run.success = info["success"]
+            return run
+    return run
+
+
+def run_reference(env, info, limit):
+    """Follow the reference (re-planned after every step); returns (success, steps)."""
+    run = follow_reference(env, info, limit)
+    return run.success, run.steps
+
+
+def oracle_episodes(env_id: str, level: str, seeds: Iterable[int] = range(200), *, replan: bool = True) -> Iterator[OracleRun]:
+    """The oracle from reset on each of ``seeds`` (one env, made at ``level``, reused; at most the
+    env's ``max_episode_steps`` each): one :class:`OracleRun` per seed, in order."""
+    env = make(env_id, level=level)
+    try:
+        for seed in seeds:
+            _, info = env.reset(seed=seed)
+            yield follow_reference(env, info, env.spec.max_episode_steps, replan=replan, seed=seed)
+    finally:
+        env.close()
+
+
+def assert_extra_change_fails(env, spoil: Callable[[dict[str, Any]], None]) -> None:
+    """Step ``env``'s reference but its last step; take that one by hand on a copy of the state
+    (success there, not failure), then let ``spoil`` make a change the task does not ask for in
+    the copy's ``apps``: the family must call it failed, not success."""
+    ref = env.unwrapped.reference()
+    for s in ref[:-1]:
+        env.step(s.action)
+    fam = env.unwrapped.family
+    sc = env.unwrapped.scenario
+    ok = apply(sc, env.unwrapped.get_state()["state"], ref[-1].event)  # the last step, by hand on a copy
+    assert fam.success(sc, ok) and not fam.failed(sc, ok)
+    spoil(ok["apps"])
+    assert fam.failed(sc, ok) and not fam.success(sc, ok)
 
 
 @pytest.fixture

@@ -14,13 +14,11 @@ import numpy as np
 import pytest
 
 from guigym.actions import Click, OpenApp, Type
-from guigym.apps.base import apply
 from guigym.apps.crossapp import SOURCES, SPAN, CrossAppFamily
 from guigym.apps.mail import ARCHIVE
 from guigym.events import Event
 from guigym.oracle import center
-from tests.conftest import make
-from tests.test_envs import run_reference
+from tests.conftest import assert_extra_change_fails, make, oracle_episodes
 
 ENV_ID = "GuiGym-CrossApp-v0"
 Task = dict[str, Any]
@@ -52,17 +50,14 @@ def shown_text(env) -> str:
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_the_oracle_solves_every_seed_and_hard_is_at_least_20_steps(level: str) -> None:
-    env = make(ENV_ID, level=level)
     lengths = []
-    for seed in range(200):
-        _, info = env.reset(seed=seed)
-        lengths.append(len(info["reference"]))
-        ok, n = run_reference(env, info, env.spec.max_episode_steps)
-        assert ok, f"{level} seed {seed}: reference failed after {n} steps"
+    for run in oracle_episodes(ENV_ID, level, range(200)):
+        lengths.append(len(run.plan))
+        assert run.success, f"{level} seed {run.seed}: reference failed after {run.steps} steps"
     print(level, "mean", statistics.mean(lengths), "max", max(lengths))  # shown with -s
     if level == "hard":
         assert min(lengths) >= 20, min(lengths)
-    assert max(lengths) < env.spec.max_episode_steps
+    assert max(lengths) < run.limit  # the env's max_episode_steps
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
@@ -152,16 +147,7 @@ def _spoil(app: str, d: dict[str, Any]) -> None:
 @pytest.mark.parametrize("app", ["Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop"])
 def test_an_extra_change_in_any_app_fails(app: str) -> None:
     """The state right before success, plus one change in ``app`` the task does not ask for."""
-    env = env_where(lambda t: True)
-    ref = env.unwrapped.reference()
-    for s in ref[:-1]:
-        env.step(s.action)
-    fam: CrossAppFamily = env.unwrapped.family
-    sc = env.unwrapped.scenario
-    ok = apply(sc, state(env), ref[-1].event)  # the last step, by hand on a copy; then spoil it
-    assert fam.success(sc, ok) and not fam.failed(sc, ok)
-    _spoil(app, ok["apps"][app]["data"])
-    assert fam.failed(sc, ok) and not fam.success(sc, ok)
+    assert_extra_change_fails(env_where(lambda t: True), lambda apps: _spoil(app, apps[app]["data"]))
 
 
 def test_an_order_placed_fails() -> None:

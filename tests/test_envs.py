@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from guigym.actions import Back, Click, OpenApp, Scroll, Type
-from tests.conftest import ID_LEVELS, IDS, make
+from tests.conftest import ID_LEVELS, IDS, make, oracle_episodes, run_reference
 
 
 @pytest.mark.parametrize("env_id,level", ID_LEVELS)
@@ -60,28 +60,10 @@ def test_state_round_trip(env_id, level):
     assert other.unwrapped.observe()["screenshot"].tobytes() == env.unwrapped.observe()["screenshot"].tobytes()
 
 
-def run_reference(env, info, limit):
-    """Follow the reference; returns (success, steps)."""
-    for n in range(limit):
-        ref = info["reference"]
-        if not ref:
-            return info["success"], n
-        _, _, term, trunc, info = env.step(ref[0].action)
-        assert info["action_error"] is None, info["action_error"]
-        assert info["event"] == ref[0].event, (ref[0], info["event"])
-        if term or trunc:
-            return info["success"], n + 1
-    return False, limit
-
-
 @pytest.mark.parametrize("env_id,level", ID_LEVELS)
 def test_oracle_from_reset(env_id, level):
-    env = make(env_id, level=level)
-    limit = env.spec.max_episode_steps
-    for seed in range(200):
-        _, info = env.reset(seed=seed)
-        ok, n = run_reference(env, info, limit)
-        assert ok, f"{env_id} {level} seed {seed}: reference failed after {n} steps"
+    for run in oracle_episodes(env_id, level, range(200)):
+        assert run.success, f"{env_id} {level} seed {run.seed}: reference failed after {run.steps} steps"
 
 
 @pytest.mark.parametrize("env_id", IDS)

@@ -33,7 +33,7 @@ from guigym.apps.mail import (
 from guigym.apps.widgets import menu_screen
 from guigym.events import Event
 from guigym.oracle import center
-from tests.conftest import make
+from tests.conftest import make, oracle_episodes
 
 ENV_ID = "GuiGym-Mail-v0"
 Tasks = list[dict[str, Any]]
@@ -420,15 +420,12 @@ def test_answer_is_a_no_op_in_a_task_that_asks_nothing() -> None:
 # --- the oracle and generation ---------------------------------------------------------------
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_the_oracle_succeeds_on_seeds_0_to_199(level: str) -> None:
-    env = make(ENV_ID, level=level)
-    for seed in range(200):
-        _, info = env.reset(seed=seed)
-        ref = info["reference"]
-        assert ref, seed
-        for k, s in enumerate(ref):
-            _, r, term, trunc, info = env.step(s.action)
-            assert term == (k == len(ref) - 1) and not trunc, seed
-        assert info["success"] and r == 1.0, seed
+    for run in oracle_episodes(ENV_ID, level, range(200), replan=False):  # the reset's plan as is
+        assert run.plan, run.seed
+        # the plan's last step, and no step before it, ends the episode
+        assert run.terminated == [k == len(run.plan) - 1 for k in range(len(run.plan))], run.seed
+        assert not any(run.truncated), run.seed
+        assert run.success and run.rewards[-1] == 1.0, run.seed
 
 
 def test_the_oracle_recovers_from_detours() -> None:

@@ -39,7 +39,7 @@ from guigym.apps.shop import (
 from guigym.apps.widgets import menu_screen
 from guigym.events import Event
 from guigym.oracle import center
-from tests.conftest import make
+from tests.conftest import make, oracle_episodes
 
 ENV_ID = "GuiGym-Shop-v0"
 LEVELS = ("easy", "medium", "hard")
@@ -140,20 +140,14 @@ def add(env, pid: int, size: str | None, qty: int):
 # --- the oracle ------------------------------------------------------------------------------
 @pytest.mark.parametrize("level", LEVELS)
 def test_oracle_succeeds_on_seeds_0_to_199(level: str) -> None:
-    env = make(ENV_ID, level=level)
     lengths = []
-    for seed in range(200):
-        _, info = env.reset(seed=seed)
-        lengths.append(len(info["reference"]))
-        done = False
-        while not done:
-            assert info["reference"], (seed, level)
-            _, _, term, trunc, info = env.step(info["reference"][0].action)
-            done = term or trunc
-        assert info["success"], (level, seed, env.unwrapped.scenario["task"]["instruction"])
+    for run in oracle_episodes(ENV_ID, level, range(200)):  # the reference re-planned after every step
+        lengths.append(len(run.plan))
+        # ended by a step (not by an empty reference), as a success
+        assert run.terminated[-1:] == [True] or run.truncated[-1:] == [True], (level, run.seed)
+        assert run.success, (level, run.seed, run.steps)
     if level == "hard":  # every hard template is long: two tasks, the full checkout
         assert min(lengths) >= 15
-    env.close()
 
 
 def test_generation_varies_with_the_seed_and_is_json() -> None:

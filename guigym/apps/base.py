@@ -339,6 +339,28 @@ class App:
         state["focus"] = None
 
 
+class SeenScreens(App):
+    """Mixin: an app that remembers which record screens were opened, in ``data["seen"]`` (the
+    record numbers, first opening first; an oracle reads a fact there before it carries it;
+    never compared). Put it before the app's class (``class ShopSeen(SeenScreens, ShopApp)``)
+    and override :meth:`seen_id`, the parser of a screen id."""
+
+    def seen_id(self, sid: str) -> int | None:
+        """The record whose screen ``sid`` is (None: a screen not remembered)."""
+        raise NotImplementedError
+
+    def initial_state(self, spec: AppSpec) -> AppState:
+        state = super().initial_state(spec)
+        state["data"]["seen"] = []
+        return state
+
+    def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
+        super().on_event(spec, state, ev, w)
+        rid = self.seen_id(state["stack"][-1])
+        if rid is not None and rid not in state["data"]["seen"]:
+            state["data"]["seen"].append(rid)
+
+
 #: App behaviours by ``AppSpec["kind"]``; app modules add theirs with :func:`register_app`.
 APP_KINDS: dict[str, App] = {"generic": App()}
 

@@ -66,7 +66,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import HOME, Widget, register_app, row
+from guigym.apps.base import HOME, SeenScreens, register_app, row
 from guigym.apps.calendar_app import ADD as CAL_ADD
 from guigym.apps.calendar_app import FORM, TIMES, TITLES, CalendarFamily, hhmm, iso, key_of, long_date
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
@@ -77,7 +77,7 @@ from guigym.apps.mail import INBOX, NEW, SEL, SENT, MailFamily, _Gen, mail_scree
 from guigym.apps.mail import when as mail_when
 from guigym.apps.messages import THEIRS, MessagesFamily, _reachable, fact_message, thread_screen
 from guigym.apps.phone import PhoneFamily, _fold, notes_plus_app
-from guigym.apps.schema import AppSpec, AppState, CalEvent, Card, DeviceState, MailRecord, Scenario, Task
+from guigym.apps.schema import AppSpec, CalEvent, Card, DeviceState, MailRecord, Scenario, Task
 from guigym.apps.shop import (
     ANY,
     CART,
@@ -97,7 +97,6 @@ from guigym.apps.shop import (
     product_screen,
 )
 from guigym.apps.tools import NOTE_TITLES, PEOPLE, time_label
-from guigym.events import Event
 
 NOTES, CONTACTS, MESSAGES, MAIL, CALENDAR, SHOP = "Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop"
 TOOLS: tuple[str, ...] = (NOTES, CONTACTS, MESSAGES, MAIL, CALENDAR, SHOP)
@@ -183,22 +182,14 @@ class Expected(TypedDict):
 
 # --- Shop+ -----------------------------------------------------------------------------------
 @register_app
-class ShopSeen(ShopApp):
+class ShopSeen(SeenScreens, ShopApp):
     """The Shop family's app that remembers which product screens were opened (``data["seen"]``:
     the oracle reads a price there before it carries it; never compared)."""
 
     kind = "shop_seen"
 
-    def initial_state(self, spec: AppSpec) -> AppState:
-        state = super().initial_state(spec)
-        state["data"]["seen"] = []
-        return state
-
-    def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
-        super().on_event(spec, state, ev, w)
-        pid = product_of(state["stack"][-1])
-        if pid is not None and pid not in state["data"]["seen"]:
-            state["data"]["seen"].append(pid)
+    def seen_id(self, sid: str) -> int | None:
+        return product_of(sid)
 
 
 def _job(kind: str, app: str, text: str, **kw: Any) -> CrossJob:

@@ -59,7 +59,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import HOME, App, Widget, register_app
+from guigym.apps.base import HOME, App, SeenScreens, Widget, register_app
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
 from guigym.apps.family import Family, Goal, pick, sample, theme
@@ -68,7 +68,6 @@ from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, permi
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
-from guigym.events import Event
 
 NOTES, CLOCK, CONTACTS, MESSAGES = "Notes", "Clock", "Contacts", "Messages"
 TOOLS: tuple[str, ...] = (NOTES, CLOCK, CONTACTS, MESSAGES)
@@ -356,23 +355,15 @@ def clock_plus_app(rng: np.random.Generator, n_alarms: int) -> AppSpec:
 
 # --- Contacts+ -------------------------------------------------------------------------------
 @register_app
-class PhoneBook(AddressBook):
+class PhoneBook(SeenScreens, AddressBook):
     """The Contacts family's address book that remembers whose card was opened
     (``data["seen"]``: the oracle reads a number there before it texts it; never compared)."""
 
     kind = "phonebook"
 
-    def initial_state(self, spec: AppSpec) -> AppState:
-        state = super().initial_state(spec)
-        state["data"]["seen"] = []
-        return state
-
-    def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
-        super().on_event(spec, state, ev, w)
-        top = state["stack"][-1]
-        pid = person_of(top)
-        if top.startswith("p:") and pid is not None and pid not in state["data"]["seen"]:
-            state["data"]["seen"].append(pid)
+    def seen_id(self, sid: str) -> int | None:
+        # a person's card only (not their editor or Delete dialog)
+        return person_of(sid) if sid.startswith("p:") else None
 
 
 # --- the family ------------------------------------------------------------------------------

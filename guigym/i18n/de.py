@@ -923,6 +923,12 @@ def _chain(rng: np.random.Generator, clauses: list[str], end: str = ".") -> str:
     return text if text.endswith(("?", ".")) else text + end
 
 
+def _ask(i: int, tasks: list[Any], question: str, told: str) -> str:
+    """A question task's clause: ``question`` (a sentence of its own) when it is the only task,
+    else ``told`` ("sag mir, …": a clause for :func:`_chain`)."""
+    return question if i == 0 and len(tasks) == 1 else told
+
+
 def _home(scenario: Scenario) -> bool:
     return scenario["start"]["fg"] == "home"
 
@@ -1052,10 +1058,7 @@ def _messages(scenario: Scenario, rng: np.random.Generator) -> str:
         if t["type"] == "ask":
             what = "welche Adresse" if t["field"] == "address" else "welche Uhrzeit"
             verb = "geschickt hat" if t["field"] == "address" else "vorgeschlagen hat"
-            if i == 0 and len(tasks) == 1:
-                clauses.append(f"{what[:1].upper()}{what[1:]} hat {n} {verb.split()[0]}?")
-                continue
-            clauses.append(f"sag mir, {what} {n} {verb}")
+            clauses.append(_ask(i, tasks, f"{what[:1].upper()}{what[1:]} hat {n} {verb.split()[0]}?", f"sag mir, {what} {n} {verb}"))
         elif t["type"] == "send":
             clauses.append(
                 _pick(rng, (f'schreib {n}: "{t["text"]}"', f'schicke "{t["text"]}" an {n}', f'sende {n} die Nachricht "{t["text"]}"'))
@@ -1184,10 +1187,9 @@ def _calendar(scenario: Scenario, rng: np.random.Generator) -> str:
             if k == "count":
                 d = day_of(str(t["date"]))
                 day = f"am {d.day}." if (d.year, d.month) == (today.year, today.month) else f"am {date(d, False)}"
-                q = (f"Wie viele Termine habe ich {day}?", f"sag mir, wie viele Termine {day} sind")
+                clauses.append(_ask(i, tasks, f"Wie viele Termine habe ich {day}?", f"sag mir, wie viele Termine {day} sind"))
             else:
-                q = (f"Wann beginnt {x}?", f"sag mir, um wie viel Uhr {x} beginnt")
-            clauses.append(q[0] if i == 0 and len(tasks) == 1 else q[1])
+                clauses.append(_ask(i, tasks, f"Wann beginnt {x}?", f"sag mir, um wie viel Uhr {x} beginnt"))
         else:
             raise ValueError(f"no German instruction for a Calendar task of type {k!r}")
     return _chain(rng, clauses)
@@ -1201,13 +1203,23 @@ def _mail(scenario: Scenario, rng: np.random.Generator) -> str:
         k, n, s = t["type"], t["name"], t["subject"]
         if k == "ask":
             if t["field"] == "time":
-                q = (
-                    f"Um wie viel Uhr beginnt das Meeting in der letzten E-Mail von {n}?",
-                    f"sag mir, um wie viel Uhr das Meeting in der letzten E-Mail von {n} beginnt",
+                clauses.append(
+                    _ask(
+                        i,
+                        tasks,
+                        f"Um wie viel Uhr beginnt das Meeting in der letzten E-Mail von {n}?",
+                        f"sag mir, um wie viel Uhr das Meeting in der letzten E-Mail von {n} beginnt",
+                    )
                 )
             else:
-                q = (f'Wer hat die E-Mail mit dem Betreff "{s}" geschickt?', f'sag mir, wer die E-Mail mit dem Betreff "{s}" geschickt hat')
-            clauses.append(q[0] if i == 0 and len(tasks) == 1 else q[1])
+                clauses.append(
+                    _ask(
+                        i,
+                        tasks,
+                        f'Wer hat die E-Mail mit dem Betreff "{s}" geschickt?',
+                        f'sag mir, wer die E-Mail mit dem Betreff "{s}" geschickt hat',
+                    )
+                )
         elif k == "compose":
             clauses.append(
                 _pick(
