@@ -62,6 +62,10 @@ class Args:
     """where the runs are written"""
     rerun: bool = False
     """train again even where a finished run exists"""
+    archive: bool = False
+    """only copy the finished runs of ``--table``'s sweep to ``docs/results/sweeps/<table>/`` (their
+    ``eval.json``, curves and args, committed) and exit: a sweep longer than a session resumes
+    from them on another checkout"""
     skip: list[str] = field(default_factory=list)
     """with ``--table readme``: tables not rerun (their README blocks, with their own commit
     and command, stay as they are), e.g. ``--skip ppo200`` (≈ 45 CPU-minutes)"""
@@ -235,13 +239,53 @@ SWEEPS: dict[str, tuple[list[str], str]] = {
 }
 
 
+#: Finished runs of the long sweeps, committed (a sweep can span sessions and checkouts).
+ARCHIVE = RESULTS / "sweeps"
+_ARCHIVED = ("args.json", "eval.json", "curves.csv", "timing.csv")
+
+
+def archive_runs(name: str, out: Path) -> list[str]:
+    """Copy each finished run of ``out`` (an ``eval.json`` exists) to ``ARCHIVE/name`` with the
+    commit it was archived at; returns the runs copied."""
+    done = []
+    for run in sorted(p.parent for p in out.glob("*/eval.json")):
+        dst = ARCHIVE / name / run.name
+        if (dst / "eval.json").exists():
+            continue
+        dst.mkdir(parents=True, exist_ok=True)
+        for f in _ARCHIVED:
+            if (run / f).exists():
+                shutil.copy2(run / f, dst / f)
+        (dst / "archived_at.txt").write_text(git_commit() + "\n")
+        done.append(run.name)
+    return done
+
+
+def restore_runs(name: str, out: Path) -> list[str]:
+    """Copy the archived runs of ``name`` into ``out`` where ``out`` lacks them (they are then
+    reused like any finished run); returns the runs restored."""
+    done = []
+    for run in sorted(p.parent for p in (ARCHIVE / name).glob("*/eval.json")):
+        dst = out / run.name
+        if not (dst / "eval.json").exists():
+            shutil.copytree(run, dst, dirs_exist_ok=True)
+            done.append(run.name)
+    return done
+
+
 def sweep_table(name: str, args: Args) -> str:
-    """One of ``SWEEPS`` through ``benchmarks/ablations.py`` (finished runs are reused)."""
+    """One of ``SWEEPS`` through ``benchmarks/ablations.py`` (finished runs are reused, archived
+    ones too unless ``--rerun``)."""
     settings, extra = SWEEPS[name]
     a = ablations.Args(settings=settings, seeds=list(args.seeds), workers=args.workers, out=str(Path(args.out) / name), extra=extra)
     if args.rerun:
         shutil.rmtree(a.out, ignore_errors=True)
+    else:
+        restored = restore_runs(name, Path(a.out))
+        if restored:
+            print(f"{name}: reusing {len(restored)} archived runs from {ARCHIVE / name}: {', '.join(restored)}", flush=True)
     res = ablations.main(a)
+    archive_runs(name, Path(a.out))
     extra_txt = f" --extra '{extra}'" if extra else ""
     _save(name, res["text"].split("\n"), args, res["results"],
           f"python benchmarks/ablations.py --settings {' '.join(settings)} --seeds {' '.join(map(str, args.seeds))}{extra_txt}")
@@ -314,6 +358,12 @@ def update_readme(names: list[str]) -> list[str]:
 
 
 def main(args: Args) -> None:
+    if args.archive:
+        if args.table not in SWEEPS:
+            raise SystemExit(f"--archive: --table must be one of the sweeps {sorted(SWEEPS)}")
+        copied = archive_runs(args.table, Path(args.out) / args.table)
+        print(f"archived {len(copied)} finished runs to {ARCHIVE / args.table}: {', '.join(copied) or '-'}")
+        return
     # the horizon sweep (hours on 2 cores: Settings hard, 25 runs) is not part of the README run yet
     names = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "contacts", "robustness"] if args.table == "readme" else [args.table]
     unknown = sorted(set(args.skip) - set(names))

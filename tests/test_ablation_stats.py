@@ -50,3 +50,26 @@ def test_table_has_a_verdict_per_claim():
     rows = [line for line in text.splitlines() if line.startswith("| no repetition") or line.startswith("| … because")]
     assert len(rows) == 2 and all("**reproduced**" in r for r in rows)
     assert "Random planner on the same held-out seeds: 0.0 % success." in text
+
+
+def test_sweep_runs_archive_and_restore(tmp_path, monkeypatch):
+    """A sweep longer than a session: finished runs (an ``eval.json``) go to the committed
+    archive with the commit, unfinished ones do not, and another checkout gets them back."""
+    import reproduce
+
+    monkeypatch.setattr(reproduce, "ARCHIVE", tmp_path / "archive")
+    out = tmp_path / "runs"
+    (out / "T1__1").mkdir(parents=True)
+    (out / "T1__1" / "eval.json").write_text('{"run_name": "T1__1"}')
+    (out / "T1__1" / "curves.csv").write_text("iter,reward\n1,0.5\n")
+    (out / "T1__1" / "policy.pt").write_bytes(b"weights")  # not archived: large, and no table reads it
+    (out / "T3__1").mkdir()
+    (out / "T3__1" / "curves.csv").write_text("iter\n")  # still running
+    assert reproduce.archive_runs("horizon", out) == ["T1__1"]
+    arch = tmp_path / "archive" / "horizon" / "T1__1"
+    assert sorted(p.name for p in arch.iterdir()) == ["archived_at.txt", "curves.csv", "eval.json"]
+    assert reproduce.archive_runs("horizon", out) == []  # already there
+    fresh = tmp_path / "fresh"
+    assert reproduce.restore_runs("horizon", fresh) == ["T1__1"]
+    assert (fresh / "T1__1" / "eval.json").read_text() == '{"run_name": "T1__1"}'
+    assert reproduce.restore_runs("horizon", fresh) == []  # a finished run is never overwritten
