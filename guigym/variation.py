@@ -13,8 +13,8 @@ an instance. An axis fixed in a dict must hold one of its split's values, or its
 ``info["variation"]`` (and ``scenario["variation"]``); the task template of the instance is in
 ``info["template"]``.
 
-The ``templates`` axis (last, so it moves no other axis's draw) is the one that changes the
-task: its train value draws each family's task templates but the held-out ones, its test value
+The ``templates`` axis (after the look and wording axes, so it moves none of their draws) is
+the one that changes the task: its train value draws each family's task templates but the held-out ones, its test value
 only those (:data:`TEST_TEMPLATES`, per family and level; a level with one template shares it).
 Each family names its templates per level (``Family.templates``) and tells which one a scenario
 is (``Family.template``); ``Family.instance(rng, level, templates)`` is the one hook that
@@ -61,6 +61,14 @@ Axes:
   otherwise, and after a denial turns it on in the settings.
   Families without a gated app (``Family.permission_apps``) are left as they are;
 * ``templates``: the split's task templates (``train``, ``test``; neutral: ``all``).
+* ``labels`` (last: its value and its synonyms are drawn after every other axis's, so it moves
+  none of them): the apps' chrome labels — buttons, field labels, search fields that the
+  instruction does not name (:data:`LABELS`, per app kind, e.g. Login's sign-in button "Sign in"
+  / "Log in" / "Continue" / "Sign me in" in train, "Log on" / "Enter" / "Go" / "Proceed" held
+  out). ``train`` shows the families' own labels (every one a train synonym), ``test`` replaces
+  each by a held-out synonym (``scenario["relabel"]``, applied by ``base.view`` to what the
+  screen shows); ids, values and actions stay, so the oracle, rewards and ``success`` are
+  unchanged and the references name the label shown. Neutral: ``all``, the family's own.
 
 List vs grid is not an axis: no app has both layouts. The screen size and orientation is not
 an axis either (the observation's shape is fixed per env): ``gym.make(id, viewport=(w, h))``
@@ -75,7 +83,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -102,6 +111,10 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     # the contacts permission a messenger asks for (families with Family.permission_apps): when
     # the app opens (train) or when its contact picker does (test)
     "permission": {"train": ("none", "on_open"), "test": ("on_feature",)},
+    # the apps' chrome labels (buttons, field labels; :data:`LABELS`): the train synonyms, which
+    # are the families' own, or held-out test synonyms; after every other axis, so it moves none
+    # of their draws
+    "labels": {"train": ("train",), "test": ("test",)},
 }
 #: Axes that are opt-in: neutral unless a preset or dict names them (not in ``"all"``, and a dict
 #: that leaves one out keeps it neutral): a German test split is a harsh shift of its own.
@@ -110,7 +123,7 @@ OPT_IN: tuple[str, ...] = ("language",)
 #: unvaried env's look.
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
                            "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching",
-                           "language": "en", "templates": "all", "permission": "none"}
+                           "language": "en", "templates": "all", "permission": "none", "labels": "all"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -122,6 +135,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "language": ("language",),
     "templates": ("templates",),
     "permissions": ("permission",),
+    "labels": ("labels",),
 }
 
 #: The held-out task templates: per family and level, the templates (``Family.templates``) only
@@ -161,6 +175,120 @@ def split_templates(family: Family, level: str, which: str) -> tuple[str, ...] |
     if len(every) < 2 or not held:
         return every
     return tuple(t for t in every if (t in held) == (which == "test"))
+
+class LabelGroup(NamedTuple):
+    """Interchangeable chrome labels of one control (:data:`LABELS`): the ``train`` synonyms (every
+    label an app shows for it: the family's own pool) and disjoint held-out ``test`` ones.
+    ``kind``: the widget kind it labels. ``named``: the task's instruction may name it as a word
+    (a field: "log in with username alice"); then it is kept (a label the instruction quotes,
+    'like this', is always kept)."""
+
+    kind: str
+    train: tuple[str, ...]
+    test: tuple[str, ...]
+    named: bool = False
+
+
+_SAVE = LabelGroup("button", ("Save", "Done"), ("Apply", "Keep changes", "Confirm"))
+_CANCEL = LabelGroup("button", ("Cancel",), ("Dismiss", "Never mind"))
+_DELETE = LabelGroup("button", ("Delete",), ("Erase", "Trash it"))
+_EDIT = LabelGroup("button", ("Edit",), ("Modify", "Change"))
+_SEND = LabelGroup("button", ("Send",), ("Submit", "Send now"))
+_SEARCH = LabelGroup("input", ("Search",), ("Find", "Look up"))
+_SELECT = LabelGroup("button", ("Select",), ("Pick", "Mark"))
+_CALL = LabelGroup("button", ("Call",), ("Ring", "Dial"))
+_MESSAGE = LabelGroup("button", ("Message",), ("SMS", "Chat"))
+_CONTACT = (_EDIT, _DELETE, _CANCEL, _SAVE, _CALL, _MESSAGE, _SEARCH)
+_NOTES = (LabelGroup("button", ("New note", "Add note", "Create note"), ("Write a note", "Start a note")),
+          LabelGroup("button", ("Discard",), ("Throw away", "Drop")), _SAVE, _EDIT, _DELETE, _CANCEL)
+_CLOCK = (LabelGroup("button", ("Add alarm",), ("Set alarm", "Create alarm")), _SAVE, _CANCEL)
+_SHOP = (LabelGroup("button", ("Add to cart",), ("Add to basket", "Put in cart")),
+         LabelGroup("button", ("Checkout",), ("Go to checkout", "Proceed to payment")),
+         LabelGroup("button", ("Place order",), ("Buy now", "Confirm purchase", "Complete order")),
+         LabelGroup("button", ("Remove from cart",), ("Take out of cart", "Drop from cart")),
+         LabelGroup("button", ("Continue shopping",), ("Keep browsing", "Back to store")),
+         LabelGroup("button", ("Remove",), ("Take out", "Yes, remove")), _CANCEL, _SEARCH)
+
+#: The ``labels`` axis's synonym table, per app kind (``AppSpec["kind"]``; a family's chrome is
+#: that of its apps, so Mail's compose button has the same synonyms in the Mail and the CrossApp
+#: families): groups of interchangeable chrome labels (:class:`LabelGroup`). Under ``"test"``
+#: every train label of a group an app shows becomes one test synonym of it (drawn per app and
+#: group), under ``"train"`` a label that is not a train synonym becomes a train one (the
+#: families show only train synonyms, so that is their own labels); ``"all"`` (neutral) keeps
+#: the family's labels. Only chrome the task logic does not read: widget ids, values and actions
+#: are unchanged (events, the oracle's goals and ``success`` use those), the oracle's reference
+#: texts and ``info["elements"]`` read the relabelled screen, a login field whose account is an
+#: e-mail address ("Email") and labels the instruction names are kept, and the remember-me
+#: checkbox (the instruction quotes it) is not in the table. Families covered: Login (user and
+#: password fields, sign-in and verify buttons), Contacts, Messages, Files, Calendar, Mail, Phone,
+#: Shop, Launcher and CrossApp (their apps' buttons and search fields), Settings (its search
+#: field). Every test synonym has a German translation (:mod:`guigym.i18n.de`).
+LABELS: dict[str, tuple[LabelGroup, ...]] = {
+    "login": (LabelGroup("input", ("Username", "User name", "Login"), ("Account name", "User ID", "Member ID"), named=True),
+              LabelGroup("input", ("Password", "Passcode"), ("Passphrase", "Secret word", "Access key"), named=True),
+              LabelGroup("button", ("Sign in", "Log in", "Continue", "Sign me in"), ("Log on", "Enter", "Go", "Proceed")),
+              LabelGroup("button", ("Verify",), ("Confirm code", "Check code"))),
+    "generic": (LabelGroup("input", ("Search settings",), ("Find a setting", "Look up settings")),),
+    "addressbook": _CONTACT,
+    "phonebook": _CONTACT,
+    "contacts": _CONTACT,
+    "messenger": (LabelGroup("button", ("New message", "Start chat", "Compose"), ("New chat", "Write message", "Start conversation")),
+                  _SEND, LabelGroup("button", ("Delete conversation",), ("Erase conversation", "Remove chat")),
+                  LabelGroup("button", ("Retry",), ("Try again", "Send again")), _DELETE, _CANCEL),
+    "filemanager": (LabelGroup("button", ("New folder",), ("Add folder", "Create folder")), _SELECT,
+                    LabelGroup("button", ("Move",), ("Relocate", "Transfer")),
+                    LabelGroup("button", ("Rename",), ("Change name", "Retitle")),
+                    LabelGroup("button", ("Move here",), ("Put here", "Drop here")),
+                    LabelGroup("button", ("Create",), ("Make", "Add")), _SAVE, _DELETE, _CANCEL),
+    "calendar": (LabelGroup("button", ("Add event", "New event", "Create event"), ("Schedule event", "Plan event", "Book event")),
+                 _EDIT, _SAVE, _DELETE, _CANCEL),
+    "mail": (LabelGroup("button", ("Compose", "New mail", "Write"), ("New email", "Draft email", "Start email")), _SEND,
+             LabelGroup("button", ("Reply",), ("Respond", "Write back")),
+             LabelGroup("button", ("Forward",), ("Pass on", "Send onward")),
+             LabelGroup("button", ("Archive",), ("Put away", "File away")), _SELECT, _DELETE, _CANCEL, _SEARCH),
+    "notes": _NOTES,
+    "notes_plus": _NOTES,
+    "clock": _CLOCK,
+    "clock_plus": _CLOCK,
+    "shop": _SHOP,
+    "shop_seen": _SHOP,
+}
+
+
+def _names(label: str, instruction: str, named: bool) -> bool:
+    """Whether ``instruction`` names ``label``: quotes it, or (``named``) has it as words."""
+    low, lab = instruction.casefold(), label.casefold()
+    if f"'{lab}'" in low or f'"{lab}"' in low:
+        return True
+    return named and re.search(rf"\b{re.escape(lab)}\b", low) is not None
+
+
+def relabel(scenario: Scenario, which: str, rng: np.random.Generator) -> dict[str, dict[str, dict[str, str]]]:
+    """The ``labels`` axis value ``which`` (``"train"`` / ``"test"``) for ``scenario``'s apps:
+    ``{app: {widget kind: {label: synonym}}}`` (:data:`LABELS`; ``base.view`` applies it). One
+    draw per app and group, in the order of the apps and of the groups.
+
+    >>> import numpy as np
+    >>> from guigym.apps import FAMILIES
+    >>> s = FAMILIES["Login"].generate(np.random.default_rng(0), "easy")
+    >>> table = relabel(s, "test", np.random.default_rng(0))[s["task"]["app"]]["button"]
+    >>> table["Sign in"] in LABELS["login"][2].test
+    True
+    """
+    instruction = scenario["task"]["instruction"]
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for name, spec in scenario["apps"].items():
+        table: dict[str, dict[str, str]] = {}
+        for g in LABELS.get(spec["kind"], ()):
+            keep = g.train if which == "train" else g.test
+            new = keep[int(rng.integers(len(keep)))]
+            for old in (*g.train, *g.test):
+                if old not in keep and not _names(old, instruction, g.named):
+                    table.setdefault(g.kind, {})[old] = new
+        if table:
+            out[name] = table
+    return out
+
 
 _FAMILY_THEMES = {t["name"]: t for t in THEMES}
 PALETTES: dict[str, dict[str, Any]] = {
@@ -353,6 +481,8 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         gated = FAMILIES[scenario["family"]].permission_apps
         out["apps"] = {n: APP_KINDS[s["kind"]].with_permission(s, var["permission"]) if n in gated else s
                        for n, s in scenario["apps"].items()}
+    if var.get("labels", "all") != "all":  # last: it moves no other axis's draw
+        out["relabel"] = relabel(scenario, var["labels"], rng)
     out["variation"] = dict(var)
     return out  # type: ignore[return-value]
 

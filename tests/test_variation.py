@@ -373,8 +373,8 @@ def test_every_preset_samples_only_its_axes() -> None:
 
 @pytest.mark.browser
 def test_both_renderers_draw_the_variants_alike() -> None:
-    """Palettes, font scale, a popup, a banner, a permission prompt and content hints: mock and
-    browser agree (parity thresholds)."""
+    """Palettes, font scale, a popup, a banner, a permission prompt, content hints and held-out
+    labels: mock and browser agree (parity thresholds)."""
     from guigym.backends.browser import BrowserBackend
     from guigym.backends.mock import MockBackend
     from guigym.layout import layout
@@ -390,7 +390,8 @@ def test_both_renderers_draw_the_variants_alike() -> None:
                                          "permission": "on_open"}),
                  ("GuiGym-Mail-v0", {"theme": "green", "font_scale": 1.0, "adversarial": "content_hint", "popup": "none"}),
                  ("GuiGym-Messages-v0", {"theme": "orange", "font_scale": 1.0, "adversarial": "content_link", "popup": "none",
-                                         "permission": "on_feature"})]
+                                         "permission": "on_feature"}),
+                 ("GuiGym-Login-v0", {"theme": "teal", "font_scale": 1.0, "adversarial": "none", "popup": "none", "labels": "test"})]
         for env_id, fixed in cases:
             split = "test" if fixed["theme"] in AXES["theme"]["test"] else "train"
             env = gym.make(env_id, variation=fixed, split=split)

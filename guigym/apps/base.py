@@ -13,7 +13,7 @@ Backends only draw views and turn low-level input into :class:`~guigym.events.Ev
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from guigym.apps.schema import AppSpec, AppState, DeviceState, RowSpec, Scenario, icon_app, icon_id
@@ -424,6 +424,9 @@ def home_pages(scenario: Scenario) -> int:
 def view(scenario: Scenario, state: DeviceState) -> View:
     """What the screen shows in ``state``."""
     v = _device_view(scenario, state)
+    rel = scenario.get("relabel")
+    if rel and v.app in rel:  # held-out chrome labels (the ``labels`` variation): the app's own screens only
+        v = relabel_view(v, rel[v.app])
     if popup_showing(scenario, state) and v.backdrop is None:  # over a dialog it waits (see guigym.variation)
         v = _popup_view(scenario, v)
     var = scenario.get("variation")
@@ -432,6 +435,25 @@ def view(scenario: Scenario, state: DeviceState) -> View:
 
         v = localize(scenario, v)
     return v
+
+
+def relabel_view(v: View, table: dict[str, dict[str, str]]) -> View:
+    """A copy of ``v`` with the labels ``table`` names (``{widget kind: {label: new label}}``,
+    ``guigym.variation``'s ``labels`` axis) replaced: only a widget of that kind (cells too, the
+    backdrop's too), never a composite control's button (a tab, a stepper, a day:
+    :data:`WIDGET_ACTIONS`) nor an adversarial banner. Ids, values and actions are unchanged, so
+    events, the oracle's goals and ``success`` are those of the unvaried screen."""
+
+    def w_(w: Widget) -> Widget:
+        if w.cells:
+            return replace(w, cells=[w_(c) for c in w.cells])
+        new = table.get(w.kind, {}).get(w.label)
+        if new is None or w.id == BANNER_ID or w.action in WIDGET_ACTIONS:
+            return w
+        return replace(w, label=new)
+
+    back = relabel_view(v.backdrop, table) if v.backdrop is not None else None
+    return replace(v, rows=[w_(w) for w in v.rows], backdrop=back)
 
 
 def _device_view(scenario: Scenario, state: DeviceState) -> View:

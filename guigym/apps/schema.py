@@ -242,6 +242,7 @@ class Scenario(_ScenarioKeys, total=False):
     variation: dict[str, Any]  # the variation applied (``guigym.variation``), read back in ``info``
     popup: Popup
     banner: Banner
+    relabel: dict[str, dict[str, dict[str, str]]]  # per app, per widget kind: label -> held-out synonym (``labels`` axis)
 
 
 # --- state (dynamic) ---------------------------------------------------------------------
