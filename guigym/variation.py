@@ -82,8 +82,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import re
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
