@@ -68,7 +68,16 @@ Axes:
   out). ``train`` shows the families' own labels (every one a train synonym), ``test`` replaces
   each by a held-out synonym (``scenario["relabel"]``, applied by ``base.view`` to what the
   screen shows); ids, values and actions stay, so the oracle, rewards and ``success`` are
-  unchanged and the references name the label shown. Neutral: ``all``, the family's own.
+  unchanged and the references name the label shown. Neutral: ``all``, the family's own;
+* ``descriptions``: the apps' content texts made long (:mod:`guigym.descriptions`): an item's
+  screen (a product, a mail, an event, a contact, a file, a note) shows a description of
+  several sentences, one label row per wrapped line (as a mail's body), below its own text, and
+  its list row a preview line or two, so screens get longer and targets may move below the
+  fold — ``short`` / ``long`` (train), ``very_long`` (test), ``own`` (neutral: the family's
+  texts). The filler comes from phrase tables seeded per episode and item, says no digit, name,
+  date or interface verb and nothing of the task (:func:`guigym.descriptions.avoid_of`). It is
+  drawn aside (:data:`SIDE_DRAWN`), so every other axis, and what is applied after it, draws
+  as it did before the axis existed.
 
 List vs grid is not an axis: no app has both layouts. The screen size and orientation is not
 an axis either (the observation's shape is fixed per env): ``gym.make(id, viewport=(w, h))``
@@ -83,6 +92,7 @@ True
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -115,6 +125,9 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     # are the families' own, or held-out test synonyms; after every other axis, so it moves none
     # of their draws
     "labels": {"train": ("train",), "test": ("test",)},
+    # the apps' content texts made long (guigym.descriptions): an item's description of a few
+    # sentences (short), more and a preview line on its list row (long); test: longer still
+    "descriptions": {"train": ("short", "long"), "test": ("very_long",)},
 }
 #: Axes that are opt-in: neutral unless a preset or dict names them (not in ``"all"``, and a dict
 #: that leaves one out keeps it neutral): a German test split is a harsh shift of its own.
@@ -123,7 +136,8 @@ OPT_IN: tuple[str, ...] = ("language",)
 #: unvaried env's look.
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
                            "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching",
-                           "language": "en", "templates": "all", "permission": "none", "labels": "all"}
+                           "language": "en", "templates": "all", "permission": "none", "labels": "all",
+                           "descriptions": "own"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -136,6 +150,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "templates": ("templates",),
     "permissions": ("permission",),
     "labels": ("labels",),
+    "descriptions": ("descriptions",),
 }
 
 #: The held-out task templates: per family and level, the templates (``Family.templates``) only
@@ -382,10 +397,29 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
     return out
 
 
+#: Axes drawn from a generator of their own (:func:`_side_rng`), not from the shared stream: an
+#: axis added after the others were published moves none of their draws, nor what
+#: :func:`apply_variation` draws after them (so an episode keeps every other axis's instance).
+SIDE_DRAWN: tuple[str, ...] = ("descriptions",)
+
+
+def _side_rng(rng: np.random.Generator, axis: str) -> np.random.Generator:
+    """A generator for ``axis`` seeded from where ``rng`` stands, without drawing from it."""
+    state = repr(rng.bit_generator.state).encode()
+    return np.random.default_rng([zlib.crc32(axis.encode()), zlib.crc32(state), zlib.adler32(state)])
+
+
 def sample_variation(variation: str | Mapping[str, Any] | None, split: str, rng: np.random.Generator) -> dict[str, Any]:
-    """One value per axis (:func:`resolve`'s fixed ones, the others drawn from ``split``)."""
+    """One value per axis (:func:`resolve`'s fixed ones, the others drawn from ``split``; those of
+    :data:`SIDE_DRAWN` from a generator of their own)."""
     spec = resolve(variation, split) or dict(NEUTRAL)
-    return {a: AXES[a][split][int(rng.integers(len(AXES[a][split])))] if v == "sample" else v for a, v in spec.items()}
+    out = {}
+    for a, v in spec.items():
+        if v == "sample":
+            g = _side_rng(rng, a) if a in SIDE_DRAWN else rng
+            v = AXES[a][split][int(g.integers(len(AXES[a][split])))]
+        out[a] = v
+    return out
 
 
 def _lead(i: str) -> str:
@@ -483,6 +517,11 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
                        for n, s in scenario["apps"].items()}
     if var.get("labels", "all") != "all":  # last: it moves no other axis's draw
         out["relabel"] = relabel(scenario, var["labels"], rng)
+    if var.get("descriptions", "own") != "own":  # long content texts (guigym.descriptions), seeded aside: no draw moves
+        from guigym.descriptions import avoid_of
+
+        out["descriptions"] = {"length": var["descriptions"], "seed": int(_side_rng(rng, "descriptions").integers(2**31)),
+                               "avoid": list(avoid_of(scenario["task"]))}
     out["variation"] = dict(var)
     return out  # type: ignore[return-value]
 

@@ -476,22 +476,27 @@ def _device_view(scenario: Scenario, state: DeviceState) -> View:
     elif banner is not None:  # adversarial content at the top of every app screen (not on dialogs)
         top = Widget(BANNER_ID, banner["kind"], banner["text"], style="primary" if banner["kind"] == "button" else "error")
     at = int(banner["after"]) if banner is not None and "after" in banner else 0
-    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme, top, at)
+    return _screen_view(state["fg"], app, spec, app_state, len(app_state["stack"]) - 1, theme, top, at, scenario.get("descriptions"))
 
 
 def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth: int, theme: dict[str, Any],
-                 banner: Widget | None = None, banner_at: int = 0) -> View:
+                 banner: Widget | None = None, banner_at: int = 0, descriptions: dict[str, Any] | None = None) -> View:
     """The view of the screen at ``depth`` of the stack (a dialog's: with the one below as
     backdrop); ``banner``: a row put on every screen that is not a dialog, first or (a content
-    hint, see ``guigym.variation``) after ``banner_at`` of the screen's rows."""
+    hint, see ``guigym.variation``) after ``banner_at`` of the screen's rows; ``descriptions``:
+    the long content texts of ``guigym.variation``'s ``descriptions`` axis (:mod:`guigym.descriptions`)."""
     sid = app_state["stack"][depth]
     top = depth == len(app_state["stack"]) - 1
     modal = bool(depth) and app.is_modal(spec, sid)
-    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme, banner, banner_at) if modal else None
+    backdrop = _screen_view(name, app, spec, app_state, depth - 1, theme, banner, banner_at, descriptions) if modal else None
     if sid.startswith(MENU_PREFIX):  # a select's dropdown, made from the select under it
         title, rows = (backdrop.title, menu_rows(backdrop, sid, app_state["values"])) if backdrop is not None else ("", [])
     else:
         title, rows = app.title(spec, app_state, sid), app.rows(spec, app_state, sid)
+        if descriptions is not None and not modal:  # long texts in the app's content (guigym.descriptions)
+            from guigym.descriptions import insert
+
+            rows = insert(rows, descriptions, app.kind, sid)
         if banner is not None and not modal:
             at = min(banner_at, len(rows))
             rows = [*rows[:at], banner, *rows[at:]]

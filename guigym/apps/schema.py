@@ -243,6 +243,7 @@ class Scenario(_ScenarioKeys, total=False):
     popup: Popup
     banner: Banner
     relabel: dict[str, dict[str, dict[str, str]]]  # per app, per widget kind: label -> held-out synonym (``labels`` axis)
+    descriptions: dict[str, Any]  # long content texts (``guigym.descriptions``): ``length`` and ``seed``
 
 
 # --- state (dynamic) ---------------------------------------------------------------------
