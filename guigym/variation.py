@@ -121,13 +121,14 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     # the contacts permission a messenger asks for (families with Family.permission_apps): when
     # the app opens (train) or when its contact picker does (test)
     "permission": {"train": ("none", "on_open"), "test": ("on_feature",)},
+    # the apps' content texts made long (guigym.descriptions): an item's description of a few
+    # sentences (short), more and a preview line on its list row (long); test: longer still. Drawn aside
+    # (SIDE_DRAWN): it moves no draw of the shared stream, so ``labels`` stays its last
+    "descriptions": {"train": ("short", "long"), "test": ("very_long",)},
     # the apps' chrome labels (buttons, field labels; :data:`LABELS`): the train synonyms, which
     # are the families' own, or held-out test synonyms; after every other axis, so it moves none
     # of their draws
     "labels": {"train": ("train",), "test": ("test",)},
-    # the apps' content texts made long (guigym.descriptions): an item's description of a few
-    # sentences (short), more and a preview line on its list row (long); test: longer still
-    "descriptions": {"train": ("short", "long"), "test": ("very_long",)},
 }
 #: Axes that are opt-in: neutral unless a preset or dict names them (not in ``"all"``, and a dict
 #: that leaves one out keeps it neutral): a German test split is a harsh shift of its own.
@@ -472,6 +473,8 @@ def icon_looks(icons: list[str], how: str, rng: np.random.Generator) -> dict[str
 
 def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Generator) -> Scenario:
     """A copy of ``scenario`` under ``var`` (``scenario`` is not modified)."""
+    # seeded where the stream stands now, without drawing from it: no axis applied below moves it
+    desc_rng = _side_rng(rng, "descriptions") if var.get("descriptions", "own") != "own" else None
     out: dict[str, Any] = dict(scenario)
     theme = dict(scenario["theme"])
     if var["theme"] is not None:
@@ -517,10 +520,10 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
                        for n, s in scenario["apps"].items()}
     if var.get("labels", "all") != "all":  # last: it moves no other axis's draw
         out["relabel"] = relabel(scenario, var["labels"], rng)
-    if var.get("descriptions", "own") != "own":  # long content texts (guigym.descriptions), seeded aside: no draw moves
+    if desc_rng is not None:  # long content texts (guigym.descriptions), seeded aside: no draw moves
         from guigym.descriptions import avoid_of
 
-        out["descriptions"] = {"length": var["descriptions"], "seed": int(_side_rng(rng, "descriptions").integers(2**31)),
+        out["descriptions"] = {"length": var["descriptions"], "seed": int(desc_rng.integers(2**31)),
                                "avoid": list(avoid_of(scenario["task"]))}
     out["variation"] = dict(var)
     return out  # type: ignore[return-value]
