@@ -54,11 +54,13 @@ Axes:
   :func:`grid` has it only with ``opt_in=True``: ask for it (preset ``"language"`` or
   ``{"language": "de"}``, split ``"test"``). An unknown language, or a family without German
   instructions, is a ``ValueError`` at ``make``;
-* ``permission``: Messages (the Messages family's, and the Phone family's) asks "Allow access
-  to contacts?" when it opens (``on_open``) or when its contact picker does (``on_feature``);
-  Don't allow blocks the picker until the Contacts switch in the app's settings is on. The
-  oracle's reference allows it when the task sends through the picker and dismisses it
-  otherwise, and after a denial turns it on in the settings.
+* ``permission``: Messages (the Messages family's, and the Phone family's) and Mail (the Mail
+  family's, and CrossApp's) ask "Allow access to contacts?" when they open (``on_open``) or
+  when their contact picker does (``on_feature``; Mail: a To dropdown, Compose's or a
+  forward's, first clicked); Don't allow blocks the picker until the Contacts switch in the
+  app's own settings is on (:mod:`guigym.apps.permission`). The oracle's reference allows it
+  when the task sends through the picker and dismisses it otherwise, and after a denial turns
+  it on in the settings.
   Families without a gated app (``Family.permission_apps``) are left as they are;
 * ``templates``: the split's task templates (``train``, ``test``; neutral: ``all``).
 * ``labels`` (last: its value and its synonyms are drawn after every other axis's, so it moves
@@ -118,7 +120,7 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     # the family's task templates: the train split's (every level's templates but those in
     # TEST_TEMPLATES) or the held-out test split's
     "templates": {"train": ("train",), "test": ("test",)},
-    # the contacts permission a messenger asks for (families with Family.permission_apps): when
+    # the contacts permission Messages or Mail asks for (families with Family.permission_apps): when
     # the app opens (train) or when its contact picker does (test)
     "permission": {"train": ("none", "on_open"), "test": ("on_feature",)},
     # the apps' content texts made long (guigym.descriptions): an item's description of a few

@@ -168,7 +168,8 @@ def _messages(permission: str, split: str, template: str) -> tuple[gym.Env, dict
 
 
 def test_a_permission_prompt_the_task_needs_is_allowed_and_a_denial_recovers_in_settings() -> None:
-    from guigym.apps.messages import APP, APP_SETTINGS, PERM, PERM_ALLOW, PERM_DENY, PERM_KEY, PICK, SETTINGS_LINK
+    from guigym.apps.messages import APP, PICK
+    from guigym.apps.permission import APP_SETTINGS, PERM, PERM_ALLOW, PERM_DENY, PERM_KEY, SETTINGS_LINK
 
     env, info = _messages("on_feature", "test", "send_new")  # the picker is needed: the prompt shows when it opens
     u = env.unwrapped
@@ -190,7 +191,7 @@ def test_a_permission_prompt_the_task_needs_is_allowed_and_a_denial_recovers_in_
 
 
 def test_a_permission_prompt_the_task_does_not_need_is_dismissed() -> None:
-    from guigym.apps.messages import PERM, PERM_DENY
+    from guigym.apps.permission import PERM, PERM_DENY
 
     env, info = _messages("on_open", "train", "delete")  # asked when the app opens: at reset
     assert env.unwrapped.current_view.screen == PERM and info["reference"][0].target == PERM_DENY
@@ -202,7 +203,7 @@ def test_a_permission_prompt_the_task_does_not_need_is_dismissed() -> None:
 def test_phone_messages_asks_too_and_a_denial_recovers() -> None:
     """Phone's Messages (reached from the home screen) is gated alike: deny the prompt where a
     message goes through the picker, then the oracle succeeds through Messages settings."""
-    from guigym.apps.messages import PERM, PERM_DENY, PERM_KEY
+    from guigym.apps.permission import PERM, PERM_DENY, PERM_KEY
 
     env = gym.make("GuiGym-Phone-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_feature"}, split="test")
     u = env.unwrapped
@@ -225,8 +226,9 @@ def test_phone_messages_asks_too_and_a_denial_recovers() -> None:
 
 
 def test_the_permission_axis_leaves_other_families_alone() -> None:
-    a = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "none"}).unwrapped
-    b = gym.make("GuiGym-Mail-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped
+    assert not FAMILIES["Files"].permission_apps
+    a = gym.make("GuiGym-Files-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "none"}).unwrapped
+    b = gym.make("GuiGym-Files-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped
     a.reset(seed=2)
     b.reset(seed=2)
     assert a.scenario["apps"] == b.scenario["apps"]
@@ -390,6 +392,8 @@ def test_both_renderers_draw_the_variants_alike() -> None:
                  ("GuiGym-Messages-v0", {"theme": "blue", "font_scale": 1.0, "adversarial": "none", "popup": "none",
                                          "permission": "on_open"}),
                  ("GuiGym-Mail-v0", {"theme": "green", "font_scale": 1.0, "adversarial": "content_hint", "popup": "none"}),
+                 ("GuiGym-Mail-v0", {"theme": "purple", "font_scale": 1.0, "adversarial": "none", "popup": "none",
+                                     "permission": "on_open"}),
                  ("GuiGym-Messages-v0", {"theme": "orange", "font_scale": 1.0, "adversarial": "content_link", "popup": "none",
                                          "permission": "on_feature"}),
                  ("GuiGym-Login-v0", {"theme": "teal", "font_scale": 1.0, "adversarial": "none", "popup": "none", "labels": "test"}),

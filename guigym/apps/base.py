@@ -251,7 +251,8 @@ class App:
 
     def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
         """``spec`` gated by a runtime permission prompt (``guigym.variation``'s ``permission``
-        axis), asked ``when``; only app kinds that need one (the messenger's contacts) have it."""
+        axis), asked ``when``; only app kinds that need one have it (the contacts, for the
+        messenger's picker and Mail's To dropdowns: ``guigym.apps.permission.ContactsGate``)."""
         raise NotImplementedError(f"app kind {self.kind!r} asks for no permission")
 
     def is_modal(self, spec: AppSpec, sid: str) -> bool:

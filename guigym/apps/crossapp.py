@@ -76,6 +76,7 @@ from guigym.apps.launcher import JOINS
 from guigym.apps.mail import INBOX, NEW, SEL, SENT, MailFamily, _Gen, mail_screen
 from guigym.apps.mail import when as mail_when
 from guigym.apps.messages import THEIRS, MessagesFamily, _reachable, fact_message, thread_screen
+from guigym.apps.permission import permission_goal
 from guigym.apps.phone import PhoneFamily, _fold, notes_plus_app
 from guigym.apps.schema import AppSpec, CalEvent, Card, DeviceState, MailRecord, Scenario, Task
 from guigym.apps.shop import (
@@ -208,6 +209,7 @@ class CrossAppFamily(Family):
     description = "A phone: read a fact in one app (Messages, Mail, Shop, Contacts) and use it in others (Notes, Calendar, Mail, …)."
     apps = TOOLS + STUBS + BRANDS
     task_type = CrossTask
+    permission_apps = (MAIL,)
     _memo: tuple[Scenario, Expected] | None = None
     _mail = MailFamily()  # its reply steps (stateless)
 
@@ -573,6 +575,10 @@ class CrossAppFamily(Family):
         return self._events(scenario, state)[1][(str(j["title"]), str(j["date"]), str(j["time"]), "never")] > 0
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        needs = any(j["type"] == "mail" for j in self._task(scenario)["jobs"])  # a new mail: through the To dropdown
+        return permission_goal(scenario, state, MAIL, self._next(scenario, state), needs)
+
+    def _next(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         task = self._task(scenario)
         jobs = [j for j in task["jobs"] if not self._done(scenario, state, j)]
         if not jobs:

@@ -19,6 +19,10 @@ Description:
     bodies from sentences per topic, meeting times from 96 clock times, the in-app time and
     the mails' times from the seed. Distinct instances: at easy alone, C(456, 5) > 1.5e11
     sets of contacts before any mail, subject, time or task is drawn.
+    With ``guigym.variation``'s ``permission`` axis the To dropdowns need the contacts
+    permission: "Allow Mail to access your contacts?" when Mail opens, or in place of the first
+    To dropdown clicked; after Don't allow they list nobody until the Contacts switch in Mail's
+    settings (a "Settings" link on the inbox) is on (``guigym.apps.permission``).
 Instruction:
     'Email Bob Lee with the subject "Quick question" and the text "Are you free on Friday?"',
     'Reply "Sounds good to me" to the mail from Bob Lee about "Lunch on Friday"', 'Forward the
@@ -67,9 +71,10 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import App, Widget, register_app, row
+from guigym.apps.base import Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.apps.widgets import search_row, select_row, tabs_row, textarea_row
@@ -256,18 +261,23 @@ def _inbox(mails: list[MailRecord]) -> list[MailRecord]:
 
 # --- the app ---------------------------------------------------------------------------------
 @register_app
-class MailApp(App):
+class MailApp(ContactsGate):
     """``data["mails"]``: every mail, each in a box, most recent first; ``data["next"]``: the
-    next new mail's id. Mail, reply, forward, picker and dialog screens are made on the fly."""
+    next new mail's id. Mail, reply, forward, picker and dialog screens are made on the fly.
+    Gated by the contacts permission (``guigym.apps.permission``), the prompt shows when the
+    app opens or when a To dropdown (Compose's, a forward's) is first clicked, in its place;
+    until allowed the dropdowns list nobody."""
 
     kind = "mail"
     dialog_prefix = "d:"  # the delete confirmations (a mail's, the select mode's)
+    contacts_use = "Choose who to mail from your contacts"
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
         state["data"]["mails"] = [dict(m) for m in spec["mails"]]
         state["data"]["next"] = 1 + max((m["id"] for m in spec["mails"]), default=-1)
         state["values"].update({Q: "", TAB: INBOX, "new.to": "", "new.subject": "", "new.body": "", "new.error": ""})
+        self.gate_state(spec, state)
         return state
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
@@ -312,6 +322,7 @@ class MailApp(App):
                 tabs_row(TAB, [INBOX, *BOXES], box, {b: b.title() for b in (INBOX, *BOXES)}),
                 Widget.of(spec["screens"]["main"]["rows"][0]),  # Compose
                 search_row(Q, query, f"Search {box}"),
+                *(Widget.of(r) for r in spec["screens"]["main"]["rows"][1:]),  # gated: the app's settings
             ]
             if box == INBOX:
                 out.append(Widget("select", "button", "Select", to=SEL, action="select"))
@@ -329,12 +340,14 @@ class MailApp(App):
         if sid == NEW:
             err = vals.get("new.error", "")
             return [
-                select_row("new.to", "To", spec["contacts"], vals.get("new.to") or None, placeholder="Choose a contact"),
+                *self._to_rows(spec, state, "new.to"),
                 Widget("new.subject", "input", "Subject", value=vals.get("new.subject", ""), placeholder="Subject"),
                 textarea_row("new.body", "Message", vals.get("new.body", ""), "Write your mail"),
                 *([Widget("new.error", "label", err, style="error")] if err else []),
                 Widget("new.send", "button", "Send", action="send_new", style="primary"),
             ]
+        if sid in (PERM, APP_SETTINGS):  # gated: the prompt, the app's settings
+            return super().rows(spec, state, sid)
         if sid == SEL:
             msg = vals.get(sub_id(SEL, "msg"), "")
             return [
@@ -367,7 +380,7 @@ class MailApp(App):
         if head == "f":
             first = body_lines(m["body"])[0] if m["body"] else ""
             return [
-                select_row(sub_id(sid, "to"), "To", spec["contacts"], vals.get(sub_id(sid, "to")) or None, placeholder="Choose a contact"),
+                *self._to_rows(spec, state, sub_id(sid, "to")),
                 Widget(sub_id(sid, "subject"), "label", f"Fwd: {m['subject']}"),
                 Widget(sub_id(sid, "quote"), "label", f"{first} \u2026", style="muted"),
                 *error,
@@ -382,6 +395,18 @@ class MailApp(App):
             Widget(sub_id(sid, "delete"), "button", "Delete", to=dialog_screen(mid), action="delete"),
         ]
 
+    def _to_rows(self, spec: AppSpec, state: AppState, wid: str) -> list[Widget]:
+        """A To dropdown over the contacts; gated and not allowed: over nobody (after a denial,
+        with why under it)."""
+        value = state["values"].get(wid) or None
+        if self.contacts_allowed(spec, state):
+            return [select_row(wid, "To", spec["contacts"], value, placeholder="Choose a contact")]
+        empty = Widget(wid, "select", "To", value=value, placeholder="Choose a contact", options=[])
+        return [empty, *(self.blocked_rows(spec, wid) if state["data"].get("perm") == "deny" else [])]
+
+    def picks_contact(self, spec: AppSpec, goal: Goal) -> bool:
+        return goal.op == "set" and (goal.widget == "new.to" or (goal.screen.startswith("f:") and goal.widget == sub_id(goal.screen, "to")))
+
     @staticmethod
     def _dialog(sid: str, question: str) -> list[Widget]:
         return [  # the panel, then its buttons (left to right)
@@ -391,6 +416,8 @@ class MailApp(App):
         ]
 
     def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
+        if ev.kind == "click" and w is not None and w.kind == "select" and self.ask_first(spec, state):
+            return  # a To dropdown needs the contacts: the prompt shows instead (gated, undecided)
         super().on_event(spec, state, ev, w)
         sid = state["stack"][-1]
         if sid.startswith("m:"):  # an opened mail is read
@@ -405,6 +432,8 @@ class MailApp(App):
         vals = state["values"]
         data = state["data"]
         mails: list[MailRecord] = data["mails"]
+        if self.answer_prompt(state, w):  # the permission prompt: decided, it does not come back
+            return
         if w.action is None:  # Compose: a button that opens its screen
             super().on_button(spec, state, w)
             return
@@ -550,6 +579,7 @@ class MailFamily(Family):
     apps = (APP,)
     task_type = MailsTask
     asks_questions = True
+    permission_apps = (APP,)
     #: The tasks' types in the instruction's order ("search": type a query, then open, archive or
     #: delete the mail it finds).
     templates = {"easy": ("compose", "reply", "forward", "open", "archive", "delete", "search", "archive_all", "delete_all", "ask"),
@@ -816,6 +846,13 @@ class MailFamily(Family):
         return "answer" in state and not self.success(scenario, state)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        return permission_goal(scenario, state, APP, self._goal(scenario, state), self._needs_contacts(scenario))
+
+    def _needs_contacts(self, scenario: Scenario) -> bool:
+        """Whether the task sends through a To dropdown (compose, forward; a reply's recipient is fixed)."""
+        return any(t["type"] in ("compose", "forward") for t in self._tasks(scenario))
+
+    def _goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]
         mails: list[MailRecord] = app_state["data"]["mails"]
         missing = self._want(scenario)[1] - self._sent(scenario, mails)

@@ -57,9 +57,10 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import App, Widget, register_app, row
+from guigym.apps.base import Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.permission import ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.events import Event
@@ -150,55 +151,6 @@ def pick_id(k: int) -> str:
     return f"to:{k}"
 
 
-# --- the contacts permission (guigym.variation's ``permission`` axis) -------------------------
-PERM = "perm"  # the prompt "Allow Messages to access your contacts?" (a dialog)
-PERM_ALLOW, PERM_DENY = sub_id(PERM, "allow"), sub_id(PERM, "deny")
-APP_SETTINGS = "app_settings"  # the app's settings: its permissions
-PERM_KEY = "perm.contacts"  # the Contacts permission's switch there
-SETTINGS_LINK = "go:app_settings"
-#: ``data["perm"]``: the permission, "ask" (not decided yet), "allow" or "deny" (the prompt does
-#: not come back: only the switch in the app's settings turns it on).
-PERM_STATES = ("ask", "allow", "deny")
-
-
-def with_permission(spec: AppSpec, when: str) -> AppSpec:
-    """``spec`` (a messenger) gated by the contacts permission: the prompt shows when the app
-    opens (``when="on_open"``) or when its contact picker does (``"on_feature"``); until it is
-    allowed the picker lists nobody. A "Settings" link on the list leads to the app's settings,
-    whose Contacts switch allows it."""
-    name = spec["name"]
-    main = spec["screens"]["main"]
-    screens = {
-        **spec["screens"],
-        "main": {**main, "rows": [*main["rows"], row(SETTINGS_LINK, "link", "Settings", detail="Permissions", to=APP_SETTINGS)]},
-        PERM: {"title": f"Allow {name} to access your contacts?", "parent": None, "modal": True, "rows": [
-            row(sub_id(PERM, "dialog"), "dialog", "Allow access to contacts?", detail=f"{name} wants to see your contacts"),
-            row(PERM_DENY, "button", "Don't allow", action="perm_deny"),
-            row(PERM_ALLOW, "button", "Allow", action="perm_allow", style="primary"),
-        ]},
-        APP_SETTINGS: {"title": f"{name} settings", "parent": "main", "rows": [
-            row(sub_id(APP_SETTINGS, "head"), "label", "Permissions", style="heading"),
-            row(PERM_KEY, "toggle", "Contacts", detail="Choose who to message from your contacts", value=False),
-        ]},
-    }
-    return {**spec, "screens": screens, "permission": when}  # type: ignore[typeddict-item]
-
-
-def permission_goal(scenario: Scenario, state: DeviceState, app: str, goal: Goal | None, needs: bool) -> Goal | None:
-    """``goal`` on a device whose messenger ``app`` is gated by :func:`with_permission`: answer
-    its prompt when it shows in front (Allow when the task ``needs`` the contacts, else Don't
-    allow), and after a denial turn the permission on in the app's settings before the picker is
-    needed."""
-    if not scenario["apps"][app].get("permission"):
-        return goal
-    app_state = state["apps"][app]
-    if app_state["stack"][-1] == PERM and state["fg"] == app:
-        return Goal(app, PERM, PERM_ALLOW if needs else PERM_DENY, "press")
-    if goal is not None and goal.app == app and goal.screen == PICK and app_state["data"].get("perm") == "deny":
-        return Goal(app, APP_SETTINGS, PERM_KEY, "set", True)
-    return goal
-
-
 def _by_name(threads: list[Thread], name: str) -> Thread | None:
     return next((t for t in threads if t["name"] == name), None)
 
@@ -209,22 +161,22 @@ def _by_id(threads: list[Thread], tid: int) -> Thread | None:
 
 # --- the app ---------------------------------------------------------------------------------
 @register_app
-class Messenger(App):
+class Messenger(ContactsGate):
     """``data["threads"]``: the conversations, most recent first; ``data["next"]``: the next
-    new conversation's id. Conversation and dialog screens are made on the fly from them."""
+    new conversation's id. Conversation and dialog screens are made on the fly from them.
+    Gated by the contacts permission (``guigym.apps.permission``), the prompt shows when the
+    app opens or when the contact picker does; until allowed the picker lists nobody."""
 
     kind = "messenger"
     dialog_prefix = "d:"  # the delete confirmation
+    contacts_use = "Choose who to message from your contacts"
 
     def initial_state(self, spec: AppSpec) -> AppState:
         state = super().initial_state(spec)
         state["data"]["threads"] = [{**t, "msgs": list(t["msgs"])} for t in spec["threads"]]
         state["data"]["next"] = 1 + max((t["id"] for t in spec["threads"]), default=-1)
         state["values"].update({TO: "", "new.text": "", "new.error": ""})
-        if spec.get("permission"):  # gated (see with_permission)
-            state["data"]["perm"] = "ask"
-            if spec["permission"] == "on_open":
-                state["stack"].append(PERM)
+        self.gate_state(spec, state)
         return state
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
@@ -242,9 +194,8 @@ class Messenger(App):
 
     def rows(self, spec: AppSpec, state: AppState, sid: str) -> list[Widget]:
         vals = state["values"]
-        if sid == PICK and spec.get("permission") and state["data"].get("perm") != "allow":  # gated: nobody to pick
-            return [Widget(sub_id(PICK, "blocked"), "label", f"{spec['name']} can't access your contacts", style="error"),
-                    Widget(sub_id(PICK, "how"), "label", f"Allow it in {spec['name']} settings > Contacts", style="muted")]
+        if sid == PICK and not self.contacts_allowed(spec, state):  # gated: nobody to pick
+            return self.blocked_rows(spec, PICK)
         if sid == PICK:  # every contact, alphabetical; picking one closes the picker
             return [Widget(pick_id(k), "radio", n, value=vals.get(TO) == n, group=TO, option=n)
                     for k, n in enumerate(spec["contacts"])]
@@ -294,20 +245,16 @@ class Messenger(App):
     def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
         opened = state["stack"][-1] != PICK
         super().on_event(spec, state, ev, w)
-        if opened and state["stack"][-1] == PICK and spec.get("permission") and state["data"].get("perm") == "ask":
-            self.push(state, PERM)  # the picker needs the contacts: ask first
+        if opened and state["stack"][-1] == PICK:
+            self.ask_first(spec, state)  # the picker needs the contacts: ask first (gated, undecided)
         tid = thread_of(state["stack"][-1])
         if tid is not None:  # an opened conversation is read
             t = _by_id(state["data"]["threads"], tid)
             if t is not None and t["unread"]:
                 t["unread"] = False
 
-    def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
-        return with_permission(spec, when)
-
-    def on_toggle(self, spec: AppSpec, state: AppState, w: Widget) -> None:
-        if w.id == PERM_KEY:  # the app's settings: the permission follows its switch
-            state["data"]["perm"] = "allow" if state["values"][PERM_KEY] else "deny"
+    def picks_contact(self, spec: AppSpec, goal: Goal) -> bool:
+        return goal.screen == PICK
 
     def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
         sid = state["stack"][-1]
@@ -317,10 +264,7 @@ class Messenger(App):
         if w.action == "new":  # the new-message screen keeps its draft until it is sent
             self.push(state, NEW)
             return
-        if w.action in ("perm_allow", "perm_deny"):  # the prompt: decided, it does not come back
-            data["perm"] = "allow" if w.action == "perm_allow" else "deny"
-            vals[PERM_KEY] = data["perm"] == "allow"
-            self.pop(state)
+        if self.answer_prompt(state, w):  # the permission prompt: decided, it does not come back
             return
         if w.action == "send_new":
             text, name = str(vals.get("new.text", "")).strip(), str(vals.get(TO, ""))

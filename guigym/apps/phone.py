@@ -64,7 +64,8 @@ from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
-from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, permission_goal, chat, fact_message, thread_screen, when
+from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
+from guigym.apps.permission import permission_goal
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
