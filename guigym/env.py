@@ -197,7 +197,7 @@ class GuiEnv(gym.Env):
             nxt, key = {**nxt, "popup": nxt["popup"] - 1}, None  # type: ignore[assignment]
         if nxt is not self._state:
             self._refresh(nxt, key)
-        success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
+        success = self._success()
         ref = self._reference()
         terminated = success or ref is None
         reward = 1.0 if success else 0.0
@@ -379,8 +379,12 @@ class GuiEnv(gym.Env):
             obs["history"] = "\n".join(self._history)
         return obs
 
+    def _success(self) -> bool:
+        """``family.success`` of the current state, memoised by the oracle (per state key)."""
+        return self._oracle.success(self._state, self._key)  # type: ignore[union-attr, arg-type]
+
     def _info(self, ev: Event | None, err: str | None) -> dict[str, Any]:
-        success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
+        success = self._success()
         return {
             "success": success,
             "reference": list(self._reference() or []),
