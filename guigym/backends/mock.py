@@ -109,6 +109,12 @@ class MockBackend(Backend):
         self._view, self._lay = v, lay
         self._draw(v, lay)
 
+    def reshow(self, v: View, lay: Layout, frame: np.ndarray) -> None:
+        """``show(v, lay)`` for a frame drawn before, ``frame`` (what ``screenshot`` gave then):
+        nothing is drawn, and ``screenshot`` hands out copies of it (its holder keeps it as is)."""
+        self._view, self._lay = v, lay
+        self._arr, self._handed_out = frame, True
+
     def screenshot(self) -> np.ndarray:
         if self._handed_out:
             return self._arr.copy()
