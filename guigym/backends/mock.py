@@ -187,12 +187,18 @@ class MockBackend(Backend):
             # in the cache, so its id cannot be reused while cached).
             hit = tiles.get(id(ps))
             if hit is None or hit[0] is not ps:
-                tile = pygame.Surface(r["clip"], 0, s)  # same pixel format: fast blits
-                n = _nbytes(tile)
+                spare = None  # an evicted tile of the same size is filled anew instead of allocating one
                 if hit is not None:  # a stale entry (another list got the id): replaced below
-                    self._tile_bytes -= _nbytes(tiles.pop(id(ps))[1])
-                while tiles and (len(tiles) >= TILE_CACHE_ENTRIES or self._tile_bytes + n > TILE_CACHE_BYTES):
-                    self._tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])  # least recently used first
+                    spare = tiles.pop(id(ps))[1]
+                    self._tile_bytes -= _nbytes(spare)
+                while len(tiles) >= TILE_CACHE_ENTRIES:
+                    spare = tiles.popitem(last=False)[1][1]  # least recently used first
+                    self._tile_bytes -= _nbytes(spare)
+                w, h = r["clip"]
+                tile = spare if spare is not None and spare.get_size() == (w, h) else pygame.Surface((w, h), 0, s)  # same pixel format: fast blits
+                n = _nbytes(tile)
+                while tiles and self._tile_bytes + n > TILE_CACHE_BYTES:
+                    self._tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])
                 tile.fill(r["bg"])
                 for p in ps:
                     self._paint(tile, p, 0, 0)
