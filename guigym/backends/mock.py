@@ -195,7 +195,8 @@ class MockBackend(Backend):
                     spare = tiles.popitem(last=False)[1][1]  # least recently used first
                     self._tile_bytes -= _nbytes(spare)
                 w, h = r["clip"]
-                tile = spare if spare is not None and spare.get_size() == (w, h) else pygame.Surface((w, h), 0, s)  # same pixel format: fast blits
+                # same pixel format as the frame: fast blits
+                tile = spare if spare is not None and spare.get_size() == (w, h) else pygame.Surface((w, h), 0, s)
                 n = _nbytes(tile)
                 while tiles and self._tile_bytes + n > TILE_CACHE_BYTES:
                     self._tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])
