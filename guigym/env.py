@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections import OrderedDict
 from typing import Any, Mapping, Sequence
 
 import gymnasium as gym
@@ -30,6 +32,8 @@ HISTORY_LEN = 8
 #: Longest history line; longer ones (a long OpenApp name) are cut, so ``obs["history"]``
 #: (``HISTORY_LEN`` lines) always fits its space, ``UnicodeText(HISTORY_LEN * 200)``.
 HISTORY_LINE = 199
+#: Frames the env keeps for states shown again (least recently used dropped first).
+FRAME_ENTRIES = 4
 STATE_VERSION = 1
 
 
@@ -147,6 +151,12 @@ class GuiEnv(gym.Env):
         self._lay: Layout | None = None
         self._key = b""
         self._frame: np.ndarray | None = None
+        #: The last frames shown, by (scenario epoch, state key) (never written into: the env
+        #: hands out copies), so a state shown again (Back, a scroll undone) is not drawn again.
+        #: One LRU for the env's life: frames leave one at a time, so the allocator reuses them.
+        self._frames: OrderedDict[tuple[int, bytes], np.ndarray] = OrderedDict()
+        self._epochs = itertools.count()
+        self._epoch = -1  # the current scenario's number (each Oracle, a new scenario, gets one)
         self._history: list[str] = []
         self._initial_len = 1
         self._window: Any = None
@@ -197,7 +207,7 @@ class GuiEnv(gym.Env):
             nxt, key = {**nxt, "popup": nxt["popup"] - 1}, None  # type: ignore[assignment]
         if nxt is not self._state:
             self._refresh(nxt, key)
-        success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
+        success = self._success()
         ref = self._reference()
         terminated = success or ref is None
         reward = 1.0 if success else 0.0
@@ -248,7 +258,7 @@ class GuiEnv(gym.Env):
         found = snapshot_problems(snapshot, self.family, STATE_VERSION, HISTORY_LEN, trusted=self.scenario)
         if found:
             raise ValueError("set_state: not a valid get_state() snapshot:\n  " + "\n  ".join(found[:20]))
-        old = (self.scenario, self._state, self._history, self._oracle)
+        old = (self.scenario, self._state, self._history, self._oracle, self._epoch)
         history = [_cut(printable(h)) for h in snapshot.get("history", [])[-HISTORY_LEN:]]
         # the env's own scenario again (a snapshot of this episode): keep it, and with it the
         # oracle's memoised plans — what makes stage-2 grounded rewards (a set_state per candidate) cheap
@@ -257,7 +267,7 @@ class GuiEnv(gym.Env):
             self._load(self.scenario if same else copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), history)
             self._reference()  # the oracle must be able to plan from it too
         except Exception as e:  # noqa: BLE001 - a state the checks missed: put the env back, then report it
-            self.scenario, self._state, self._history, self._oracle = old
+            self.scenario, self._state, self._history, self._oracle, self._epoch = old
             if self._state is not None:
                 self._refresh()
             else:
@@ -307,6 +317,7 @@ class GuiEnv(gym.Env):
     def _load(self, scenario: Scenario, state: DeviceState, history: list[str]) -> None:
         if self.scenario is None or scenario is not self.scenario:
             self._oracle = Oracle(self.family, scenario, self.width, self.height)
+            self._epoch = next(self._epochs)
         self.scenario, self._history = scenario, history
         self._refresh(state)
 
@@ -317,8 +328,18 @@ class GuiEnv(gym.Env):
         state = self._state if state is None else state
         key = state_key(state) if key is None else key  # type: ignore[arg-type]
         v, lay = self._oracle.screen(state, key)  # type: ignore[union-attr, arg-type]
-        self.backend.show(v, lay)
-        frame = self.backend.screenshot()
+        backend, frames, fkey = self.backend, self._frames, (self._epoch, key)
+        frame = frames.get(fkey) if frames else None
+        if frame is not None and hasattr(backend, "reshow"):  # a state shown before: its frame again, undrawn
+            frames.move_to_end(fkey)
+            backend.reshow(v, lay, frame)
+        else:
+            backend.show(v, lay)
+            frame = backend.screenshot()
+            if hasattr(backend, "reshow"):
+                if len(frames) >= FRAME_ENTRIES:
+                    frames.popitem(last=False)
+                frames[fkey] = frame
         self._state, self._view, self._lay, self._key, self._frame = state, v, lay, key, frame
 
     def _reference(self) -> list[RefStep] | None:
@@ -379,8 +400,12 @@ class GuiEnv(gym.Env):
             obs["history"] = "\n".join(self._history)
         return obs
 
+    def _success(self) -> bool:
+        """``family.success`` of the current state, memoised by the oracle (per state key)."""
+        return self._oracle.success(self._state, self._key)  # type: ignore[union-attr, arg-type]
+
     def _info(self, ev: Event | None, err: str | None) -> dict[str, Any]:
-        success = self.family.success(self.scenario, self._state)  # type: ignore[arg-type]
+        success = self._success()
         return {
             "success": success,
             "reference": list(self._reference() or []),

@@ -80,3 +80,30 @@ def test_background_cache_is_bounded_and_exact() -> None:
         assert np.array_equal(fresh.screenshot(), env.render())
         assert len(env.backend._backgrounds) <= BACKGROUND_ENTRIES
     env.close()
+
+
+def test_frames_shown_again_equal_fresh_drawings_and_stay_unwritten() -> None:
+    """A state shown again (the env's frame cache, ``MockBackend.reshow``) gives the frame a
+    fresh backend draws, hit-tests as before, and the kept frames are bounded and never
+    written into."""
+    from guigym.actions import Back
+    from guigym.env import FRAME_ENTRIES
+
+    env = gym.make("GuiGym-Settings-v0").unwrapped
+    for seed in range(3):
+        obs, info = env.reset(seed=seed, options={"level": "hard"})
+        first = obs["screenshot"].copy()
+        obs["screenshot"][:] = 3  # the agent's copy: the kept frame is not it
+        nxt, *_ = env.step(info["reference"][0].action)
+        back, *_, info2 = env.step(Back())
+        if env._key == state_key(start_state(env.scenario)):  # back at the start: the kept frame again
+            assert np.array_equal(back["screenshot"], first)
+        fresh = MockBackend(env.width, env.height)
+        fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
+        assert np.array_equal(fresh.screenshot(), env.render())
+        assert info2["elements"] == env.elements() and env.backend.boxes() == fresh.boxes()
+        shot = env.backend.screenshot()  # after a reshow: a copy, never the kept frame
+        shot[:] = 0
+        assert np.array_equal(env.render(), back["screenshot"])
+        assert len(env._frames) <= FRAME_ENTRIES
+    env.close()

@@ -138,12 +138,25 @@ class View:
 
 
 def copy_state(state: Any) -> Any:
-    """Fast deep copy of plain JSON data (dicts, lists, scalars)."""
+    """Fast deep copy of plain JSON data (dicts, lists, scalars): a dict or list (of a subclass
+    too) comes back as a new plain ``dict`` or ``list``; anything else is shared."""
+    t = type(state)
+    if t is dict or t is list:  # the usual case: copied in C, then only the containers in it replaced
+        out = state.copy()
+        for k, v in (out.items() if t is dict else enumerate(out)):
+            tv = type(v)
+            if tv is dict or tv is list or (tv not in _SCALARS and isinstance(v, (dict, list))):
+                out[k] = copy_state(v)
+        return out
     if isinstance(state, dict):  # recurse only into containers: most values are scalars
         return {k: copy_state(v) if isinstance(v, (dict, list)) else v for k, v in state.items()}
     if isinstance(state, list):
         return [copy_state(v) if isinstance(v, (dict, list)) else v for v in state]
     return state
+
+
+#: Types :func:`copy_state` shares without asking whether they are containers.
+_SCALARS = frozenset({str, int, bool, float, type(None), tuple})
 
 
 def printable(text: str) -> str:

@@ -123,14 +123,31 @@ class Draws:
             return self._numpy("integers", low, high, *args, **kwargs)
         if high is None:
             low, high = 0, low
-        try:
-            low, high = operator.index(low), operator.index(high)
-        except TypeError:
-            return self._numpy("integers", low, high)
+        if type(low) is not int or type(high) is not int:
+            try:
+                low, high = operator.index(low), operator.index(high)
+            except TypeError:
+                return self._numpy("integers", low, high)
         rng = high - 1 - low
         if not 0 < rng < _M32:  # empty (numpy raises), a single value, or a range over 32 bits
             return self._numpy("integers", low, high)
-        return low + self._bounded(rng)
+        # _bounded(rng) with the first _word32() inlined (the hot path of scenario generation)
+        excl = rng + 1
+        if self._has32:
+            self._has32 = 0
+            m = self._u32 * excl
+        else:
+            if self._pos == len(self._words):
+                self._words += self._bg.random_raw(BLOCK).tolist()
+            w = self._words[self._pos]
+            self._pos += 1
+            self._has32, self._u32 = 1, w >> 32
+            m = (w & _M32) * excl
+        if (m & _M32) < excl:
+            threshold = (_M32 - rng) % excl
+            while (m & _M32) < threshold:
+                m = self._word32() * excl
+        return low + (m >> 32)
 
     def random(self, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or not self._exact:

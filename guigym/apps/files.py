@@ -504,6 +504,7 @@ def _change(kind: str, nodes: list[int] | None = None, name: str | None = None, 
 
 
 _WANT: dict[int, tuple[Any, Any, dict[int, tuple[Any, ...]], set[int]]] = {}
+_PLAN: dict[int, tuple[Any, Any, tuple[dict[int, FileNode], set[int], list[int]]]] = {}
 
 
 class FilesFamily(Family):
@@ -662,6 +663,20 @@ class FilesFamily(Family):
             hit = _WANT[id(task)] = (task, start, want, set(want) - {NEW})
         return hit[2], hit[3]
 
+    def _plan(self, scenario: Scenario) -> tuple[dict[int, FileNode], set[int], list[int]]:
+        """For :meth:`next_goal`: :meth:`_expected`, the ids of the start's items, and the order
+        in which items are put in place (the task's, then by id), memoised per scenario like
+        :meth:`_want` (never mutate them)."""
+        task, start = scenario["task"], scenario["apps"][APP]["nodes"]
+        hit = _PLAN.get(id(task))
+        if hit is None or hit[0] is not task or hit[1] is not start:
+            if len(_PLAN) > 256:
+                _PLAN.clear()
+            initial = {n["id"] for n in start}
+            order = list(dict.fromkeys([i for c in self._changes(scenario) for i in c["nodes"]] + sorted(initial)))
+            hit = _PLAN[id(task)] = (task, start, (self._expected(scenario), initial, order))
+        return hit[2]
+
     @staticmethod
     def same_tree(want: dict[int, tuple[Any, ...]], nodes: list[FileNode]) -> bool:
         """Whether ``nodes`` is the expected tree: every item at the same path with the same
@@ -701,16 +716,14 @@ class FilesFamily(Family):
         app_state = state["apps"][APP]
         nodes = app_state["data"]["nodes"]
         have = _by_id(app_state)
-        want = self._expected(scenario)
-        initial = {n["id"] for n in scenario["apps"][APP]["nodes"]}
+        want, initial, order = self._plan(scenario)
         new = want.get(NEW)
         made = None
         if new is not None:
             made = next((n["id"] for n in nodes
                          if n["id"] not in initial and n["parent"] == new["parent"] and n["name"] == new["name"]), None)
-        order = [i for c in self._changes(scenario) for i in c["nodes"]] + sorted(initial)
         blocked = None
-        for i in dict.fromkeys(order):
+        for i in order:
             if i not in want or i not in have:
                 continue
             n, w = have[i], want[i]

@@ -409,6 +409,7 @@ class PhoneFamily(Family):
             return "copy"
         return "share" if any(j["src_app"] == CONTACTS for j in jobs) else "mixed"
     _memo: tuple[Scenario, Expected] | None = None
+    _start_memo: tuple[Scenario, dict[str, Any]] | None = None
 
     # --- generation ------------------------------------------------------------------------
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
@@ -590,14 +591,35 @@ class PhoneFamily(Family):
         self._memo = (scenario, out)
         return out
 
-    @staticmethod
-    def _have(scenario: Scenario, state: DeviceState) -> Expected:
+    def _start(self, scenario: Scenario) -> dict[str, Any]:
+        """What :meth:`failed` and :meth:`success` compare a state with that depends on the
+        scenario only: the start's data (folded as compared) and the folded expected notes
+        (memoised for the last scenario, by identity, like :meth:`_expected`; never mutate it)."""
+        memo = self._start_memo
+        if memo is not None and memo[0] is scenario:
+            return memo[1]
+        want, apps = self._expected(scenario), scenario["apps"]
+        alarms = start_alarms(apps[CLOCK])
+        out = {
+            "a0": len(alarms),
+            "notes": self._fold_notes({i: (n["title"], n["body"]) for i, n in enumerate(apps[NOTES]["notes"])}),
+            "want_notes": self._fold_notes(want["notes"]),
+            "want_new_notes": self._fold_new(want["new_notes"]),
+            "cards": {c["id"]: c for c in apps[CONTACTS]["cards"]},
+            "alarms": {a["id"]: (a["time"], a["repeat"], a["on"]) for a in alarms},
+            "want_new_alarms": Counter(want["new_alarms"]),
+            "book": {t["name"]: t["msgs"] for t in apps[MESSAGES]["threads"]},
+        }
+        self._start_memo = (scenario, out)
+        return out
+
+    def _have(self, scenario: Scenario, state: DeviceState) -> Expected:
         """The apps' data in ``state``, in the form of :meth:`_expected`."""
         apps = state["apps"]
         n0 = len(scenario["apps"][NOTES]["notes"])
         notes = apps[NOTES]["data"]["notes"]
         alarms = apps[CLOCK]["data"]["alarms"]
-        a0 = len(start_alarms(scenario["apps"][CLOCK]))
+        a0 = self._start(scenario)["a0"]
         return {
             "notes": {n["id"]: (n["title"], n["body"]) for n in notes if n["id"] < n0},
             "new_notes": [(n["title"], n["body"]) for n in notes if n["id"] >= n0],
@@ -622,11 +644,11 @@ class PhoneFamily(Family):
         return self._ask(scenario) is not None
 
     def _data_ok(self, scenario: Scenario, state: DeviceState) -> bool:
-        want, have = self._expected(scenario), self._have(scenario, state)
-        return (self._fold_notes(have["notes"]) == self._fold_notes(want["notes"])
-                and self._fold_new(have["new_notes"]) == self._fold_new(want["new_notes"])
+        want, have, start = self._expected(scenario), self._have(scenario, state), self._start(scenario)
+        return (self._fold_notes(have["notes"]) == start["want_notes"]
+                and self._fold_new(have["new_notes"]) == start["want_new_notes"]
                 and have["cards"] == want["cards"] and have["alarms"] == want["alarms"]
-                and Counter(have["new_alarms"]) == Counter(want["new_alarms"]) and have["book"] == want["book"])
+                and Counter(have["new_alarms"]) == start["want_new_alarms"] and have["book"] == want["book"])
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         if not self._data_ok(scenario, state):
@@ -639,28 +661,28 @@ class PhoneFamily(Family):
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
-        want, have = self._expected(scenario), self._have(scenario, state)
-        start_notes = self._fold_notes({i: (n["title"], n["body"]) for i, n in enumerate(scenario["apps"][NOTES]["notes"])})
-        w_notes, h_notes = self._fold_notes(want["notes"]), self._fold_notes(have["notes"])
+        want, have, start = self._expected(scenario), self._have(scenario, state), self._start(scenario)
+        start_notes = start["notes"]
+        w_notes, h_notes = start["want_notes"], self._fold_notes(have["notes"])
         for i, s in start_notes.items():
             if i not in h_notes:
                 if i in w_notes:  # deleted, but it should stay: no undo
                     return True
             elif h_notes[i] not in (s, w_notes.get(i)):  # changed, and not as asked
                 return True
-        if self._fold_new(have["new_notes"]) - self._fold_new(want["new_notes"]):  # a new note nobody asked for
+        if self._fold_new(have["new_notes"]) - start["want_new_notes"]:  # a new note nobody asked for
             return True
-        start_cards = {c["id"]: c for c in scenario["apps"][CONTACTS]["cards"]}
+        start_cards = start["cards"]
         for i, c in start_cards.items():
             if i not in have["cards"] or have["cards"][i] not in (c, want["cards"][i]):
                 return True
-        start_alarms_ = {a["id"]: (a["time"], a["repeat"], a["on"]) for a in start_alarms(scenario["apps"][CLOCK])}
+        start_alarms_ = start["alarms"]
         for i, a in start_alarms_.items():
             if have["alarms"][i] not in (a, want["alarms"][i]):
                 return True
-        if Counter(have["new_alarms"]) - Counter(want["new_alarms"]):
+        if Counter(have["new_alarms"]) - start["want_new_alarms"]:
             return True
-        start_book = {t["name"]: t["msgs"] for t in scenario["apps"][MESSAGES]["threads"]}
+        start_book = start["book"]
         if any(n not in want["book"] and n not in start_book for n in have["book"]):  # a conversation nobody asked for
             return True
         if not all(_reachable(have["book"].get(n, []), w) for n, w in want["book"].items() if have["book"].get(n) != w):

@@ -103,17 +103,32 @@ def date_picker_rows(key: str, value: str | None, shown: str) -> list[Widget]:
     ])
     names = Widget(f"{key}.wd", "cells", key, cells=[Widget(f"{key}.wd{i}", "label", d, style="caption") for i, d in enumerate(WEEKDAYS)])
     rows = [header, names]
-    for k, week in enumerate(calendar.Calendar(0).monthdatescalendar(y, m)):
+    for k, week in enumerate(_month_grid(y, m)):
         cells = []
-        for d in week:
-            iso = d.isoformat()
-            style = "day-on" if iso == value else "day" if d.month == m else "day-out"
+        for iso, inside, label in week:
+            style = "day-on" if iso == value else "day" if inside else "day-out"
             # labelled with its month ("March 26": the neighbouring months' days would repeat a bare
             # number), drawn as the day number (display._day)
-            cells.append(Widget(f"{key}.d{iso}", "button", f"{calendar.month_name[d.month]} {d.day}", style=style, action="set",
-                                group=key, option=iso))
+            cells.append(Widget(f"{key}.d{iso}", "button", label, style=style, action="set", group=key, option=iso))
         rows.append(Widget(f"{key}.w{k}", "cells", key, cells=cells))
     return rows
+
+
+_GRIDS: dict[tuple[int, int, str], list[list[tuple[str, bool, str]]]] = {}
+
+
+def _month_grid(y: int, m: int) -> list[list[tuple[str, bool, str]]]:
+    """The weeks of month ``m`` of ``y``: per day its ISO date, whether it is in the month, and
+    its label (``"March 26"``), memoised (keyed by the locale's name of January too, as
+    ``calendar.month_name`` reads the locale on every access)."""
+    key = (y, m, calendar.month_name[1])
+    grid = _GRIDS.get(key)
+    if grid is None:
+        if len(_GRIDS) > 1024:
+            _GRIDS.clear()
+        grid = _GRIDS[key] = [[(d.isoformat(), d.month == m, f"{calendar.month_name[d.month]} {d.day}") for d in week]
+                              for week in calendar.Calendar(0).monthdatescalendar(y, m)]
+    return grid
 
 
 def time_picker_rows(key: str, hour: int, minute: int, minute_step: int = 5) -> list[Widget]:

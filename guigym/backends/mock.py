@@ -29,9 +29,9 @@ from guigym.layout import Box, Layout
 #: first): long typed values render wide surfaces, so an entry count alone would not bound it.
 TEXT_CACHE_BYTES = 64 << 20
 TEXT_CACHE_ENTRIES = 4096
-#: The same for the widget tiles (drawn once, then blitted); cleared when full.
+#: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
 TILE_CACHE_BYTES = 64 << 20
-TILE_CACHE_ENTRIES = 512
+TILE_CACHE_ENTRIES = 2048  # the byte budget binds first (tiles are ~40-60 KiB)
 #: Backgrounds kept as whole frames (the screen's records before its first widget: colour,
 #: status bar, title bar), least recently used dropped first. A frame starts as a copy of its
 #: background: one memcpy instead of a 24-bit fill and the bars.
@@ -97,7 +97,7 @@ class MockBackend(Backend):
         self._arr = np.zeros((height, width, 3), dtype=np.uint8)
         self._handed_out = False
         self._text = _Text()
-        self._tiles: dict[int, tuple[list[Record], pygame.Surface]] = {}
+        self._tiles: OrderedDict[int, tuple[list[Record], pygame.Surface]] = OrderedDict()
         self._tile_bytes = 0
         self._plains: dict[tuple[int, ...], np.ndarray] = {}
         self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], np.ndarray]] = OrderedDict()
@@ -108,6 +108,12 @@ class MockBackend(Backend):
     def show(self, v: View, lay: Layout) -> None:
         self._view, self._lay = v, lay
         self._draw(v, lay)
+
+    def reshow(self, v: View, lay: Layout, frame: np.ndarray) -> None:
+        """``show(v, lay)`` for a frame drawn before, ``frame`` (what ``screenshot`` gave then):
+        nothing is drawn, and ``screenshot`` hands out copies of it (its holder keeps it as is)."""
+        self._view, self._lay = v, lay
+        self._arr, self._handed_out = frame, True
 
     def screenshot(self) -> np.ndarray:
         if self._handed_out:
@@ -181,15 +187,26 @@ class MockBackend(Backend):
             # in the cache, so its id cannot be reused while cached).
             hit = tiles.get(id(ps))
             if hit is None or hit[0] is not ps:
-                tile = pygame.Surface(r["clip"], 0, s)  # same pixel format: fast blits
-                if len(tiles) > TILE_CACHE_ENTRIES or self._tile_bytes + _nbytes(tile) > TILE_CACHE_BYTES:
-                    tiles.clear()
-                    self._tile_bytes = 0
+                spare = None  # an evicted tile of the same size is filled anew instead of allocating one
+                if hit is not None:  # a stale entry (another list got the id): replaced below
+                    spare = tiles.pop(id(ps))[1]
+                    self._tile_bytes -= _nbytes(spare)
+                while len(tiles) >= TILE_CACHE_ENTRIES:
+                    spare = tiles.popitem(last=False)[1][1]  # least recently used first
+                    self._tile_bytes -= _nbytes(spare)
+                w, h = r["clip"]
+                # same pixel format as the frame: fast blits
+                tile = spare if spare is not None and spare.get_size() == (w, h) else pygame.Surface((w, h), 0, s)
+                n = _nbytes(tile)
+                while tiles and self._tile_bytes + n > TILE_CACHE_BYTES:
+                    self._tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])
                 tile.fill(r["bg"])
                 for p in ps:
                     self._paint(tile, p, 0, 0)
                 hit = tiles[id(ps)] = (ps, tile)
-                self._tile_bytes += _nbytes(tile)
+                self._tile_bytes += n
+            else:
+                tiles.move_to_end(id(ps))
             s.blit(hit[1], (r["box"][0], r["box"][1]))
 
     def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> None:
