@@ -15,6 +15,7 @@ One line per env id × level (``--level`` picks one), over seeds ``--seed`` …
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -177,11 +178,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     mode = "open-loop" if args.open_loop else "plan-act"
     print(f"{name} planner, T={args.horizon}, {mode}, executor={args.executor}, {args.backend} backend, seeds {seeds[0]}..{seeds[-1]}")
 
+    if args.variations == "grid":
+        return _grid(args, ids, agent, seeds)
     out_json = open(args.json, "w") if args.json else None
     all_records: list[EpisodeRecord] = []
     t0 = time.perf_counter()
-    if args.variations == "grid":
-        return _grid(args, ids, agent, seeds)
     try:
         for env_id in ids:
             env = make_env(env_id, args.backend, args.max_steps)
@@ -226,13 +227,23 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: list[int]) -> int:
     """``--variations grid``: success per variant of ``guigym.variation.grid`` and the spread
-    (max − min, std) across the variants, per env id × level."""
+    (max − min, std) across the variants, per env id × level. With ``--json``, every episode
+    record with its ``variant`` and ``split``."""
     import numpy as np
 
     from guigym.variation import grid
 
     variants = grid(args.split)
     print(f"variation grid, split {args.split}: {len(variants)} variants x {len(seeds)} seeds per env id and level")
+    with open(args.json, "w") if args.json else contextlib.nullcontext() as out_json:
+        _grid_runs(args, ids, agent, seeds, variants, out_json)
+    return 0
+
+
+def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: list[int], variants: list[Any],
+               out_json: Any) -> None:
+    import numpy as np
+
     for env_id in ids:
         probe = make_env(env_id)
         levels = [args.level] if args.level else list(probe.unwrapped.family.levels)
@@ -244,12 +255,15 @@ def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: 
                 summary, records = evaluate(env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level} {name}")
                 env.close()
                 rates.append(summary["success_rate"])
+                if out_json is not None:
+                    for rec in records:
+                        out_json.write(json.dumps({**rec.to_dict(), "variant": name, "split": args.split}, ensure_ascii=False) + "\n")
+                    out_json.flush()
                 print(f"{env_id} [{level:6}] {name:30} success {summary['success_rate']:.1%}, mean steps {summary['mean_steps']:.1f}",
                       flush=True)
             r = np.array(rates)
             print(f"{env_id} [{level:6}] spread across {len(r)} variants: max - min {r.max() - r.min():.1%}, std {r.std():.1%} "
                   f"(min {r.min():.1%} at {variants[int(r.argmin())][0]})", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

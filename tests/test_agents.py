@@ -386,6 +386,22 @@ def test_evaluate_cli(tmp_path, capsys):
         main(["--env", "GuiGym-Nope-v0", "--episodes", "1"])
 
 
+def test_evaluate_grid_writes_every_record(tmp_path, capsys):
+    """``--variations grid --json``: one record per episode and variant, tagged with both
+    (the records were silently dropped before: an empty file)."""
+    from agents.evaluate import main
+    from guigym.variation import grid
+
+    jl = tmp_path / "grid.jsonl"
+    assert main(["--env", "GuiGym-Login-v0", "--level", "easy", "--planner", "oracle", "--episodes", "2",
+                 "--variations", "grid", "--split", "test", "--json", str(jl), "--no-progress"]) == 0
+    rows = [json.loads(line) for line in jl.read_text().splitlines()]
+    names = [n for n, _ in grid("test")]
+    assert len(rows) == 2 * len(names) and {r["variant"] for r in rows} == set(names)
+    assert all(r["split"] == "test" and r["success"] for r in rows)  # the oracle solves every variant
+    assert "spread across" in capsys.readouterr().out
+
+
 def test_import_agents_does_not_import_torch():
     code = "import sys, agents, agents.evaluate; assert 'torch' not in sys.modules and 'transformers' not in sys.modules"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
