@@ -78,6 +78,7 @@ from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate, permission_
 from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.apps.widgets import search_row, select_row, tabs_row, textarea_row
+from guigym.descriptions import wrap
 from guigym.events import Event
 
 APP = "Mail"
@@ -219,18 +220,7 @@ def body_lines(body: str) -> list[str]:
     >>> body_lines("It starts at 9:30 AM. Talk soon.")
     ['It starts at 9:30 AM.', 'Talk soon.']
     """
-    out: list[str] = []
-    for sentence in _sentences(body):
-        line = ""
-        for word in sentence.split():
-            if line and len(line) + 1 + len(word) > WRAP:
-                out.append(line)
-                line = word
-            else:
-                line = f"{line} {word}" if line else word
-        if line:
-            out.append(line)
-    return out
+    return [line for sentence in _sentences(body) for line in wrap(sentence, WRAP)]
 
 
 def _sentences(body: str) -> list[str]:
