@@ -60,7 +60,7 @@ from PIL import Image
 
 from agents.grpo import Completion
 from guigym.action_text import parse_action
-from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, Scroll, Type
+from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, PlanStep, Scroll, Type
 from guigym.apps.base import KINDS, role_id
 from guigym.apps.catalog import APP_NAMES
 
@@ -352,8 +352,6 @@ class TinyPolicy(nn.Module):
 
     def _action_of(self, t: int, arg: int, span: int, ob: TinyObs) -> Any:
         if t == CLICK and span == 1 and self.n_labels:  # ungrounded: the executor finds the label
-            from guigym.actions import PlanStep
-
             label = self.cfg.click_labels[min(arg, self.n_labels - 1)]
             return PlanStep(action=None, instruction=f"Click '{label}'", action_type="click")
         if t == CLICK:
@@ -704,7 +702,6 @@ class TinyPlanner:
 
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any] = ()) -> Any:
         from agents.plan_act import Plan
-        from guigym.actions import PlanStep
 
         if self.policy.cfg.use_elements and "elements" not in obs:
             obs = {**obs, "elements": list(info.get("elements", []))}  # prepare() reads string roles too
