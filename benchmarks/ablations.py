@@ -101,9 +101,14 @@ CLAIMS: dict[str, list[Claim]] = {
     "uir1-no-type": [Claim("uir1", "expert_click_acc", ">", "UI-R1: without the action-type reward → better grounding "
                            "(the action reward can hinder it)")],
     "uir1-iou": [Claim("uir1", "expert_click_acc", "<", "UI-R1: IoU-style coordinate reward → worse grounding than click-in-box")],
-    "T1": [Claim("T10", "success_rate", "<", "T = 1 worse than T ≈ 10")],
-    "T3": [Claim("T10", "success_rate", "<", "T = 3 worse than T ≈ 10")],
-    "T15": [Claim("T10", "success_rate", "<", "T = 15 worse than T ≈ 10 (uncertainty accumulates)")],
+    # TraceR1: performance peaks near T ≈ 10 and falls beyond it. Success first; the step accuracy on
+    # the reference's states (UI-R1's offline metric) too, which still moves where success is 0
+    "T1": [Claim("T10", "success_rate", "<", "T = 1 worse than T ≈ 10"),
+           Claim("T10", "expert_step_acc", "<", "… in step accuracy on the reference's states")],
+    "T3": [Claim("T10", "success_rate", "<", "T = 3 worse than T ≈ 10"),
+           Claim("T10", "expert_step_acc", "<", "… in step accuracy on the reference's states")],
+    "T15": [Claim("T10", "success_rate", "<", "T = 15 worse than T ≈ 10 (uncertainty accumulates)"),
+            Claim("T10", "expert_step_acc", "<", "… in step accuracy on the reference's states")],
 }
 
 METRICS = [
