@@ -51,8 +51,9 @@ Axes:
   own look) or as a grid of tiles — ``grid`` (2 columns, train) or ``compact_grid`` (3 columns,
   held out; :data:`guigym.apps.base.LAYOUTS`): a card per item, its initial on a thumbnail over
   its name (two lines at most) and detail. The items are those an app marks (``App.tile``):
-  the Shop's catalogue (the Shop family's and CrossApp's) and a Files folder's entries (the
-  select mode and the destination picker stay lists); the tiles keep the rows' ids, labels and
+  the Shop's catalogue (the Shop family's and CrossApp's), a Files folder's entries (the
+  select mode and the destination picker stay lists) and the saved notes of Notes (the
+  Launcher, Phone and CrossApp families'); the tiles keep the rows' ids, labels and
   targets, so the oracle, rewards and ``success`` are unchanged, its references click the
   tiles' boxes and scroll a row of tiles at a time. A tile shows no ``descriptions`` preview.
   Every other family (no app with such a collection) ignores the axis. Drawn aside
@@ -126,7 +127,7 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "font": {"train": ("default", "serif", "mono"), "test": ("italic", "light")},
     "density": {"train": ("compact", "comfortable", "spacious"), "test": ("dense", "roomy")},
     "icons": {"train": ("matching", "recoloured"), "test": ("shuffled",)},
-    # a collection (Shop's catalogue, a Files folder) as a list of rows or a grid of tiles
+    # a collection (Shop's catalogue, a Files folder, the saved notes) as a list of rows or a grid of tiles
     # (guigym.apps.base.LAYOUTS: 2 columns; test: 3). Drawn aside (SIDE_DRAWN): it moves no draw
     "layout": {"train": ("list", "grid"), "test": ("compact_grid",)},
     "language": {"train": ("en",), "test": ("de",)},

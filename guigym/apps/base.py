@@ -265,7 +265,7 @@ class App:
     def tile(self, sid: str, w: Widget) -> bool:
         """Whether row ``w`` of screen ``sid`` is an item of a collection that the ``layout``
         variation (:data:`LAYOUTS`) may show as a grid tile (a product of a catalogue, an entry
-        of a folder). Default: none (the app ignores the axis)."""
+        of a folder, a saved note). Default: none (the app ignores the axis)."""
         return False
 
     def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
