@@ -253,7 +253,33 @@ def _toggle(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Recor
     ]
 
 
+#: A grid tile's name (the ``layout`` variation): glyph size, line pitch, width budget per
+#: character (to wrap it here, so both renderers break it alike) and the most lines shown.
+TILE_SIZE, TILE_PITCH, TILE_CHAR_W, TILE_LINES = 20, 17, 8, 2
+
+
+def _tile(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """A collection item as a grid tile (a link of style ``tile``, ``guigym.variation``'s
+    ``layout``): a card with a thumbnail (the item's initial on the primary colour) over its
+    name, wrapped over up to two lines, and its detail."""
+    inner = bw - 16
+    names = wrap_lines(w.label, inner // TILE_CHAR_W)[:TILE_LINES]
+    detail_y = bh - 20
+    name_y = detail_y - 4 - len(names) * TILE_PITCH
+    thumb_h = max(12, bh - 16 - 2 * TILE_PITCH - 24)
+    out = [
+        rect(0, 0, bw, bh, th.surface, 8), rect(0, 0, bw, bh, th.divider, 8, 1), rect(8, 6, inner, thumb_h, th.primary, 6),
+        text(w.label[:1].upper(), 8, 6 + thumb_h // 2, min(24, thumb_h + 4), th.on_primary, True, "center", "middle", w=inner),
+    ]
+    out += [text(ln, 8, name_y + i * TILE_PITCH, TILE_SIZE, th.text, clip=inner) for i, ln in enumerate(names)]
+    if w.detail:
+        out.append(text(w.detail, 8, detail_y, 16, th.muted, clip=inner))
+    return out
+
+
 def _link(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    if w.style == "tile":
+        return _tile(w, bw, bh, th, focused)
     chevron = text(">", bw - 1, (bh - 1) // 2, 24, th.muted, align="right", valign="middle")
     return [*_title_lines(w, bh, th.text if w.detail else th.primary, th), chevron, _divider(bw, bh, th)]
 

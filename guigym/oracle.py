@@ -101,6 +101,8 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
             return RefStep(Back(), None, None, "Go back", Event("back"))
         nxt = path[len(stack)]
         link = next((w for w in v.rows if w.to == nxt and w.kind in ("link", "button")), None)
+        if link is None:  # a tile (guigym.variation's ``layout``): a cell of a row
+            link = next((w for w in v.widgets() if w.to == nxt and w.kind in ("link", "button")), None)
         if link is None:
             return None
         return reveal(v, lay, link.id) or click_step(v, lay, link.id)

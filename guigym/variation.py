@@ -47,6 +47,17 @@ Axes:
   ``comfortable`` the default), in the shared layout, so both renderers place rows alike;
 * ``icons``: the home screen's icons (Launcher, Phone) show another app's colour
   (``recoloured``) or its whole icon, colour and glyph (``shuffled``); labels stay right;
+* ``layout``: a collection shown as a ``list`` (a row per item: the neutral value, the apps'
+  own look) or as a grid of tiles — ``grid`` (2 columns, train) or ``compact_grid`` (3 columns,
+  held out; :data:`guigym.apps.base.LAYOUTS`): a card per item, its initial on a thumbnail over
+  its name (two lines at most) and detail. The items are those an app marks (``App.tile``):
+  the Shop's catalogue (the Shop family's and CrossApp's), a Files folder's entries (the
+  select mode and the destination picker stay lists) and the saved notes of Notes (the
+  Launcher, Phone and CrossApp families'); the tiles keep the rows' ids, labels and
+  targets, so the oracle, rewards and ``success`` are unchanged, its references click the
+  tiles' boxes and scroll a row of tiles at a time. A tile shows no ``descriptions`` preview.
+  Every other family (no app with such a collection) ignores the axis. Drawn aside
+  (:data:`SIDE_DRAWN`), it moves no other axis's draw;
 * ``language`` (opt-in, :data:`OPT_IN`): the interface language, ``en`` (train, neutral) or
   ``de`` (test): German labels on every screen and a German instruction made from the task's
   fields (:mod:`guigym.i18n`); names and content stay as they are, the oracle and rewards are
@@ -81,7 +92,7 @@ Axes:
   drawn aside (:data:`SIDE_DRAWN`), so every other axis, and what is applied after it, draws
   as it did before the axis existed.
 
-List vs grid is not an axis: no app has both layouts. The screen size and orientation is not
+The screen size and orientation is not
 an axis either (the observation's shape is fixed per env): ``gym.make(id, viewport=(w, h))``
 or a name of :data:`guigym.layout.VIEWPORTS` (``"portrait"``, the default, ``"landscape"``,
 ``"small"``, ``"tablet"``); the layout follows it.
@@ -116,6 +127,9 @@ AXES: dict[str, dict[str, tuple[Any, ...]]] = {
     "font": {"train": ("default", "serif", "mono"), "test": ("italic", "light")},
     "density": {"train": ("compact", "comfortable", "spacious"), "test": ("dense", "roomy")},
     "icons": {"train": ("matching", "recoloured"), "test": ("shuffled",)},
+    # a collection (Shop's catalogue, a Files folder, the saved notes) as a list of rows or a grid of tiles
+    # (guigym.apps.base.LAYOUTS: 2 columns; test: 3). Drawn aside (SIDE_DRAWN): it moves no draw
+    "layout": {"train": ("list", "grid"), "test": ("compact_grid",)},
     "language": {"train": ("en",), "test": ("de",)},
     # the family's task templates: the train split's (every level's templates but those in
     # TEST_TEMPLATES) or the held-out test split's
@@ -140,12 +154,12 @@ OPT_IN: tuple[str, ...] = ("language",)
 NEUTRAL: dict[str, Any] = {"theme": None, "font_scale": 1.0, "instruction_style": "plain", "popup": "none", "popup_at": 0,
                            "adversarial": "none", "font": "default", "density": "comfortable", "icons": "matching",
                            "language": "en", "templates": "all", "permission": "none", "labels": "all",
-                           "descriptions": "own"}
+                           "descriptions": "own", "layout": "list"}
 #: Named presets: the axes each one samples (the others stay neutral).
 PRESETS: dict[str, tuple[str, ...]] = {
     "none": (),
     "all": tuple(a for a in AXES if a not in OPT_IN),
-    "appearance": ("theme", "font_scale", "font", "density", "icons"),
+    "appearance": ("theme", "font_scale", "font", "density", "icons", "layout"),
     "instructions": ("instruction_style",),
     "interruptions": ("popup", "popup_at"),
     "adversarial": ("adversarial",),
@@ -403,7 +417,7 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
 #: Axes drawn from a generator of their own (:func:`_side_rng`), not from the shared stream: an
 #: axis added after the others were published moves none of their draws, nor what
 #: :func:`apply_variation` draws after them (so an episode keeps every other axis's instance).
-SIDE_DRAWN: tuple[str, ...] = ("descriptions",)
+SIDE_DRAWN: tuple[str, ...] = ("layout", "descriptions")
 
 
 def _side_rng(rng: np.random.Generator, axis: str) -> np.random.Generator:
@@ -487,6 +501,8 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         theme["font"] = var["font"]
     if var["density"] != "comfortable":
         theme["density"] = var["density"]
+    if var.get("layout", "list") != "list":  # no draw: a value, read where the app's rows are made
+        theme["layout"] = var["layout"]
     out["theme"] = theme
     if var["icons"] != "matching" and len(scenario.get("home", {}).get("icons", ())) > 1:
         out["home"] = {**scenario["home"], "looks": icon_looks(scenario["home"]["icons"], var["icons"], rng)}

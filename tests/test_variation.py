@@ -376,8 +376,8 @@ def test_every_preset_samples_only_its_axes() -> None:
 @pytest.mark.browser
 def test_both_renderers_draw_the_variants_alike() -> None:
     """Palettes, font scale, a popup, a banner, a permission prompt, content hints, held-out
-    labels and long descriptions (label rows, as a mail's body): mock and browser agree (parity
-    thresholds)."""
+    labels, long descriptions (label rows, as a mail's body) and grids of tiles: mock and
+    browser agree (parity thresholds)."""
     from guigym.backends.browser import BrowserBackend
     from guigym.backends.mock import MockBackend
     from guigym.layout import layout
@@ -398,7 +398,10 @@ def test_both_renderers_draw_the_variants_alike() -> None:
                                          "permission": "on_feature"}),
                  ("GuiGym-Login-v0", {"theme": "teal", "font_scale": 1.0, "adversarial": "none", "popup": "none", "labels": "test"}),
                  ("GuiGym-Shop-v0", {"theme": "teal", "font_scale": 1.0, "adversarial": "none", "popup": "none",
-                                     "descriptions": "very_long"})]
+                                     "descriptions": "very_long"}),
+                 ("GuiGym-Shop-v0", {"theme": "dark", "font_scale": 1.15, "adversarial": "none", "popup": "none", "layout": "grid"}),
+                 ("GuiGym-Files-v0", {"theme": "orange", "font_scale": 1.3, "adversarial": "none", "popup": "none",
+                                      "layout": "compact_grid"})]
         for env_id, fixed in cases:
             split = "test" if fixed["theme"] in AXES["theme"]["test"] else "train"
             env = gym.make(env_id, variation=fixed, split=split)

@@ -262,6 +262,12 @@ class App:
             out.append(w)
         return out
 
+    def tile(self, sid: str, w: Widget) -> bool:
+        """Whether row ``w`` of screen ``sid`` is an item of a collection that the ``layout``
+        variation (:data:`LAYOUTS`) may show as a grid tile (a product of a catalogue, an entry
+        of a folder, a saved note). Default: none (the app ignores the axis)."""
+        return False
+
     def with_permission(self, spec: AppSpec, when: str) -> AppSpec:
         """``spec`` gated by a runtime permission prompt (``guigym.variation``'s ``permission``
         axis), asked ``when``; only app kinds that need one have it (the contacts, for the
@@ -507,6 +513,9 @@ def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth:
         title, rows = (backdrop.title, menu_rows(backdrop, sid, app_state["values"])) if backdrop is not None else ("", [])
     else:
         title, rows = app.title(spec, app_state, sid), app.rows(spec, app_state, sid)
+        how = theme.get("layout") if theme else None
+        if how is not None and how != "list" and not modal:  # the collection as a grid of tiles (guigym.variation)
+            rows = tile_rows(rows, app, sid, how)
         if descriptions is not None and not modal:  # long texts in the app's content (guigym.descriptions)
             from guigym.descriptions import insert
 
@@ -516,6 +525,48 @@ def _screen_view(name: str, app: App, spec: AppSpec, app_state: AppState, depth:
             rows = [*rows[:at], banner, *rows[at:]]
     return View(name, sid, title, rows, scroll=int(app_state["scroll"].get(sid, 0)), focus=app_state["focus"] if top else None,
                 theme=theme, backdrop=backdrop)
+
+
+#: The ``layout`` variation (``guigym.variation``): how an app shows the items of a collection
+#: (the rows :meth:`App.tile` marks) — ``list`` (the default): a row each; else tiles, side by
+#: side, ``(columns, rows of height)`` each: ``grid`` 2 columns, ``compact_grid`` 3.
+LAYOUTS: dict[str, tuple[int, int]] = {"grid": (2, 2), "compact_grid": (3, 2)}
+#: Id prefix of a row of tiles (``tiles:<its first tile's id>``): a ``cells`` row, never a target.
+TILES_PREFIX = "tiles:"
+
+
+def tile_rows(rows: list[Widget], app: App, sid: str, how: str) -> list[Widget]:
+    """``rows`` of screen ``sid`` with each run of collection items (:meth:`App.tile`) laid out
+    as tiles (:data:`LAYOUTS`): ``cells`` rows of ``columns`` link tiles (style ``tile``, the
+    same ids, labels and targets), the last one short (its tiles keep their width). ``rows``
+    itself is not modified.
+
+    >>> from guigym.apps.shop import MAIN, product_screen
+    >>> items = [Widget(product_screen(i), "link", f"P{i}", to=product_screen(i)) for i in range(3)]
+    >>> out = tile_rows([Widget("cart", "link", "Cart"), *items], APP_KINDS["shop"], MAIN, "grid")
+    >>> [(w.id, [c.id for c in w.cells or ()]) for w in out]
+    [('cart', []), ('tiles:p:0', ['p:0', 'p:1']), ('tiles:p:2', ['p:2'])]
+    """
+    if how not in LAYOUTS:
+        raise ValueError(f"unknown layout {how!r}; expected 'list' or one of {sorted(LAYOUTS)}")
+    cols, span = LAYOUTS[how]
+    out: list[Widget] = []
+    run: list[Widget] = []
+
+    def flush() -> None:
+        for k in range(0, len(run), cols):
+            chunk = run[k:k + cols]
+            out.append(Widget(TILES_PREFIX + chunk[0].id, "cells", "", cells=chunk, weights=[1] * cols, span=span))
+        run.clear()
+
+    for w in rows:
+        if not w.cells and app.tile(sid, w):
+            run.append(replace(w, style="tile"))
+        else:
+            flush()
+            out.append(w)
+    flush()
+    return out
 
 
 def menu_rows(below: View, sid: str, values: dict[str, Any]) -> list[Widget]:

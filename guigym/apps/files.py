@@ -239,6 +239,11 @@ class FileManager(App):
         state["data"]["next_id"] = max((n["id"] for n in spec["nodes"]), default=ROOT) + 1
         return state
 
+    def tile(self, sid: str, w: Widget) -> bool:
+        """A folder's sub-folders and files (the ``layout`` variation shows them as tiles; the
+        select mode and the destination picker stay lists)."""
+        return sid[:2] == "f:" and w.kind == "link" and w.to == w.id
+
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         path = path_of(sid)
         head = sid[0]

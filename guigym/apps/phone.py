@@ -170,6 +170,9 @@ class NotesPlus(NotesApp):
         state["values"].update({"new.title": "", "new.body": "", "new.error": ""})
         return state
 
+    def tile(self, sid: str, w: Widget) -> bool:
+        return sid == "main" and w.kind == "link" and w.to == w.id and w.id.startswith("n:")
+
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         nid = note_of(sid)
         if nid is None:

@@ -263,6 +263,10 @@ class ShopApp(App):
         state["values"].update({line_qty(i): c["qty"] for i, c in enumerate(start)})
         return state
 
+    def tile(self, sid: str, w: Widget) -> bool:
+        """The catalogue's products (the ``layout`` variation shows them as tiles)."""
+        return sid == MAIN and w.kind == "link" and product_of(w.id) is not None
+
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         if product_of(sid) is not None:
             return MAIN

@@ -80,6 +80,10 @@ class NotesApp(App):
                     for k in reversed(range(len(notes)))]
         return out
 
+    def tile(self, sid: str, w: Widget) -> bool:
+        """The saved notes (the ``layout`` variation shows them as tiles, as a notes app's grid)."""
+        return sid == "main" and w.kind == "link" and w.to == w.id and note_index(w.id) is not None
+
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         return "main" if note_index(sid) is not None else super().parent(spec, sid)
 
