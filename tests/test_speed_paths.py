@@ -107,3 +107,59 @@ def test_frames_shown_again_equal_fresh_drawings_and_stay_unwritten() -> None:
         assert np.array_equal(env.render(), back["screenshot"])
         assert len(env._frames) <= FRAME_ENTRIES
     env.close()
+
+
+def _hash_episodes_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "hash_episodes.py"
+    spec = importlib.util.spec_from_file_location("hash_episodes_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+def test_hash_episodes_hashes_varied_episodes_reproducibly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/hash_episodes.py --variation``: the check that a speed-up changes no varied
+    episode gives the same total twice, and another than without variation (one id, one seed)."""
+    mod = _hash_episodes_module()
+    monkeypatch.setattr(mod, "id_levels", lambda: [("GuiGym-Login-v0", "easy")])
+
+    def total(*args: str) -> str:
+        assert mod.main(["--seeds", "1", *args]) == 0
+        return next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("total ")).split()[1]
+
+    varied = total("--variation", "all")
+    assert varied == total("--variation", "all") != total()
+    assert total("--variation", "all", "--split", "test") != varied
+
+
+def test_relabel_view_keeps_a_view_it_does_not_change() -> None:
+    """The train split's label table names only held-out synonyms: the view comes back as it
+    is (no copy); a table that changes a label still gives a new view, the old one untouched."""
+    from guigym.apps.base import relabel_view
+
+    env = gym.make("GuiGym-Login-v0")
+    env.reset(seed=3)
+    v = env.unwrapped.current_view
+    assert relabel_view(v, {"button": {"No such label": "X"}}) is v
+    label = next(w.label for w in v.rows if w.kind == "button")
+    new = relabel_view(v, {"button": {label: "Renamed"}})
+    assert new is not v and "Renamed" in [w.label for w in new.rows] and label in [w.label for w in v.rows]
+    env.close()
+
+
+def test_resolved_variation_is_resolve() -> None:
+    from guigym.variation import PRESETS, _resolved, resolve
+
+    for split in ("train", "test"):
+        for preset in PRESETS:
+            if preset == "none" and split == "test":
+                continue
+            assert _resolved(preset, split) == resolve(preset, split) == _resolved(preset, split)
+    assert _resolved({"theme": "blue"}, "train") == resolve({"theme": "blue"}, "train")
+    with pytest.raises(ValueError):
+        _resolved({"theme": "teal"}, "train")  # a test value in train: still refused, every time
+    with pytest.raises(ValueError):
+        _resolved({"theme": "teal"}, "train")
