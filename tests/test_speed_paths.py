@@ -67,19 +67,26 @@ def test_frames_are_handed_over_once() -> None:
     env.close()
 
 
-def test_background_cache_is_bounded_and_exact() -> None:
+def test_background_cache_is_bounded_and_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many themes and titles: the cache stays within its entry bound, and a frame drawn from a
     cached background equals one drawn by a fresh backend."""
-    from guigym.backends.mock import BACKGROUND_ENTRIES
+    from guigym.backends import mock
 
-    env = gym.make("GuiGym-Settings-v0").unwrapped
-    for seed in range(12):
-        env.reset(seed=seed, options={"level": "hard"})
-        fresh = MockBackend(env.width, env.height)
-        fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
-        assert np.array_equal(fresh.screenshot(), env.render())
-        assert len(env.backend._backgrounds) <= BACKGROUND_ENTRIES
-    env.close()
+    for budget in (mock.BACKGROUND_FRAMES, 0.02):  # and one that holds a band or two: evicting on every frame
+        env = gym.make("GuiGym-Settings-v0", variation="appearance").unwrapped
+        monkeypatch.setattr(mock, "BACKGROUND_FRAMES", budget)
+        for seed in range(12):
+            env.reset(seed=seed, options={"level": "hard"})
+            fresh = MockBackend(env.width, env.height)
+            fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
+            assert np.array_equal(fresh.screenshot(), env.render())
+            b, bands = env.backend, [band for _, _, band in env.backend._backgrounds.values()]
+            assert len(bands) <= mock.BACKGROUND_ENTRIES and len(b._plains) <= mock.PLAIN_ENTRIES
+            assert b._background_bytes == sum(x.nbytes for x in bands)
+            assert b._background_bytes <= max(budget * env.width * env.height * 3, max(x.nbytes for x in bands))
+            # a band is the rows the bars drew; below it the frame is the plain colour
+            assert all(0 < len(x) < env.height for x in bands)
+        env.close()
 
 
 def test_frames_shown_again_equal_fresh_drawings_and_stay_unwritten() -> None:

@@ -19,7 +19,7 @@ import pygame
 from guigym.actions import Action
 from guigym.apps.base import View
 from guigym.backends.base import Backend, event_for
-from guigym.display import PX_PER_SIZE, Color, Record, display_list
+from guigym.display import BLACK, PX_PER_SIZE, Color, Record, display_list
 from guigym.events import Event
 from guigym.fonts import font_path
 from guigym.layout import Box, Layout
@@ -32,10 +32,16 @@ TEXT_CACHE_ENTRIES = 4096
 #: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
 TILE_CACHE_BYTES = 64 << 20
 TILE_CACHE_ENTRIES = 2048  # the byte budget binds first (tiles are ~40-60 KiB)
-#: Backgrounds kept as whole frames (the screen's records before its first widget: colour,
-#: status bar, title bar), least recently used dropped first. A frame starts as a copy of its
-#: background: one memcpy instead of a 24-bit fill and the bars.
-BACKGROUND_ENTRIES = 16
+#: Backgrounds kept (the screen's records before its first widget: colour, status bar, title
+#: bar), least recently used dropped first: each as its colour and the band of rows its bars
+#: drew (the rest of the frame is the plain colour), so many fit in the memory of a few frames.
+#: A frame starts as a copy of its plain colour with the band copied in: two memcpys instead
+#: of a 24-bit fill and the bars.
+BACKGROUND_ENTRIES = 256
+#: At most this many frames' worth of bytes in the bands (a band may be a whole frame).
+BACKGROUND_FRAMES = 16
+#: Plain frames kept, one per background colour (a theme has one; a dialog's backdrop, a dimmed one).
+PLAIN_ENTRIES = 16
 
 
 class _Text:
@@ -100,7 +106,8 @@ class MockBackend(Backend):
         self._tiles: OrderedDict[int, tuple[list[Record], pygame.Surface]] = OrderedDict()
         self._tile_bytes = 0
         self._plains: dict[tuple[int, ...], np.ndarray] = {}
-        self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], np.ndarray]] = OrderedDict()
+        self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], Color, np.ndarray]] = OrderedDict()
+        self._background_bytes = 0
         self._view: View | None = None
         self._lay: Layout | None = None
 
@@ -138,20 +145,27 @@ class MockBackend(Backend):
         every frame of a screen, and held by the cache so their ids stay theirs)."""
         key = tuple(map(id, head))
         hit = self._backgrounds.get(key)
-        if hit is None:
-            if head and head[0]["type"] == "rect" and self._covers(head[0]):  # the usual start: one colour
-                arr, head_rest = self._plain(head[0]["color"]).copy(), head[1:]
-            else:
-                arr, head_rest = np.zeros((self.height, self.width, 3), dtype=np.uint8), head
-            s = pygame.image.frombuffer(arr, (self.width, self.height), "RGB")
-            for r in head_rest:
-                self._paint(s, r, 0, 0)
-            if len(self._backgrounds) >= BACKGROUND_ENTRIES:
-                self._backgrounds.popitem(last=False)
-            hit = self._backgrounds[key] = (head, arr)
-        else:
+        if hit is not None:
             self._backgrounds.move_to_end(key)
-        return hit[1].copy()
+            arr = self._plain(hit[1]).copy()
+            arr[: len(hit[2])] = hit[2]
+            return arr
+        if head and head[0]["type"] == "rect" and self._covers(head[0]):  # the usual start: one colour
+            color, head_rest = tuple(head[0]["color"]), head[1:]
+        else:
+            color, head_rest = BLACK, head  # black: what a zeroed frame is
+        arr = self._plain(color).copy()
+        s = pygame.image.frombuffer(arr, (self.width, self.height), "RGB")
+        bottom = 0  # the rows below it are the plain colour's
+        for r in head_rest:
+            bottom = max(bottom, self._paint(s, r, 0, 0))
+        band = arr[: min(max(bottom, 0), self.height)].copy()
+        budget = BACKGROUND_FRAMES * self.width * self.height * 3
+        while self._backgrounds and (len(self._backgrounds) >= BACKGROUND_ENTRIES or self._background_bytes + band.nbytes > budget):
+            self._background_bytes -= self._backgrounds.popitem(last=False)[1][2].nbytes
+        self._backgrounds[key] = (head, color, band)
+        self._background_bytes += band.nbytes
+        return arr
 
     def _covers(self, r: Record) -> bool:
         """Whether the rect record ``r`` is one plain fill of the whole screen."""
@@ -162,7 +176,7 @@ class MockBackend(Backend):
         key = tuple(color)
         arr = self._plains.get(key)
         if arr is None:
-            if len(self._plains) >= BACKGROUND_ENTRIES:
+            if len(self._plains) >= PLAIN_ENTRIES:
                 self._plains.clear()
             arr = self._plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
             pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
@@ -209,12 +223,13 @@ class MockBackend(Backend):
                 tiles.move_to_end(id(ps))
             s.blit(hit[1], (r["box"][0], r["box"][1]))
 
-    def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> None:
-        """Draw one primitive record offset by ``(ox, oy)``."""
+    def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> int:
+        """Draw one primitive record offset by ``(ox, oy)``; returns the row below the lowest
+        it may have drawn on (the surface's height when that is not sure)."""
         t = r["type"]
         if t == "text":
             if not r["text"]:
-                return
+                return 0
             img = self._text.render(r["text"], r["size"], r["color"], r["bold"], r.get("font"))
             x, y = r["x"] + ox, r["y"] + oy
             if r["align"] == "center":
@@ -227,20 +242,24 @@ class MockBackend(Backend):
                 s.blit(img, (x, y))
             else:
                 s.blit(img, (x, y), area=pygame.Rect(0, 0, r["clip"], img.get_height()))
-        elif t == "rect":
+            return y + img.get_height()
+        if t == "rect":
             x, y, w, h = r["box"]
             rad, border = r["radius"], r["border"]
             x, y = x + ox, y + oy
             if rad and 2 * max(rad, border) <= min(w, h) and _inside(s, x, y, w, h):  # pygame's, from fills and corners
                 _round_rect(s, r["color"], x, y, w, h, border, rad)
-            elif rad or border:
+                return y + h
+            if rad or border:  # a thick outline of a thin box spills off it
                 pygame.draw.rect(s, r["color"], (x, y, w, h), width=border, border_radius=rad)
-            else:
-                s.fill(r["color"], (x, y, w, h))
-        elif t == "circle":
+                return s.get_height()
+            s.fill(r["color"], (x, y, w, h))
+            return y + max(h, 0)
+        if t == "circle":
             pygame.draw.circle(s, r["color"], (r["center"][0] + ox, r["center"][1] + oy), r["r"], width=r["border"])
         elif t == "lines":
             pygame.draw.lines(s, r["color"], False, [(x + ox, y + oy) for x, y in r["points"]], r["width"])
+        return s.get_height()
 
 
 #: Most corner sets :func:`_round_rect` keeps (four ``radius`` x ``radius`` stamps each; a theme
