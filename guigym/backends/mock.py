@@ -28,7 +28,7 @@ from guigym.layout import Box, Layout
 #: Most bytes of rendered text the mock keeps cached per backend (least recently used dropped
 #: first): long typed values render wide surfaces, so an entry count alone would not bound it.
 TEXT_CACHE_BYTES = 64 << 20
-TEXT_CACHE_ENTRIES = 4096
+TEXT_CACHE_ENTRIES = 8192  # the byte budget binds first under variation (fonts x scales x colours)
 #: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
 TILE_CACHE_BYTES = 64 << 20
 TILE_CACHE_ENTRIES = 2048  # the byte budget binds first (tiles are ~40-60 KiB)
