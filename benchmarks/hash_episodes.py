@@ -1,6 +1,6 @@
 """One SHA-256 over everything the envs return, to check that a change (a speed-up) changes no behaviour.
 
-    PYTHONPATH=. python benchmarks/hash_episodes.py [--seeds 10] [--backend mock]
+    PYTHONPATH=. python benchmarks/hash_episodes.py [--seeds 10] [--backend mock] [--variation all [--split test]]
 
 For every registered id × level, three kinds of episodes run ``--seeds`` seeds each, on one
 env per id (reused across episodes, as in training, so caches carry over):
@@ -17,6 +17,9 @@ step feeds the hash: the observation (screenshot bytes, instruction, elements, h
 reward, terminated, truncated, ``repr`` of ``info["reference"]``, ``info["elements"]``,
 ``info["event"]``, ``info["success"]``, ``info["action_error"]`` and the ``get_state()`` JSON.
 Prints one hash per id × level and the total; two runs of the same code print the same.
+With ``--variation`` (a preset or axis of :mod:`guigym.variation`) every env is made with it
+(and ``--split``), so the varied episodes are hashed instead: the same check for the varied
+paths (looks, interruptions, adversarial rows, long descriptions, relabelled chrome).
 """
 
 from __future__ import annotations
@@ -98,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=10, help="episodes per id x level and kind")
     p.add_argument("--backend", default="mock")
+    p.add_argument("--variation", default=None, help="make every env with this variation preset (e.g. all)")
+    p.add_argument("--split", default="train", help="the split of --variation")
     a = p.parse_args(argv)
+    varied = {} if a.variation is None else {"variation": a.variation, "split": a.split}
     print(f"guigym from {os.path.dirname(guigym.__file__)}", flush=True)  # run from the tree under test (PYTHONPATH=.)
     total = hashlib.sha256()
     t0 = time.perf_counter()
@@ -108,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         for reward_mode in ("sparse", "shaped"):
             key = (env_id, reward_mode)
             if key not in envs:
-                envs[key] = gym.make(env_id, backend=a.backend, reward_mode=reward_mode, extra_obs=("elements", "history"))
+                envs[key] = gym.make(env_id, backend=a.backend, reward_mode=reward_mode, extra_obs=("elements", "history"),
+                                     **varied)
         for kind in ("oracle", "random", "detour"):
             for seed in range(a.seeds):
                 steps += episode(envs[(env_id, ("sparse", "shaped")[seed % 2])], h, kind, seed, level)
@@ -116,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{env_id:22} {level:7} {steps:6d} steps  {h.hexdigest()}", flush=True)
     for env in envs.values():
         env.close()
-    print(f"total {total.hexdigest()}  ({a.seeds} seeds x 3 kinds x {len(id_levels())} id-levels, {a.backend} backend, "
+    how = "" if a.variation is None else f", variation {a.variation} ({a.split})"
+    print(f"total {total.hexdigest()}  ({a.seeds} seeds x 3 kinds x {len(id_levels())} id-levels, {a.backend} backend{how}, "
           f"{time.perf_counter() - t0:.0f} s)")
     return 0
 

@@ -175,6 +175,7 @@ def sentences(rng: np.random.Generator, kind: str, n: int, avoid: tuple[str, ...
     t = PHRASES[kind]
     out: list[str] = []
     tries = 0
+    said = _says_any(tuple(avoid))
     while len(out) < n and tries < 50 * n:
         tries += 1
         if rng.random() < 0.4:
@@ -182,9 +183,19 @@ def sentences(rng: np.random.Generator, kind: str, n: int, avoid: tuple[str, ...
         else:
             o, subj, p = (t[k][int(rng.integers(len(t[k])))] for k in ("open", "subject", "pred"))
             s = f"{o} {subj} {p}"
-        if (not out or s != out[-1]) and not any(says(s, a) for a in avoid):
+        if (not out or s != out[-1]) and not (said is not None and said.search(s.casefold())):
             out.append(s)
     return out
+
+
+@lru_cache(maxsize=256)
+def _says_any(avoid: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern that finds a sentence's casefolded text to say one of ``avoid`` as
+    :func:`says` does (``any(says(s, a) for a in avoid)``: the alternation backtracks into the
+    next phrase when one fails its word boundary), or None when there is nothing to avoid."""
+    if not avoid:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(a.casefold()) for a in avoid) + r")(?!\w)")
 
 
 @lru_cache(maxsize=4096)
@@ -209,8 +220,6 @@ def insert(rows: list[Any], desc: dict[str, Any], app_kind: str, sid: str) -> li
     place = PLACES.get(app_kind)
     if place is None or desc.get("length", "own") not in LENGTHS:
         return rows
-    from guigym.apps.base import Widget
-
     shows, previews, _ = place
     seed, length, avoid = int(desc["seed"]), str(desc["length"]), tuple(desc.get("avoid", ()))
     k_preview = LENGTHS[length][2]
@@ -220,15 +229,26 @@ def insert(rows: list[Any], desc: dict[str, Any], app_kind: str, sid: str) -> li
         while at < len(out) and out[at].kind == "label" and not out[at].cells:
             at += 1
         if at:  # below the item's own text (an item screen that shows none, a form: left as it is)
-            text = [Widget(f"{PREFIX}{sid}:{k}", "label", line) for k, line in enumerate(item_lines(seed, length, app_kind, sid, avoid))]
-            out[at:at] = text
+            out[at:at] = _rows(seed, length, app_kind, sid, avoid, None)
     if k_preview and previews:
         with_previews = []
         for w in out:
             with_previews.append(w)
             to = w.to if w.kind == "link" else None
             if to and _item_of(to, previews):
-                with_previews += [Widget(f"{PREFIX}{to}:p{k}", "label", line, style="muted")
-                                  for k, line in enumerate(item_lines(seed, length, app_kind, to, avoid)[:k_preview])]
+                with_previews += _rows(seed, length, app_kind, to, avoid, k_preview)
         out = with_previews
     return out
+
+
+@lru_cache(maxsize=4096)
+def _rows(seed: int, length: str, app_kind: str, sid: str, avoid: tuple[str, ...], preview: int | None) -> tuple[Any, ...]:
+    """The label rows of :func:`item_lines`: the description on the item's screen (``preview``
+    None), or the first ``preview`` lines, muted, on its list row (memoised: a view is made
+    for every state shown or planned through; rows are never mutated, so views share them)."""
+    from guigym.apps.base import Widget
+
+    lines = item_lines(seed, length, app_kind, sid, avoid)
+    if preview is None:
+        return tuple(Widget(f"{PREFIX}{sid}:{k}", "label", line) for k, line in enumerate(lines))
+    return tuple(Widget(f"{PREFIX}{sid}:p{k}", "label", line, style="muted") for k, line in enumerate(lines[:preview]))

@@ -546,6 +546,9 @@ def _display_list(v: View, lay: Layout) -> list[Record]:
 
 
 _SCALED: dict[tuple[int, float, str | None], tuple[Any, Any]] = {}
+#: The same for widgets' parts lists, apart: records come and go with every box a widget is
+#: shown at, and must not push out the parts lists, whose identity the mock's tiles are keyed by.
+_SCALED_PARTS: dict[tuple[int, float, str | None], tuple[Any, Any]] = {}
 
 
 def _scaled_text(r: Record, s: float, font: str | None) -> Record:
@@ -561,11 +564,12 @@ def _scaled(obj: Any, s: float, font: str | None) -> Any:
     mock caches drawings by the parts list's identity, so the same parts must give the same
     scaled list)."""
     key = (id(obj), s, font)
-    hit = _SCALED.get(key)
+    memo = _SCALED_PARTS if type(obj) is list else _SCALED
+    hit = memo.get(key)
     if hit is not None and hit[0] is obj:
         return hit[1]
-    if len(_SCALED) > 4 * CACHE_SIZE:
-        _SCALED.clear()
+    if len(memo) > 4 * CACHE_SIZE:
+        memo.clear()
     if isinstance(obj, list):
         out: Any = [_scaled_text(p, s, font) if p["type"] == "text" else p for p in obj]
     elif obj["type"] == "text":
@@ -574,7 +578,7 @@ def _scaled(obj: Any, s: float, font: str | None) -> Any:
         out = {**obj, "parts": _scaled(obj["parts"], s, font)}
     else:
         out = obj
-    _SCALED[key] = (obj, out)
+    memo[key] = (obj, out)
     return out
 
 

@@ -107,6 +107,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -289,10 +290,21 @@ LABELS: dict[str, tuple[LabelGroup, ...]] = {
 
 def _names(label: str, instruction: str, named: bool) -> bool:
     """Whether ``instruction`` names ``label``: quotes it, or (``named``) has it as words."""
-    low, lab = instruction.casefold(), label.casefold()
+    return _names_in(label, instruction.casefold(), named)
+
+
+def _names_in(label: str, low: str, named: bool) -> bool:
+    """:func:`_names` of the casefolded instruction ``low``."""
+    lab = label.casefold()
     if f"'{lab}'" in low or f'"{lab}"' in low:
         return True
-    return named and re.search(rf"\b{re.escape(lab)}\b", low) is not None
+    return named and _word(lab).search(low) is not None
+
+
+@lru_cache(maxsize=1024)
+def _word(lab: str) -> re.Pattern[str]:
+    """``lab`` as a whole word (compiled once per label: a reset asks for each of the apps' labels)."""
+    return re.compile(rf"\b{re.escape(lab)}\b")
 
 
 def relabel(scenario: Scenario, which: str, rng: np.random.Generator) -> dict[str, dict[str, dict[str, str]]]:
@@ -307,7 +319,7 @@ def relabel(scenario: Scenario, which: str, rng: np.random.Generator) -> dict[st
     >>> table["Sign in"] in LABELS["login"][2].test
     True
     """
-    instruction = scenario["task"]["instruction"]
+    low = scenario["task"]["instruction"].casefold()
     out: dict[str, dict[str, dict[str, str]]] = {}
     for name, spec in scenario["apps"].items():
         table: dict[str, dict[str, str]] = {}
@@ -315,7 +327,7 @@ def relabel(scenario: Scenario, which: str, rng: np.random.Generator) -> dict[st
             keep = g.train if which == "train" else g.test
             new = keep[int(rng.integers(len(keep)))]
             for old in (*g.train, *g.test):
-                if old not in keep and not _names(old, instruction, g.named):
+                if old not in keep and not _names_in(old, low, g.named):
                     table.setdefault(g.kind, {})[old] = new
         if table:
             out[name] = table
@@ -426,10 +438,28 @@ def _side_rng(rng: np.random.Generator, axis: str) -> np.random.Generator:
     return np.random.default_rng([zlib.crc32(axis.encode()), zlib.crc32(state), zlib.adler32(state)])
 
 
+_RESOLVED: dict[Any, dict[str, Any] | None] = {}
+
+
+def _resolved(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, Any] | None:
+    """``resolve(variation, split)``, memoised (an env samples with the same arguments on every
+    reset); the dict returned is shared: never modify it."""
+    try:
+        key = (tuple(variation.items()) if isinstance(variation, Mapping) else variation, split)
+        hit = _RESOLVED.get(key, _RESOLVED)
+    except TypeError:  # an unhashable value: checked anew each time
+        return resolve(variation, split)
+    if hit is _RESOLVED:
+        if len(_RESOLVED) >= 64:
+            _RESOLVED.clear()
+        hit = _RESOLVED[key] = resolve(variation, split)
+    return hit  # type: ignore[return-value]
+
+
 def sample_variation(variation: str | Mapping[str, Any] | None, split: str, rng: np.random.Generator) -> dict[str, Any]:
     """One value per axis (:func:`resolve`'s fixed ones, the others drawn from ``split``; those of
     :data:`SIDE_DRAWN` from a generator of their own)."""
-    spec = resolve(variation, split) or dict(NEUTRAL)
+    spec = _resolved(variation, split) or NEUTRAL
     out = {}
     for a, v in spec.items():
         if v == "sample":

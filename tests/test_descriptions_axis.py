@@ -193,3 +193,35 @@ def test_lists_get_longer_and_rows_may_leave_the_screen() -> None:
         assert layout(vu, u.width, u.height).max_scroll > layout(vp, p.width, p.height).max_scroll
     env.close()
     plain.close()
+
+
+def test_one_pattern_avoids_what_says_avoids() -> None:
+    """``sentences`` checks every avoided phrase with one alternation (``_says_any``): it must
+    reject exactly the sentences ``any(says(s, a) for a in avoid)`` rejects, word boundaries
+    included (a phrase that fails its boundary lets the next one match at the same place)."""
+    from guigym.descriptions import _says_any
+
+    rng = np.random.default_rng(5)
+    words = ["art", "arts", "part", "ideas", "idea", "a.b", "x+y", "c++", "naïve", "straße", "strasse", "the plan", "(tm)"]
+    pool = [s for t in PHRASES.values() for s in t["whole"]] + [f"{a} {b} and {c}." for a, b, c in
+                                                              rng.choice(words, size=(200, 3))]
+    for _ in range(300):
+        avoid = tuple(sorted({str(w).casefold() for w in rng.choice(words + ["ideas", "rough"], size=int(rng.integers(1, 5)))}))
+        pat = _says_any(avoid)
+        for s in pool[:: int(rng.integers(1, 7))]:
+            assert bool(pat.search(s.casefold())) == any(says(s, a) for a in avoid), (s, avoid)
+    assert _says_any(()) is None
+
+
+def test_description_rows_are_shared_and_equal_fresh_ones() -> None:
+    """``insert`` memoises the label rows it adds (``_rows``): the same objects on every view,
+    equal to rows made from ``item_lines`` anew."""
+    from guigym.apps.base import Widget
+    from guigym.descriptions import _rows
+
+    a = _rows(7, "long", "mail", "m:2", ("alice",), None)
+    assert a is _rows(7, "long", "mail", "m:2", ("alice",), None)
+    lines = item_lines(7, "long", "mail", "m:2", ("alice",))
+    assert list(a) == [Widget(f"{PREFIX}m:2:{k}", "label", ln) for k, ln in enumerate(lines)]
+    p = _rows(7, "long", "mail", "m:2", ("alice",), 2)
+    assert list(p) == [Widget(f"{PREFIX}m:2:p{k}", "label", ln, style="muted") for k, ln in enumerate(lines[:2])]

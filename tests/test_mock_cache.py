@@ -62,3 +62,37 @@ def test_eviction_does_not_change_pixels() -> None:
         shots.append(frames)
         env.close()
     assert shots[0] == shots[1]
+
+
+def test_round_rects_from_cached_corners_equal_pygames() -> None:
+    """``_round_rect`` (straight parts filled, corners blitted from cached stamps) draws what
+    ``pygame.draw.rect`` draws, pixel for pixel: every radius the painters use and more,
+    filled and outlined, at sizes down to twice the radius, on the frame's pixel format (a box
+    partly off the surface is left to pygame, which clips it before rounding); the corner cache
+    stays bounded."""
+    import itertools
+
+    import pygame
+
+    from guigym.backends import mock
+
+    arr_a, arr_b = np.zeros((90, 120, 3), np.uint8), np.zeros((90, 120, 3), np.uint8)
+    a, b = (pygame.image.frombuffer(x, (120, 90), "RGB") for x in (arr_a, arr_b))
+    n = 0
+    for (w, h), rad, border, (x, y), color in itertools.product(
+        [(24, 24), (40, 18), (56, 56), (60, 33), (101, 44), (28, 29)], [1, 2, 3, 4, 8, 9, 12, 14], [0, 1, 2, 3],
+        [(5, 7), (0, 0), (-6, 60), (100, -5)], [(255, 255, 255), (1, 2, 3), (0, 114, 178)],
+    ):
+        if 2 * max(rad, border) > min(w, h):
+            continue
+        a.fill((0, 2, 3))
+        b.fill((0, 2, 3))
+        pygame.draw.rect(a, color, (x, y, w, h), width=border, border_radius=rad)
+        # as _paint draws it: the fast way only for a box on the surface whole
+        if mock._inside(b, x, y, w, h):
+            mock._round_rect(b, color, x, y, w, h, border, rad)
+        else:
+            pygame.draw.rect(b, color, (x, y, w, h), width=border, border_radius=rad)
+        assert np.array_equal(arr_a, arr_b), (w, h, rad, border, x, y, color)
+        n += int(mock._inside(b, x, y, w, h))
+    assert n > 300 and len(mock._CORNERS) <= mock.CORNER_ENTRIES

@@ -410,3 +410,15 @@ def test_add_alarm_and_note_editor_draw_and_hit_test_alike_on_both_renderers() -
     finally:
         b.close()
         m.close()
+
+
+def test_fold_is_memoised_and_bounded() -> None:
+    """``_fold`` (how notes are compared) keeps folded strs: the same answer as folding anew, for
+    strs and anything else, and a bounded memo."""
+    from guigym.apps import phone
+
+    for s in ["  Buy  MILK ", "Straße\tplan", "", 42, None, "buy milk"]:
+        assert phone._fold(s) == phone._fold(s) == " ".join(str(s).split()).casefold()
+    for i in range(9000):
+        phone._fold(f"note {i}")
+    assert len(phone._FOLDED) <= 8192

@@ -67,19 +67,26 @@ def test_frames_are_handed_over_once() -> None:
     env.close()
 
 
-def test_background_cache_is_bounded_and_exact() -> None:
+def test_background_cache_is_bounded_and_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many themes and titles: the cache stays within its entry bound, and a frame drawn from a
     cached background equals one drawn by a fresh backend."""
-    from guigym.backends.mock import BACKGROUND_ENTRIES
+    from guigym.backends import mock
 
-    env = gym.make("GuiGym-Settings-v0").unwrapped
-    for seed in range(12):
-        env.reset(seed=seed, options={"level": "hard"})
-        fresh = MockBackend(env.width, env.height)
-        fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
-        assert np.array_equal(fresh.screenshot(), env.render())
-        assert len(env.backend._backgrounds) <= BACKGROUND_ENTRIES
-    env.close()
+    for budget in (mock.BACKGROUND_FRAMES, 0.02):  # and one that holds a band or two: evicting on every frame
+        env = gym.make("GuiGym-Settings-v0", variation="appearance").unwrapped
+        monkeypatch.setattr(mock, "BACKGROUND_FRAMES", budget)
+        for seed in range(12):
+            env.reset(seed=seed, options={"level": "hard"})
+            fresh = MockBackend(env.width, env.height)
+            fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
+            assert np.array_equal(fresh.screenshot(), env.render())
+            b, bands = env.backend, [band for _, _, band in env.backend._backgrounds.values()]
+            assert len(bands) <= mock.BACKGROUND_ENTRIES and len(b._plains) <= mock.PLAIN_ENTRIES
+            assert b._background_bytes == sum(x.nbytes for x in bands)
+            assert b._background_bytes <= max(budget * env.width * env.height * 3, max(x.nbytes for x in bands))
+            # a band is the rows the bars drew; below it the frame is the plain colour
+            assert all(0 < len(x) < env.height for x in bands)
+        env.close()
 
 
 def test_frames_shown_again_equal_fresh_drawings_and_stay_unwritten() -> None:
@@ -107,3 +114,59 @@ def test_frames_shown_again_equal_fresh_drawings_and_stay_unwritten() -> None:
         assert np.array_equal(env.render(), back["screenshot"])
         assert len(env._frames) <= FRAME_ENTRIES
     env.close()
+
+
+def _hash_episodes_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "hash_episodes.py"
+    spec = importlib.util.spec_from_file_location("hash_episodes_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+def test_hash_episodes_hashes_varied_episodes_reproducibly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/hash_episodes.py --variation``: the check that a speed-up changes no varied
+    episode gives the same total twice, and another than without variation (one id, one seed)."""
+    mod = _hash_episodes_module()
+    monkeypatch.setattr(mod, "id_levels", lambda: [("GuiGym-Login-v0", "easy")])
+
+    def total(*args: str) -> str:
+        assert mod.main(["--seeds", "1", *args]) == 0
+        return next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("total ")).split()[1]
+
+    varied = total("--variation", "all")
+    assert varied == total("--variation", "all") != total()
+    assert total("--variation", "all", "--split", "test") != varied
+
+
+def test_relabel_view_keeps_a_view_it_does_not_change() -> None:
+    """The train split's label table names only held-out synonyms: the view comes back as it
+    is (no copy); a table that changes a label still gives a new view, the old one untouched."""
+    from guigym.apps.base import relabel_view
+
+    env = gym.make("GuiGym-Login-v0")
+    env.reset(seed=3)
+    v = env.unwrapped.current_view
+    assert relabel_view(v, {"button": {"No such label": "X"}}) is v
+    label = next(w.label for w in v.rows if w.kind == "button")
+    new = relabel_view(v, {"button": {label: "Renamed"}})
+    assert new is not v and "Renamed" in [w.label for w in new.rows] and label in [w.label for w in v.rows]
+    env.close()
+
+
+def test_resolved_variation_is_resolve() -> None:
+    from guigym.variation import PRESETS, _resolved, resolve
+
+    for split in ("train", "test"):
+        for preset in PRESETS:
+            if preset == "none" and split == "test":
+                continue
+            assert _resolved(preset, split) == resolve(preset, split) == _resolved(preset, split)
+    assert _resolved({"theme": "blue"}, "train") == resolve({"theme": "blue"}, "train")
+    with pytest.raises(ValueError):
+        _resolved({"theme": "teal"}, "train")  # a test value in train: still refused, every time
+    with pytest.raises(ValueError):
+        _resolved({"theme": "teal"}, "train")

@@ -466,14 +466,18 @@ def relabel_view(v: View, table: dict[str, dict[str, str]]) -> View:
 
     def w_(w: Widget) -> Widget:
         if w.cells:
-            return replace(w, cells=[w_(c) for c in w.cells])
+            cells = [w_(c) for c in w.cells]
+            return w if all(a is b for a, b in zip(cells, w.cells)) else replace(w, cells=cells)
         new = table.get(w.kind, {}).get(w.label)
         if new is None or w.id == BANNER_ID or w.action in WIDGET_ACTIONS:
             return w
         return replace(w, label=new)
 
     back = relabel_view(v.backdrop, table) if v.backdrop is not None else None
-    return replace(v, rows=[w_(w) for w in v.rows], backdrop=back)
+    rows = [w_(w) for w in v.rows]
+    if back is v.backdrop and all(a is b for a, b in zip(rows, v.rows)):  # nothing relabelled (the train split's table
+        return v  # names the held-out synonyms, which the families never show): the view as it is
+    return replace(v, rows=rows, backdrop=back)
 
 
 def _device_view(scenario: Scenario, state: DeviceState) -> View:

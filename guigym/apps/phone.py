@@ -371,9 +371,20 @@ class PhoneBook(SeenScreens, AddressBook):
 
 
 # --- the family ------------------------------------------------------------------------------
+_FOLDED: dict[str, str] = {}
+
+
 def _fold(s: Any) -> str:
-    """Text as compared: runs of spaces as one, case ignored."""
-    return " ".join(str(s).split()).casefold()
+    """Text as compared: runs of spaces as one, case ignored (memoised for strs: success and
+    failure checks fold every note of a state, on every step)."""
+    if type(s) is not str:
+        return " ".join(str(s).split()).casefold()
+    out = _FOLDED.get(s)
+    if out is None:
+        if len(_FOLDED) >= 8192:
+            _FOLDED.clear()
+        out = _FOLDED[s] = " ".join(s.split()).casefold()
+    return out
 
 
 def _job(kind: str, app: str, **kw: Any) -> PhoneJob:

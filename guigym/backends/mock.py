@@ -19,7 +19,7 @@ import pygame
 from guigym.actions import Action
 from guigym.apps.base import View
 from guigym.backends.base import Backend, event_for
-from guigym.display import PX_PER_SIZE, Color, Record, display_list
+from guigym.display import BLACK, PX_PER_SIZE, Color, Record, display_list
 from guigym.events import Event
 from guigym.fonts import font_path
 from guigym.layout import Box, Layout
@@ -28,14 +28,20 @@ from guigym.layout import Box, Layout
 #: Most bytes of rendered text the mock keeps cached per backend (least recently used dropped
 #: first): long typed values render wide surfaces, so an entry count alone would not bound it.
 TEXT_CACHE_BYTES = 64 << 20
-TEXT_CACHE_ENTRIES = 4096
+TEXT_CACHE_ENTRIES = 8192  # the byte budget binds first under variation (fonts x scales x colours)
 #: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
 TILE_CACHE_BYTES = 64 << 20
 TILE_CACHE_ENTRIES = 2048  # the byte budget binds first (tiles are ~40-60 KiB)
-#: Backgrounds kept as whole frames (the screen's records before its first widget: colour,
-#: status bar, title bar), least recently used dropped first. A frame starts as a copy of its
-#: background: one memcpy instead of a 24-bit fill and the bars.
-BACKGROUND_ENTRIES = 16
+#: Backgrounds kept (the screen's records before its first widget: colour, status bar, title
+#: bar), least recently used dropped first: each as its colour and the band of rows its bars
+#: drew (the rest of the frame is the plain colour), so many fit in the memory of a few frames.
+#: A frame starts as a copy of its plain colour with the band copied in: two memcpys instead
+#: of a 24-bit fill and the bars.
+BACKGROUND_ENTRIES = 256
+#: At most this many frames' worth of bytes in the bands (a band may be a whole frame).
+BACKGROUND_FRAMES = 16
+#: Plain frames kept, one per background colour (a theme has one; a dialog's backdrop, a dimmed one).
+PLAIN_ENTRIES = 16
 
 
 class _Text:
@@ -100,7 +106,8 @@ class MockBackend(Backend):
         self._tiles: OrderedDict[int, tuple[list[Record], pygame.Surface]] = OrderedDict()
         self._tile_bytes = 0
         self._plains: dict[tuple[int, ...], np.ndarray] = {}
-        self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], np.ndarray]] = OrderedDict()
+        self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], Color, np.ndarray]] = OrderedDict()
+        self._background_bytes = 0
         self._view: View | None = None
         self._lay: Layout | None = None
 
@@ -138,20 +145,27 @@ class MockBackend(Backend):
         every frame of a screen, and held by the cache so their ids stay theirs)."""
         key = tuple(map(id, head))
         hit = self._backgrounds.get(key)
-        if hit is None:
-            if head and head[0]["type"] == "rect" and self._covers(head[0]):  # the usual start: one colour
-                arr, head_rest = self._plain(head[0]["color"]).copy(), head[1:]
-            else:
-                arr, head_rest = np.zeros((self.height, self.width, 3), dtype=np.uint8), head
-            s = pygame.image.frombuffer(arr, (self.width, self.height), "RGB")
-            for r in head_rest:
-                self._paint(s, r, 0, 0)
-            if len(self._backgrounds) >= BACKGROUND_ENTRIES:
-                self._backgrounds.popitem(last=False)
-            hit = self._backgrounds[key] = (head, arr)
-        else:
+        if hit is not None:
             self._backgrounds.move_to_end(key)
-        return hit[1].copy()
+            arr = self._plain(hit[1]).copy()
+            arr[: len(hit[2])] = hit[2]
+            return arr
+        if head and head[0]["type"] == "rect" and self._covers(head[0]):  # the usual start: one colour
+            color, head_rest = tuple(head[0]["color"]), head[1:]
+        else:
+            color, head_rest = BLACK, head  # black: what a zeroed frame is
+        arr = self._plain(color).copy()
+        s = pygame.image.frombuffer(arr, (self.width, self.height), "RGB")
+        bottom = 0  # the rows below it are the plain colour's
+        for r in head_rest:
+            bottom = max(bottom, self._paint(s, r, 0, 0))
+        band = arr[: min(max(bottom, 0), self.height)].copy()
+        budget = BACKGROUND_FRAMES * self.width * self.height * 3
+        while self._backgrounds and (len(self._backgrounds) >= BACKGROUND_ENTRIES or self._background_bytes + band.nbytes > budget):
+            self._background_bytes -= self._backgrounds.popitem(last=False)[1][2].nbytes
+        self._backgrounds[key] = (head, color, band)
+        self._background_bytes += band.nbytes
+        return arr
 
     def _covers(self, r: Record) -> bool:
         """Whether the rect record ``r`` is one plain fill of the whole screen."""
@@ -162,7 +176,7 @@ class MockBackend(Backend):
         key = tuple(color)
         arr = self._plains.get(key)
         if arr is None:
-            if len(self._plains) >= BACKGROUND_ENTRIES:
+            if len(self._plains) >= PLAIN_ENTRIES:
                 self._plains.clear()
             arr = self._plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
             pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
@@ -209,12 +223,13 @@ class MockBackend(Backend):
                 tiles.move_to_end(id(ps))
             s.blit(hit[1], (r["box"][0], r["box"][1]))
 
-    def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> None:
-        """Draw one primitive record offset by ``(ox, oy)``."""
+    def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> int:
+        """Draw one primitive record offset by ``(ox, oy)``; returns the row below the lowest
+        it may have drawn on (the surface's height when that is not sure)."""
         t = r["type"]
         if t == "text":
             if not r["text"]:
-                return
+                return 0
             img = self._text.render(r["text"], r["size"], r["color"], r["bold"], r.get("font"))
             x, y = r["x"] + ox, r["y"] + oy
             if r["align"] == "center":
@@ -227,13 +242,83 @@ class MockBackend(Backend):
                 s.blit(img, (x, y))
             else:
                 s.blit(img, (x, y), area=pygame.Rect(0, 0, r["clip"], img.get_height()))
-        elif t == "rect":
+            return y + img.get_height()
+        if t == "rect":
             x, y, w, h = r["box"]
-            if r["radius"] or r["border"]:
-                pygame.draw.rect(s, r["color"], (x + ox, y + oy, w, h), width=r["border"], border_radius=r["radius"])
-            else:
-                s.fill(r["color"], (x + ox, y + oy, w, h))
-        elif t == "circle":
+            rad, border = r["radius"], r["border"]
+            x, y = x + ox, y + oy
+            if rad and 2 * max(rad, border) <= min(w, h) and _inside(s, x, y, w, h):  # pygame's, from fills and corners
+                _round_rect(s, r["color"], x, y, w, h, border, rad)
+                return y + h
+            if rad or border:  # a thick outline of a thin box spills off it
+                pygame.draw.rect(s, r["color"], (x, y, w, h), width=border, border_radius=rad)
+                return s.get_height()
+            s.fill(r["color"], (x, y, w, h))
+            return y + max(h, 0)
+        if t == "circle":
             pygame.draw.circle(s, r["color"], (r["center"][0] + ox, r["center"][1] + oy), r["r"], width=r["border"])
         elif t == "lines":
             pygame.draw.lines(s, r["color"], False, [(x + ox, y + oy) for x, y in r["points"]], r["width"])
+        return s.get_height()
+
+
+#: Most corner sets :func:`_round_rect` keeps (four ``radius`` x ``radius`` stamps each; a theme
+#: has a few colours and the painters a few radii); cleared when full.
+CORNER_ENTRIES = 512
+_CORNERS: dict[tuple[Any, ...], list[pygame.Surface]] = {}
+
+
+def _corners(s: pygame.Surface, color: Color, border: int, rad: int) -> list[pygame.Surface]:
+    """The four corners (top-left, top-right, bottom-left, bottom-right; ``rad`` x ``rad``) of a
+    rounded rect in ``color`` drawn by pygame (filled, or an outline ``border`` thick), in the
+    pixel format of ``s``, the pixels it leaves transparent (a colour key): cut from one
+    rect drawn just large enough."""
+    c = (int(color[0]), int(color[1]), int(color[2]))
+    key = (c, border, rad, s.get_bitsize(), s.get_masks())
+    hit = _CORNERS.get(key)
+    if hit is None:
+        clear = (c[0] ^ 1, c[1], c[2])  # any colour but the rect's
+        n = 2 * (rad + border) + 4
+        ref = pygame.Surface((n, n), 0, s)
+        ref.fill(clear)
+        pygame.draw.rect(ref, c, (0, 0, n, n), width=border, border_radius=rad)
+        hit = []
+        for cx, cy in ((0, 0), (n - rad, 0), (0, n - rad), (n - rad, n - rad)):
+            corner = pygame.Surface((rad, rad), 0, s)
+            corner.blit(ref, (0, 0), (cx, cy, rad, rad))
+            corner.set_colorkey(clear)
+            hit.append(corner)
+        if len(_CORNERS) >= CORNER_ENTRIES:
+            _CORNERS.clear()
+        _CORNERS[key] = hit
+    return hit
+
+
+def _inside(s: pygame.Surface, x: int, y: int, w: int, h: int) -> bool:
+    """Whether the box lies on ``s`` whole (pygame rounds the corners of a rect it clips elsewhere)."""
+    sw, sh = s.get_size()
+    return x >= 0 and y >= 0 and x + w <= sw and y + h <= sh
+
+
+def _round_rect(s: pygame.Surface, color: Color, x: int, y: int, w: int, h: int, border: int, rad: int) -> None:
+    """``pygame.draw.rect(s, color, (x, y, w, h), width=border, border_radius=rad)``, pixel for
+    pixel, for ``2 * max(rad, border) <= min(w, h)`` (pygame shrinks no radius then) and a box
+    on ``s`` whole (:func:`_inside`; pygame draws a clipped one otherwise): the
+    straight parts filled, the corners blitted from :func:`_corners` (a rounded rect's pixels
+    are all ``color``, and its corners the same at any size). A fraction of the time of
+    pygame's, which draws the corner circles anew (a dialog's panel: ~6x); tests/test_mock_cache.py
+    compares the two over sizes, radii and borders."""
+    tl, tr, bl, br = _corners(s, color, border, rad)
+    if border:
+        s.fill(color, (x + rad, y, w - 2 * rad, border))
+        s.fill(color, (x + rad, y + h - border, w - 2 * rad, border))
+        s.fill(color, (x, y + rad, border, h - 2 * rad))
+        s.fill(color, (x + w - border, y + rad, border, h - 2 * rad))
+    else:
+        s.fill(color, (x + rad, y, w - 2 * rad, h))
+        s.fill(color, (x, y + rad, rad, h - 2 * rad))
+        s.fill(color, (x + w - rad, y + rad, rad, h - 2 * rad))
+    s.blit(tl, (x, y))
+    s.blit(tr, (x + w - rad, y))
+    s.blit(bl, (x, y + h - rad))
+    s.blit(br, (x + w - rad, y + h - rad))
