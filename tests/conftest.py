@@ -55,16 +55,21 @@ class OracleRun:
     truncated: list[bool] = field(default_factory=list)
 
 
-def follow_reference(env, info, limit: int, *, replan: bool = True, seed: int | None = None) -> OracleRun:
+def follow_reference(env, info, limit: int, *, replan: bool = True, seed: int | None = None,
+                     on_state: Callable[[Any, dict[str, Any]], None] | None = None) -> OracleRun:
     """Follow the oracle from ``info`` (reset's or a step's) for at most ``limit`` steps.
 
     ``replan=True``: step the first step of the current ``info["reference"]`` until it is empty
     or the episode ends; every step must take (no ``action_error``) and be the reference's event.
     ``replan=False``: step the plan in ``info`` as it is, to its end or until the episode ends.
+    ``on_state(env, info)`` is called on every state before it is acted on (the last one too
+    where the reference runs out; not the state an episode ends in).
     """
     run = OracleRun(seed, list(info["reference"]), limit)
     plan = iter(run.plan)
     for n in range(limit):
+        if on_state is not None:
+            on_state(env, info)
         step = (info["reference"] or [None])[0] if replan else next(plan, None)
         if step is None:
             run.success = info["success"]

@@ -16,6 +16,7 @@ import pytest
 from guigym.descriptions import LENGTHS, PHRASES, PLACES, PREFIX, WRAP, item_lines, says
 from guigym.registration import env_ids
 from guigym.variation import AXES, NEUTRAL, OPT_IN, PRESETS, SIDE_DRAWN, grid, sample_variation
+from tests.conftest import follow_reference
 
 IDS = env_ids()
 CASES = [("long", "train"), ("very_long", "test")]
@@ -30,15 +31,12 @@ def episode(env: gym.Env, seed: int, limit: int = 150) -> tuple[bool, int, set[s
     """Follow the oracle from reset; (success, steps, the description rows seen on the way)."""
     _, info = env.reset(seed=seed)
     seen: set[str] = set()
-    for k in range(limit):
-        u = env.unwrapped
-        seen |= {w.id for w in u.current_view.rows if w.id.startswith(PREFIX)}
-        if not info["reference"]:
-            return bool(info["success"]), k, seen
-        _, _, term, trunc, info = env.step(info["reference"][0].action)
-        if term or trunc:
-            return bool(info["success"]), k + 1, seen
-    return False, limit, seen
+
+    def collect(env: gym.Env, info: dict) -> None:
+        seen.update(w.id for w in env.unwrapped.current_view.rows if w.id.startswith(PREFIX))
+
+    run = follow_reference(env, info, limit, on_state=collect)
+    return run.success, run.steps, seen
 
 
 def test_the_axis_is_declared_with_disjoint_splits() -> None:
