@@ -310,11 +310,12 @@ def plot(results: dict[str, list[dict[str, Any]]], out: Path, root: Path) -> boo
                 curves.append(list(csv.DictReader(f.open())))
         if not curves:
             continue
-        n = min(len(c) for c in curves)
-        it = [int(curves[0][i]["iter"]) for i in range(n)]
-        rew = np.nanmean([[float(c[i]["reward_mean"] or "nan") for i in range(n)] for c in curves], 0)
+        # by iteration, over the runs that logged it (a run's file may lack rows: see its NOTE.txt)
+        by_iter = [{int(r["iter"]): r for r in c} for c in curves]
+        it = sorted(set().union(*by_iter))
+        rew = [np.nanmean([float(b[i]["reward_mean"] or "nan") for b in by_iter if i in b]) for i in it]
         (line,) = ax[0].plot(it, rew, lw=1, label=setting)
-        val = [(int(c[i]["iter"]), float(c[i]["val_success"])) for c in curves for i in range(n) if c[i]["val_success"]]
+        val = [(i, float(r["val_success"])) for b in by_iter for i, r in b.items() if r["val_success"]]
         xs = sorted({x for x, _ in val})
         means = [np.mean([v for x2, v in val if x2 == x]) for x in xs]
         ax[1].plot(xs, means, marker="o", ms=3, lw=1, color=line.get_color(), label=setting)
