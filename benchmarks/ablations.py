@@ -328,6 +328,19 @@ def plot(results: dict[str, list[dict[str, Any]]], out: Path, root: Path) -> boo
     return True
 
 
+def _task(args: Args) -> tuple[str, str]:
+    """The env id and level the runs train on: ``--extra``'s ``--env-id``/``--level`` win, as in
+    ``train_small.py``'s command line (the last occurrence of a flag counts)."""
+    env_id, level = args.env_id, args.level
+    extra = shlex.split(args.extra)
+    for flag, val in zip(extra, extra[1:]):
+        if flag == "--env-id":
+            env_id = val
+        elif flag == "--level":
+            level = val
+    return env_id, level
+
+
 def main(args: Args) -> dict[str, Any]:
     bad = [s for s in args.settings if s not in SETTINGS]
     if bad:
@@ -348,7 +361,8 @@ def main(args: Args) -> dict[str, Any]:
             res["final_reward"] = _final_reward(out / res["run_name"])
             results[s].append(res)
     rnd = [r["random"]["success_rate"] for runs in results.values() for r in runs if "random" in r]
-    text = (f"Ablations on {args.env_id} ({args.level}), seeds {args.seeds}"
+    env_id, level = _task(args)
+    text = (f"Ablations on {env_id} ({level}), seeds {args.seeds}"
             + (f", flags {args.extra!r}" if args.extra else "") + "\n\n"
             + table(results, float(np.mean(rnd)) if rnd else None, args.bootstrap))
     print(text)

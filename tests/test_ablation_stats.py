@@ -73,3 +73,12 @@ def test_sweep_runs_archive_and_restore(tmp_path, monkeypatch):
     assert reproduce.restore_runs("horizon", fresh) == ["T1__1"]
     assert (fresh / "T1__1" / "eval.json").read_text() == '{"run_name": "T1__1"}'
     assert reproduce.restore_runs("horizon", fresh) == []  # a finished run is never overwritten
+
+
+def test_the_table_names_the_task_the_extra_flags_train_on() -> None:
+    """A sweep whose ``--extra`` moves the runs to another task (the horizon sweep: Settings hard)
+    is labelled with that task, not the defaults' Login easy."""
+    extra = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16"
+    assert ablations._task(ablations.Args(extra=extra)) == ("GuiGym-Settings-v0", "hard")
+    assert ablations._task(ablations.Args(extra="--level medium")) == ("GuiGym-Login-v0", "medium")
+    assert ablations._task(ablations.Args()) == ("GuiGym-Login-v0", "easy")
