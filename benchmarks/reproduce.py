@@ -364,8 +364,9 @@ def main(args: Args) -> None:
         copied = archive_runs(args.table, Path(args.out) / args.table)
         print(f"archived {len(copied)} finished runs to {ARCHIVE / args.table}: {', '.join(copied) or '-'}")
         return
-    # the horizon sweep (hours on 2 cores: Settings hard, 25 runs; archived runs are reused) is run on its own
-    readme = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "contacts", "robustness"]
+    # the horizon sweep trains for hours on 2 cores (Settings hard, 25 runs): its archived runs are
+    # reused (only the table is recomputed) unless --rerun; --skip horizon leaves its block as it is
+    readme = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "horizon", "contacts", "robustness"]
     names = readme if args.table == "readme" else [args.table]
     unknown = sorted(set(args.skip) - set(names))
     if unknown:
