@@ -484,15 +484,15 @@ def restyle(instruction: str, style: str, rng: np.random.Generator) -> str:
     if style == "plain":
         return instruction
     question = instruction.rstrip().endswith("?")
-    if style == "casual":
+    if style == "casual":  # the question follows "hmm, " or a colon: lower case ("hmm, which ...?")
         t = CASUAL_Q if question else CASUAL
-        return t[int(rng.integers(len(t)))].format(i=_lead(instruction), q=instruction.strip())
+        return t[int(rng.integers(len(t)))].format(i=_lead(instruction), q=_lead(instruction))
     if style == "formal":
         t = FORMAL_Q if question else FORMAL
         return t[int(rng.integers(len(t)))].format(i=_lead(instruction), q=instruction.strip())
     if style == "buried":
         a, b, c = (x[int(rng.integers(len(x)))] for x in (CONTEXT_A, CONTEXT_B, CONTEXT_C))
-        core = instruction.strip() if question else _lead(instruction) + "."
+        core = _lead(instruction) + ("" if question else ".")  # mid-sentence, after "Anyway, "
         return f"{a} {b} Anyway, {core} {c}"
     raise ValueError(f"unknown instruction style {style!r}")
 

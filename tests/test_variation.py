@@ -363,6 +363,17 @@ def test_restyle_keeps_the_task_words() -> None:
     assert restyle("What is Bob Lee's number?", "formal", rng).endswith("What is Bob Lee's number?")
 
 
+def test_restyled_questions_read_as_one_sentence() -> None:
+    """A question said mid-sentence ("hmm, ...", "Anyway, ...") starts in lower case, keeps
+    its question mark and its words; names inside it keep their capitals."""
+    q = "Which purple pair of shoes costs the least?"
+    for seed in range(8):  # every template of both styles
+        for style in ("casual", "buried"):
+            out = restyle(q, style, np.random.default_rng(seed))
+            assert "which purple pair of shoes costs the least?" in out and "Which" not in out, out
+    out = restyle("What is Bob Lee's number?", "buried", np.random.default_rng(0))
+    assert "Anyway, what is Bob Lee's number? " in out
+
 def test_every_preset_samples_only_its_axes() -> None:
     rng = np.random.default_rng(0)
     for name, axes in PRESETS.items():
