@@ -170,37 +170,3 @@ def test_resolved_variation_is_resolve() -> None:
         _resolved({"theme": "teal"}, "train")  # a test value in train: still refused, every time
     with pytest.raises(ValueError):
         _resolved({"theme": "teal"}, "train")
-
-
-@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
-def test_crossapp_progress_memo_answers_as_a_fresh_family(level: str) -> None:
-    """CrossApp reads its notes, mails and events once per list (by identity, see
-    ``CrossAppFamily._by_list``): along random walks and the oracle's plans, with the memo warm
-    from every state before, ``success``, ``failed`` and ``next_goal`` equal a fresh family's."""
-    from guigym.apps.crossapp import CrossAppFamily
-
-    env = gym.make("GuiGym-CrossApp-v0").unwrapped
-    warm, rng = env.family, np.random.default_rng(0)
-    checked = 0
-    for seed in range(10):
-        _, info = env.reset(seed=seed, options={"level": level})
-        for _ in range(40):
-            s, scenario = env._state, env.scenario
-            cold = CrossAppFamily()
-            assert warm.success(scenario, s) == cold.success(scenario, s)
-            assert warm.failed(scenario, s) == cold.failed(scenario, s)
-            assert warm.next_goal(scenario, s) == cold.next_goal(scenario, s)
-            checked += 1
-            ref = info["reference"]
-            if ref and rng.random() < 0.7:
-                act = ref[0].action
-            elif info["elements"] and rng.random() < 0.8:  # a click on a visible element: a detour, or a failure
-                e = info["elements"][int(rng.integers(len(info["elements"])))]
-                act = f"click(x={(e['box'][0] + e['box'][2]) // 2}, y={(e['box'][1] + e['box'][3]) // 2})"
-            else:
-                act = "back()"
-            _, _, term, trunc, info = env.step(act)
-            if term or trunc:
-                break
-    assert checked >= 100
-    env.close()

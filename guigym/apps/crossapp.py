@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable
 from typing import Any, TypedDict, cast
 
 import numpy as np
@@ -213,10 +212,6 @@ class CrossAppFamily(Family):
     permission_apps = (MAIL,)
     _memo: tuple[Scenario, Expected] | None = None
     _mail = MailFamily()  # its reply steps (stateless)
-    #: What :meth:`_notes`, :meth:`_mails` and :meth:`_events` read off an app's list, by the
-    #: list's identity (see :meth:`_by_list`); cleared when full.
-    _lists: dict[tuple[str, int], tuple[Any, Scenario, Any]]
-    LISTS_MEMO = 256
 
     # --- generation ------------------------------------------------------------------------
     def template(self, scenario: Scenario) -> str:
@@ -505,45 +500,25 @@ class CrossAppFamily(Family):
         self._memo = (scenario, out)
         return out
 
-    def _by_list(self, what: str, scenario: Scenario, items: list[Any], make: Callable[[], Any]) -> Any:
-        """``make()``, what is read off the app list ``items`` of a state of ``scenario``,
-        memoised by the list's identity. Planning asks ``success``, ``failed`` and
-        ``next_goal`` of every state it passes, and ``apply`` shares the apps an event does not
-        touch, so most states hold the very lists of the state before; states are never mutated
-        once made (their lists neither), so the same list gives the same answer. The memo holds
-        the list and the scenario it was read for, so an id is never mistaken for another."""
-        memo = self.__dict__.get("_lists")
-        if memo is None:
-            memo = self._lists = {}
-        key = (what, id(items))
-        hit = memo.get(key)
-        if hit is not None and hit[0] is items and hit[1] is scenario:
-            return hit[2]
-        if len(memo) >= self.LISTS_MEMO:
-            memo.clear()
-        out = make()
-        memo[key] = (items, scenario, out)
-        return out
+    @staticmethod
+    def _notes(scenario: Scenario, state: DeviceState) -> tuple[dict[int, tuple[str, str]], Counter[tuple[str, str]]]:
+        n0 = len(scenario["apps"][NOTES]["notes"])
+        notes = state["apps"][NOTES]["data"]["notes"]
+        return ({n["id"]: (_fold(n["title"]), _fold(n["body"])) for n in notes if n["id"] < n0},
+                Counter((_fold(n["title"]), _fold(n["body"])) for n in notes if n["id"] >= n0))
 
-    def _notes(self, scenario: Scenario, state: DeviceState) -> tuple[dict[int, tuple[str, str]], Counter[tuple[str, str]]]:
-        """The starting notes as they are now (by id), and the notes added (folded title, body)."""
-        notes, n0 = state["apps"][NOTES]["data"]["notes"], len(scenario["apps"][NOTES]["notes"])
-        return self._by_list("notes", scenario, notes, lambda: (
-            {n["id"]: (_fold(n["title"]), _fold(n["body"])) for n in notes if n["id"] < n0},
-            Counter((_fold(n["title"]), _fold(n["body"])) for n in notes if n["id"] >= n0)))
+    @staticmethod
+    def _mails(scenario: Scenario, state: DeviceState) -> tuple[dict[int, str], Counter[Record]]:
+        n0 = len(scenario["apps"][MAIL]["mails"])
+        mails = state["apps"][MAIL]["data"]["mails"]
+        return ({m["id"]: m["box"] for m in mails if m["id"] < n0},
+                Counter((m["peer"], m["subject"], m["body"]) for m in mails if m["id"] >= n0))
 
-    def _mails(self, scenario: Scenario, state: DeviceState) -> tuple[dict[int, str], Counter[Record]]:
-        """The starting mails' boxes (by id), and the mails sent (peer, subject, body)."""
-        mails, n0 = state["apps"][MAIL]["data"]["mails"], len(scenario["apps"][MAIL]["mails"])
-        return self._by_list("mails", scenario, mails, lambda: (
-            {m["id"]: m["box"] for m in mails if m["id"] < n0},
-            Counter((m["peer"], m["subject"], m["body"]) for m in mails if m["id"] >= n0)))
-
-    def _events(self, scenario: Scenario, state: DeviceState) -> tuple[dict[int, Key], Counter[Key]]:
-        """The starting events as they are now (by id), and the events added."""
-        events, n0 = state["apps"][CALENDAR]["data"]["events"], len(scenario["apps"][CALENDAR]["events"])
-        return self._by_list("events", scenario, events, lambda: (
-            {e["id"]: key_of(e) for e in events if e["id"] < n0}, Counter(key_of(e) for e in events if e["id"] >= n0)))
+    @staticmethod
+    def _events(scenario: Scenario, state: DeviceState) -> tuple[dict[int, Key], Counter[Key]]:
+        n0 = len(scenario["apps"][CALENDAR]["events"])
+        events = state["apps"][CALENDAR]["data"]["events"]
+        return ({e["id"]: key_of(e) for e in events if e["id"] < n0}, Counter(key_of(e) for e in events if e["id"] >= n0))
 
     @staticmethod
     def _start_cart(scenario: Scenario) -> dict[str, int]:
