@@ -5,7 +5,9 @@
 Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its defaults (shared
 memory); guigym's vector env (``gym.make_vec(id, n)``); SB3's SubprocVecEnv over
 ``make_sb3_env`` (random policy only: its Discrete actions cannot carry the oracle's Type text);
-and a Ray row when ``guigym.distributed`` and Ray are installed. Columns: random and oracle
+a Ray row when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
+separate processes that never talk to each other: no vector env can beat that row, so it is the
+machine's own ceiling for N envs (on 2 vCPUs that share a physical core it is far below N). Columns: random and oracle
 (``info["reference"][0]``) policies, per backend; each ratio is to the single env measured in the
 same run (the mean of a measurement before and after the vector rows). The browser backend runs
 by default when a Chromium is found. Timings on a shared machine are noisy: compare ratios, and
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable
@@ -129,6 +132,37 @@ def sb3_subproc(kw: dict[str, Any], n: int, steps: int) -> float | None:
     return rate
 
 
+def _alone(kw: dict[str, Any], steps: int, oracle: bool, seed: int, start: Any, out: Any) -> None:
+    """One env in a process of its own, started with the others by ``start`` (a barrier):
+    ``steps`` steps, then its start and end times into ``out``."""
+    env = gym.make(ENV_ID, **kw)
+    _, info = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    start.wait()
+    t = time.perf_counter()
+    for _ in range(steps):
+        ref = info["reference"]
+        _, _, term, trunc, info = env.step(ref[0].action if oracle and ref else env.action_space.sample())
+        if term or trunc:
+            _, info = env.reset()
+    out.put((t, time.perf_counter()))
+    env.close()
+
+
+def separate(kw: dict[str, Any], n: int, steps: int, oracle: bool) -> float:
+    """Env-steps/s of ``n`` single envs run at once in ``n`` processes with no communication
+    (from the first start to the last end): the ceiling of any n-env vector env here."""
+    ctx = mp.get_context("spawn")  # like a fresh interpreter per env: nothing inherited
+    start, out = ctx.Barrier(n), ctx.Queue()
+    procs = [ctx.Process(target=_alone, args=(kw, steps // n, oracle, i, start, out)) for i in range(n)]
+    for p in procs:
+        p.start()
+    spans = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return (steps // n) * n / (max(e for _, e in spans) - min(s for s, _ in spans))
+
+
 def ray_vector(kw: dict[str, Any], n: int) -> gym.vector.VectorEnv | None:
     """``guigym.distributed.RayVectorEnv`` with one env per actor on a local Ray; None (row
     skipped) where Ray is not installed (extra ``guigym[ray]``)."""
@@ -149,6 +183,7 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
         (f"guigym async x{n} (make_vec)", lambda o: vector(gym.make_vec(ENV_ID, n, **kw), steps, o, f"guigym async x{n} (make_vec)")),
         (f"SB3 SubprocVecEnv x{n}", lambda o: None if o else sb3_subproc(kw, n, steps)),
         (f"Ray x{n}", lambda o: (lambda v: None if v is None else vector(v, steps, o))(ray_vector(kw, n))),
+        (f"{n} separate processes (ceiling)", lambda o: separate(kw, n, steps, o)),
     ]
     results, cpu = [], {}
     for name, fn in rows:
