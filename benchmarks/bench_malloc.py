@@ -1,0 +1,70 @@
+"""glibc malloc: its defaults against fixed thresholds, per id x policy, on one pinned core.
+
+    python benchmarks/bench_malloc.py [--rounds 2] [--steps 3000]
+
+Every step frees and allocates ~675 KB frames; with glibc's default (dynamic) thresholds the
+freed memory is often given back to the system and faulted in again. This measures whether
+keeping it (``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``, read by glibc at start-up,
+hence a fresh process per cell) makes the mock faster: CPU steps/s and minor page faults, the two
+settings interleaved round by round (order flipped every round), medians printed with the ratio.
+Linux with glibc and ``taskset`` only. See docs/mock_speed.md ("Tried and dropped").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, os, resource, sys, time
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+import gymnasium as gym
+import guigym  # noqa: F401
+from guigym.bench import oracle_policy, random_policy
+fam, level, policy, steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+env = gym.make(f"GuiGym-{fam}-v0").unwrapped
+run = oracle_policy if policy == "oracle" else random_policy
+run(env, steps // 4, level)  # warm the caches
+f0, t = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.process_time()
+run(env, steps, level)
+print(json.dumps({"rate": steps / (time.process_time() - t), "faults": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / steps}))
+"""
+
+CASES = [("Login", "easy"), ("Settings", "hard"), ("Shop", "medium"), ("Mail", "hard"), ("CrossApp", "hard")]
+SETTINGS = {"default": {}, "fixed": {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(4 << 20)}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--cpu", type=int, default=1, help="the core every cell is pinned to")
+    args = p.parse_args(argv)
+    cells: dict[tuple[str, str, str], dict[str, list[tuple[float, float]]]] = {}
+    for rnd in range(args.rounds):
+        order = list(SETTINGS) if rnd % 2 == 0 else list(reversed(SETTINGS))
+        for fam, level in CASES:
+            for policy in ("oracle", "random"):
+                for name in order:
+                    out = subprocess.run(["taskset", "-c", str(args.cpu), sys.executable, "-c", CHILD, fam, level, policy, str(args.steps)],
+                                         env={**os.environ, **SETTINGS[name]}, capture_output=True, text=True, check=True)
+                    d = json.loads(out.stdout.strip().splitlines()[-1])
+                    cells.setdefault((fam, level, policy), {}).setdefault(name, []).append((d["rate"], d["faults"]))
+                    print(f"round {rnd} {fam:9} {level:7} {policy:7} {name:8} {d['rate']:7.0f} CPU st/s {d['faults']:6.1f} faults/step", flush=True)
+    print(f"\n{'id':9} {'level':7} {'policy':7} {'default':>8} {'fixed':>8} {'ratio':>6} {'faults/step':>16}")
+    ratios = []
+    for (fam, level, policy), by in cells.items():
+        a, b = (statistics.median(r for r, _ in by[n]) for n in SETTINGS)
+        fa, fb = (statistics.median(f for _, f in by[n]) for n in SETTINGS)
+        ratios.append(b / a)
+        print(f"{fam:9} {level:7} {policy:7} {a:8.0f} {b:8.0f} {b / a:6.2f} {fa:7.1f} -> {fb:5.1f}")
+    print(f"fixed / default: {min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
