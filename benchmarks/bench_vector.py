@@ -7,7 +7,7 @@ memory); guigym's vector env (``gym.make_vec(id, n)``); SB3's SubprocVecEnv over
 ``make_sb3_env`` (random policy only: its Discrete actions cannot carry the oracle's Type text);
 a Ray row when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
 separate processes that never talk to each other: no vector env can beat that row, so it is the
-machine's own ceiling for N envs (on 2 vCPUs that share a physical core it is far below N). Columns: random and oracle
+machine's own ceiling for N envs (on the README's 2-vCPU VM, ~1.55x for 2). Columns: random and oracle
 (``info["reference"][0]``) policies, per backend; each ratio is to the single env measured in the
 same run (the mean of a measurement before and after the vector rows). The browser backend runs
 by default when a Chromium is found. Timings on a shared machine are noisy: compare ratios, and
@@ -20,6 +20,7 @@ import argparse
 import importlib.util
 import multiprocessing as mp
 import os
+import queue
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,18 +54,23 @@ def as_space_action(a: Action, apps: tuple[str, ...]) -> dict[str, Any]:
     return d
 
 
+def _steps(env: gym.Env, info: dict[str, Any], steps: int, oracle: bool) -> None:
+    """``steps`` steps of ``env`` (whose last reset gave ``info``) by the oracle's or a random
+    policy, resetting when an episode ends."""
+    for _ in range(steps):
+        ref = info["reference"]
+        _, _, term, trunc, info = env.step(ref[0].action if oracle and ref else env.action_space.sample())
+        if term or trunc:
+            _, info = env.reset()
+
+
 def single(kw: dict[str, Any], steps: int, oracle: bool) -> float:
     env = gym.make(ENV_ID, **kw)
     _, info = env.reset(seed=0)
     env.action_space.seed(0)
     main0 = time.process_time()
     t = time.perf_counter()
-    for _ in range(steps):
-        ref = info["reference"]
-        a = ref[0].action if oracle and ref else env.action_space.sample()
-        _, _, term, trunc, info = env.step(a)
-        if term or trunc:
-            _, info = env.reset()
+    _steps(env, info, steps, oracle)
     rate = steps / (time.perf_counter() - t)
     CPU["single env"] = ((time.process_time() - main0) / steps, 0.0)
     env.close()
@@ -140,11 +146,7 @@ def _alone(kw: dict[str, Any], steps: int, oracle: bool, seed: int, start: Any, 
     env.action_space.seed(seed)
     start.wait()
     t = time.perf_counter()
-    for _ in range(steps):
-        ref = info["reference"]
-        _, _, term, trunc, info = env.step(ref[0].action if oracle and ref else env.action_space.sample())
-        if term or trunc:
-            _, info = env.reset()
+    _steps(env, info, steps, oracle)
     out.put((t, time.perf_counter()))
     env.close()
 
@@ -157,7 +159,15 @@ def separate(kw: dict[str, Any], n: int, steps: int, oracle: bool) -> float:
     procs = [ctx.Process(target=_alone, args=(kw, steps // n, oracle, i, start, out)) for i in range(n)]
     for p in procs:
         p.start()
-    spans = [out.get() for _ in procs]
+    spans = []
+    while len(spans) < n:  # a process that dies before reporting is an error, not a hang
+        try:
+            spans.append(out.get(timeout=5))
+        except queue.Empty:
+            if any(p.exitcode not in (None, 0) for p in procs):
+                for p in procs:
+                    p.kill()
+                raise RuntimeError(f"a process of the ceiling row failed: exit codes {[p.exitcode for p in procs]}") from None
     for p in procs:
         p.join()
     return (steps // n) * n / (max(e for _, e in spans) - min(s for s, _ in spans))
