@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                                          env={**os.environ, **SETTINGS[name]}, capture_output=True, text=True, check=True)
                     d = json.loads(out.stdout.strip().splitlines()[-1])
                     cells.setdefault((fam, level, policy), {}).setdefault(name, []).append((d["rate"], d["faults"]))
-                    print(f"round {rnd} {fam:9} {level:7} {policy:7} {name:8} {d['rate']:7.0f} CPU st/s {d['faults']:6.1f} faults/step", flush=True)
+                    row = f"round {rnd} {fam:9} {level:7} {policy:7} {name:8}"
+                    print(f"{row} {d['rate']:7.0f} CPU st/s {d['faults']:6.1f} faults/step", flush=True)
     print(f"\n{'id':9} {'level':7} {'policy':7} {'default':>8} {'fixed':>8} {'ratio':>6} {'faults/step':>16}")
     ratios = []
     for (fam, level, policy), by in cells.items():
