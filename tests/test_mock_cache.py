@@ -9,7 +9,7 @@ import numpy as np
 import guigym  # noqa: F401
 from guigym.actions import Type
 from guigym.apps.base import MAX_FIELD_LEN
-from guigym.backends.mock import BLEND_CACHE_BYTES, TEXT_CACHE_BYTES, TILE_CACHE_BYTES, _nbytes, _Text
+from guigym.backends.mock import TEXT_CACHE_BYTES, TILE_CACHE_BYTES, _nbytes, _Text
 
 
 def _focused_login(seed: int = 0) -> gym.Env:
@@ -45,8 +45,6 @@ def test_long_typed_values_keep_the_env_within_budget() -> None:
             env.step(Type("".join(rng.choice(list("abcdefghijklmnopqrstuvwxyzMW"), MAX_FIELD_LEN))))
         assert b._text.nbytes == sum(_nbytes(x) for x in b._text.cache.values()) <= TEXT_CACHE_BYTES
         assert b._tile_bytes == sum(_nbytes(t) for _, t in b._tiles.values()) <= TILE_CACHE_BYTES
-        assert b._blend_bytes == sum(_nbytes(t) for t in b._blends.values()) <= BLEND_CACHE_BYTES
-        assert b._blends  # typed values were drawn through it
     finally:
         env.close()
 
@@ -98,74 +96,3 @@ def test_round_rects_from_cached_corners_equal_pygames() -> None:
         assert np.array_equal(arr_a, arr_b), (w, h, rad, border, x, y, color)
         n += int(mock._inside(b, x, y, w, h))
     assert n > 300 and len(mock._CORNERS) <= mock.CORNER_ENTRIES
-
-
-def _frames_of(env_id: str, variation: str | None, seeds: range) -> list[bytes]:
-    """Every screenshot of the oracle's episodes on ``seeds`` (plus a few random steps each)."""
-    env = gym.make(env_id, variation=variation, disable_env_checker=True)
-    env.action_space.seed(0)
-    out = []
-    try:
-        for seed in seeds:
-            obs, info = env.reset(seed=seed)
-            out.append(obs["screenshot"].tobytes())
-            for _ in range(3):
-                obs, *_ = env.step(env.action_space.sample())
-                out.append(obs["screenshot"].tobytes())
-            obs, info = env.reset(seed=seed)
-            done = False
-            while not done:
-                obs, _, term, trunc, info = env.step(info["reference"][0].action)
-                out.append(obs["screenshot"].tobytes())
-                done = term or trunc
-    finally:
-        env.close()
-    return out
-
-
-def test_text_blended_onto_a_plain_colour_draws_the_same_pixels(monkeypatch) -> None:
-    """A tile's text drawn as a copy of the text pre-blended onto the colour under it
-    (``_under`` finds one) gives the bytes of blending it in place: every frame of oracle and
-    random episodes, plain and under every variation axis, against the same episodes drawn
-    with the shortcut off."""
-    from guigym.backends import mock
-
-    calls = {"fast": 0}
-    under = mock._under
-
-    def counting(done, t, base):  # type: ignore[no-untyped-def]
-        c = under(done, t, base)
-        calls["fast"] += c is not None
-        return c
-
-    for env_id, variation in (("GuiGym-Settings-v0", None), ("GuiGym-Shop-v0", "all"), ("GuiGym-Mail-v0", "all"),
-                              ("GuiGym-Login-v0", "all")):
-        monkeypatch.setattr(mock, "_under", counting)
-        fast = _frames_of(env_id, variation, range(4))
-        monkeypatch.setattr(mock, "_under", lambda done, t, base: None)
-        slow = _frames_of(env_id, variation, range(4))
-        assert fast == slow, env_id
-    assert calls["fast"] > 500  # the shortcut was taken, not bypassed
-
-
-def test_under_finds_the_one_colour_or_none() -> None:
-    """``_under``: the colour under a text box after the regions painted before it."""
-    import pygame
-
-    from guigym.backends.mock import _region, _under
-
-    s = pygame.Surface((200, 60), 0, 24)
-    bg, btn, edge = (250, 250, 250), (30, 90, 200), (120, 120, 120)
-    button = _region({"type": "rect", "box": [10, 10, 100, 40], "color": btn, "radius": 8, "border": 0}, s)
-    outline = _region({"type": "rect", "box": [120, 10, 70, 40], "color": edge, "radius": 6, "border": 2}, s)
-    assert _under([], (0, 0, 50, 20), bg) == bg
-    assert _under([button], (20, 20, 60, 20), bg) == btn  # inside the fill, clear of its corners
-    assert _under([button], (11, 11, 20, 20), bg) is None  # over a rounded corner
-    assert _under([button], (100, 20, 30, 20), bg) is None  # half on, half off
-    assert _under([button], (150, 20, 30, 20), bg) == bg  # elsewhere
-    assert _under([outline], (130, 20, 40, 20), bg) == bg  # inside an outline: what was under it
-    assert _under([outline], (121, 20, 40, 20), bg) is None  # on the outline
-    text = ("box", (20, 20, 60, 20))
-    assert _under([button, text], (30, 25, 20, 10), bg) is None  # on another text
-    assert _under([("all",), button], (20, 20, 60, 20), bg) == btn  # the fill covers what came before
-    assert _under([button, ("all",)], (20, 20, 60, 20), bg) is None

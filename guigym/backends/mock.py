@@ -32,10 +32,6 @@ TEXT_CACHE_ENTRIES = 8192  # the byte budget binds first under variation (fonts 
 #: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
 TILE_CACHE_BYTES = 64 << 20
 TILE_CACHE_ENTRIES = 2048  # the byte budget binds first (tiles are ~40-60 KiB)
-#: The same for text composited onto a plain colour (what a text blended onto a tile's
-#: background or a button's fill gives, kept opaque so that drawing it again is a copy).
-BLEND_CACHE_BYTES = 32 << 20
-BLEND_CACHE_ENTRIES = 8192
 #: Backgrounds kept (the screen's records before its first widget: colour, status bar, title
 #: bar), least recently used dropped first: each as its colour and the band of rows its bars
 #: drew (the rest of the frame is the plain colour), so many fit in the memory of a few frames.
@@ -107,8 +103,6 @@ class MockBackend(Backend):
         self._arr = np.zeros((height, width, 3), dtype=np.uint8)
         self._handed_out = False
         self._text = _Text()
-        self._blends: OrderedDict[tuple[Any, ...], pygame.Surface] = OrderedDict()
-        self._blend_bytes = 0
         self._tiles: OrderedDict[int, tuple[list[Record], pygame.Surface]] = OrderedDict()
         self._tile_bytes = 0
         self._plains: dict[tuple[int, ...], np.ndarray] = {}
@@ -221,64 +215,13 @@ class MockBackend(Backend):
                 while tiles and self._tile_bytes + n > TILE_CACHE_BYTES:
                     self._tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])
                 tile.fill(r["bg"])
-                self._paint_tile(tile, ps, r["bg"])
+                for p in ps:
+                    self._paint(tile, p, 0, 0)
                 hit = tiles[id(ps)] = (ps, tile)
                 self._tile_bytes += n
             else:
                 tiles.move_to_end(id(ps))
             s.blit(hit[1], (r["box"][0], r["box"][1]))
-
-    def _paint_tile(self, s: pygame.Surface, parts: list[Record], bg: Color) -> None:
-        """Paint ``parts`` on a new tile ``s`` filled with ``bg``. A text that lands on one plain
-        colour (the tile's, or a fill's that holds it whole, nothing else painted under it) is
-        drawn as a copy of that text already blended onto that colour (:meth:`_blend`): the same
-        pixels, since alpha blending is per pixel, at a fraction of the cost (blending onto a
-        24-bit surface is pygame's slow path, ~25 us a label, and most labels recur)."""
-        done: list[tuple[Any, ...]] = []  # what is painted so far, as _under reads it
-        for p in parts:
-            if p["type"] != "text" or not p["text"] or (p["clip"] is not None and p["clip"] <= 0):
-                self._paint(s, p, 0, 0)
-                done.append(_region(p, s))
-                continue
-            img, x, y = self._place(p, 0, 0)
-            w, h = img.get_width() if p["clip"] is None else min(p["clip"], img.get_width()), img.get_height()
-            color = _under(done, (x, y, w, h), bg)
-            if color is None:
-                s.blit(img, (x, y), area=pygame.Rect(0, 0, w, h))
-            else:
-                s.blit(self._blend(p, img, w, color, s), (x, y))
-            done.append(("box", (x, y, w, h)))
-
-    def _blend(self, r: Record, img: pygame.Surface, w: int, color: Color, s: pygame.Surface) -> pygame.Surface:
-        """The first ``w`` columns of the text ``img`` (of record ``r``) blended onto ``color``,
-        opaque, in ``s``'s pixel format: pygame's own blit onto a surface of that colour (LRU,
-        :data:`BLEND_CACHE_BYTES`)."""
-        key = (r["text"], r["size"], r["bold"], r["color"], r.get("font"), tuple(color), w)
-        out = self._blends.get(key)
-        if out is not None:
-            self._blends.move_to_end(key)
-            return out
-        out = pygame.Surface((w, img.get_height()), 0, s)
-        out.fill(color)
-        out.blit(img, (0, 0), area=pygame.Rect(0, 0, w, img.get_height()))
-        n = _nbytes(out)
-        while self._blends and (self._blend_bytes + n > BLEND_CACHE_BYTES or len(self._blends) >= BLEND_CACHE_ENTRIES):
-            self._blend_bytes -= _nbytes(self._blends.popitem(last=False)[1])
-        self._blends[key] = out
-        self._blend_bytes += n
-        return out
-
-    def _place(self, r: Record, ox: int, oy: int) -> tuple[pygame.Surface, int, int]:
-        """The text record ``r`` rendered, and where its top-left corner goes, offset by ``(ox, oy)``."""
-        img = self._text.render(r["text"], r["size"], r["color"], r["bold"], r.get("font"))
-        x, y = r["x"] + ox, r["y"] + oy
-        if r["align"] == "center":
-            x = x + (r["w"] - img.get_width()) // 2 if r["w"] is not None else x - img.get_width() // 2
-        elif r["align"] == "right":
-            x -= img.get_width()
-        if r["valign"] == "middle":
-            y -= img.get_height() // 2
-        return img, x, y
 
     def _paint(self, s: pygame.Surface, r: Record, ox: int, oy: int) -> int:
         """Draw one primitive record offset by ``(ox, oy)``; returns the row below the lowest
@@ -287,7 +230,14 @@ class MockBackend(Backend):
         if t == "text":
             if not r["text"]:
                 return 0
-            img, x, y = self._place(r, ox, oy)
+            img = self._text.render(r["text"], r["size"], r["color"], r["bold"], r.get("font"))
+            x, y = r["x"] + ox, r["y"] + oy
+            if r["align"] == "center":
+                x = x + (r["w"] - img.get_width()) // 2 if r["w"] is not None else x - img.get_width() // 2
+            elif r["align"] == "right":
+                x -= img.get_width()
+            if r["valign"] == "middle":
+                y -= img.get_height() // 2
             if r["clip"] is None:
                 s.blit(img, (x, y))
             else:
@@ -310,77 +260,6 @@ class MockBackend(Backend):
         elif t == "lines":
             pygame.draw.lines(s, r["color"], False, [(x + ox, y + oy) for x, y in r["points"]], r["width"])
         return s.get_height()
-
-
-def _exact_round(s: pygame.Surface, r: Record) -> bool:
-    """Whether :meth:`MockBackend._paint` draws the rounded rect record ``r`` with
-    :func:`_round_rect` (its corners exactly ``radius`` square, nothing outside its box)."""
-    x, y, w, h = r["box"]
-    return 2 * max(r["radius"], r["border"]) <= min(w, h) and _inside(s, x, y, w, h)
-
-
-def _region(r: Record, s: pygame.Surface) -> tuple[Any, ...]:
-    """What painting record ``r`` on ``s`` may have changed, for :func:`_under`: ``("fill",
-    box, colour, corner)`` (every pixel of ``box`` is ``colour`` but in its corner squares),
-    ``("frame", box, border, corner)`` (nothing inside the border but in the corner squares),
-    or ``("box", box)`` (anything inside ``box``); ``("all",)`` when that is not sure."""
-    t = r["type"]
-    if t == "rect":
-        x, y, w, h = r["box"]
-        if w <= 0 or h <= 0:
-            return ("all",)
-        rad, border = r["radius"], r["border"]
-        if not rad and not border:
-            return ("fill", (x, y, w, h), tuple(r["color"]), 0)
-        if not _exact_round(s, r):
-            return ("box", (x, y, w, h))
-        return ("frame", (x, y, w, h), border, rad) if border else ("fill", (x, y, w, h), tuple(r["color"]), rad)
-    if t == "circle":
-        (cx, cy), rr = r["center"], r["r"]
-        return ("box", (cx - rr - 1, cy - rr - 1, 2 * rr + 3, 2 * rr + 3))
-    if t == "lines" and r["points"]:
-        xs, ys, pad = [p[0] for p in r["points"]], [p[1] for p in r["points"]], r["width"] + 2
-        return ("box", (min(xs) - pad, min(ys) - pad, max(xs) - min(xs) + 2 * pad + 1, max(ys) - min(ys) + 2 * pad + 1))
-    if t == "text" and not r["text"]:
-        return ("box", (0, 0, 0, 0))
-    return ("all",)
-
-
-def _meets(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
-
-
-def _holds(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """Whether box ``a`` contains box ``b``."""
-    return a[0] <= b[0] and a[1] <= b[1] and b[0] + b[2] <= a[0] + a[2] and b[1] + b[3] <= a[1] + a[3]
-
-
-def _corners_meet(box: tuple[int, int, int, int], rad: int, t: tuple[int, int, int, int]) -> bool:
-    x, y, w, h = box
-    return rad > 0 and any(_meets((cx, cy, rad, rad), t) for cx in (x, x + w - rad) for cy in (y, y + h - rad))
-
-
-def _under(done: list[tuple[Any, ...]], t: tuple[int, int, int, int], base: Color) -> Color | None:
-    """The one colour every pixel of box ``t`` has after painting ``done`` (the regions of
-    :func:`_region`, in order) on a surface of colour ``base``; None when that is not sure."""
-    for reg in reversed(done):
-        kind = reg[0]
-        if kind == "all":
-            return None
-        if kind == "fill":
-            _, box, color, rad = reg
-            if _holds(box, t) and not _corners_meet(box, rad, t):
-                return color
-            if _meets(box, t):
-                return None
-        elif kind == "frame":
-            _, (x, y, w, h), b, rad = reg
-            inner = (x + b, y + b, w - 2 * b, h - 2 * b)
-            if _meets((x, y, w, h), t) and (not _holds(inner, t) or _corners_meet((x, y, w, h), rad, t)):
-                return None
-        elif _meets(reg[1], t):
-            return None
-    return base
 
 
 #: Most corner sets :func:`_round_rect` keeps (four ``radius`` x ``radius`` stamps each; a theme
