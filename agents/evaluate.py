@@ -7,6 +7,8 @@
     python -m agents.evaluate --env GuiGym-Settings-v0 --planner oracle --save-gif out/eval.gif
     python -m agents.evaluate --env GuiGym-Login-v0 --level easy --planner tiny --checkpoint runs/<run>/policy.pt \
         --variations grid --split test      # success per variant and the spread (guigym.variation)
+    python -m agents.evaluate --env all --planner oracle --episodes 200 --variations all --split test
+        # every axis of the preset sampled per episode, from the held-out split
 
 One line per env id × level (``--level`` picks one), over seeds ``--seed`` …
 ``--seed + --episodes − 1``; ``--backend browser`` runs on headless Chromium.
@@ -34,6 +36,7 @@ from agents.executors import ElementExecutor  # noqa: E402
 from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
+from guigym.variation import PRESETS  # noqa: E402
 
 PLANNERS = ("oracle", "random", "vlm", "tiny")
 EXECUTORS = ("element", "vlm", "none")
@@ -159,10 +162,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--gif-episodes", type=int, default=1, help="episodes per env id and level to save as GIFs")
     p.add_argument("--json", default=None, metavar="PATH", help="write every episode record as JSON lines")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--variations", choices=("none", "grid"), default="none",
+    p.add_argument("--variations", choices=("grid", *PRESETS), default="none",
                    help="grid: every value of each variation axis in --split, one at a time (guigym.variation.grid), "
-                        "with success per variant and the spread across them")
-    p.add_argument("--split", choices=("train", "test"), default="train", help="the variation split (with --variations grid)")
+                        "with success per variant and the spread across them; a preset of guigym.variation.PRESETS "
+                        "(e.g. all): every env made with variation=PRESET, its axes sampled per episode from --split")
+    p.add_argument("--split", choices=("train", "test"), default="train", help="the variation split (with --variations)")
     args = p.parse_args(argv)
     if args.horizon < 1 or args.episodes < 1:
         p.error("--horizon and --episodes must be >= 1")
@@ -176,7 +180,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     seeds = list(range(args.seed, args.seed + args.episodes))
     name = args.planner + (f"(ε={args.noise:g})" if args.planner == "oracle" and args.noise else "")
     mode = "open-loop" if args.open_loop else "plan-act"
-    print(f"{name} planner, T={args.horizon}, {mode}, executor={args.executor}, {args.backend} backend, seeds {seeds[0]}..{seeds[-1]}")
+    varied = f", variation {args.variations} ({args.split} split)" if args.variations not in ("none", "grid") else ""
+    print(f"{name} planner, T={args.horizon}, {mode}, executor={args.executor}, {args.backend} backend, "
+          f"seeds {seeds[0]}..{seeds[-1]}{varied}")
 
     if args.variations == "grid":
         return _grid(args, ids, agent, seeds)
@@ -185,7 +191,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     t0 = time.perf_counter()
     try:
         for env_id in ids:
-            env = make_env(env_id, args.backend, args.max_steps)
+            preset = None if args.variations == "none" else args.variations
+            env = make_env(env_id, args.backend, args.max_steps, variation=preset, split=args.split)
             levels = [args.level] if args.level else list(env.unwrapped.family.levels)
             for level in levels:
                 n_gif = args.gif_episodes if args.save_gif else 0
@@ -209,8 +216,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                         print(f"  saved {path} ({len(r.frames)} frames, {'success' if r.success else 'failed'})")
                         r.frames = []
                 if out_json:
+                    tag = {} if preset is None else {"variation": preset, "split": args.split}
                     for r in records:
-                        out_json.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+                        out_json.write(json.dumps({**r.to_dict(), **tag}, ensure_ascii=False) + "\n")
             env.close()
     finally:
         if out_json:

@@ -402,6 +402,32 @@ def test_evaluate_grid_writes_every_record(tmp_path, capsys):
     assert "spread across" in capsys.readouterr().out
 
 
+def test_evaluate_under_a_variation_preset(tmp_path, capsys):
+    """``--variations PRESET``: every env made with that preset and split (here German, held
+    out: the instructions are German), the records tagged with both; the oracle solves all."""
+    from agents.evaluate import main
+
+    jl = tmp_path / "de.jsonl"
+    assert main(["--env", "GuiGym-Login-v0,GuiGym-Shop-v0", "--level", "easy", "--planner", "oracle", "--episodes", "3",
+                 "--variations", "language", "--split", "test", "--json", str(jl), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "variation language (test split)" in out and out.count("success 3/3 = 100.0%") == 2
+    rows = [json.loads(line) for line in jl.read_text().splitlines()]
+    assert len(rows) == 6 and all(r["variation"] == "language" and r["split"] == "test" and r["success"] for r in rows)
+    got = next(r["instruction"] for r in rows if r["env_id"] == "GuiGym-Login-v0" and r["seed"] == 0)
+    want = {}
+    for name, kw in (("plain", {}), ("de", {"variation": "language", "split": "test"})):
+        env = gym.make("GuiGym-Login-v0", level="easy", **kw)
+        try:
+            env.reset(seed=0)
+            want[name] = env.unwrapped.instruction
+        finally:
+            env.close()
+    assert got == want["de"] != want["plain"]
+    with pytest.raises(SystemExit):
+        main(["--env", "GuiGym-Login-v0", "--episodes", "1", "--variations", "nope"])
+
+
 def test_import_agents_does_not_import_torch():
     code = "import sys, agents, agents.evaluate; assert 'torch' not in sys.modules and 'transformers' not in sys.modules"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
