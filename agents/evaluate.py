@@ -180,7 +180,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     seeds = list(range(args.seed, args.seed + args.episodes))
     name = args.planner + (f"(ε={args.noise:g})" if args.planner == "oracle" and args.noise else "")
     mode = "open-loop" if args.open_loop else "plan-act"
-    varied = f", variation {args.variations} ({args.split} split)" if args.variations not in ("none", "grid") else ""
+    preset = None if args.variations in ("none", "grid") else args.variations  # grid makes its own envs
+    varied = "" if preset is None else f", variation {preset} ({args.split} split)"
     print(f"{name} planner, T={args.horizon}, {mode}, executor={args.executor}, {args.backend} backend, "
           f"seeds {seeds[0]}..{seeds[-1]}{varied}")
 
@@ -191,7 +192,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     t0 = time.perf_counter()
     try:
         for env_id in ids:
-            preset = None if args.variations == "none" else args.variations
             env = make_env(env_id, args.backend, args.max_steps, variation=preset, split=args.split)
             levels = [args.level] if args.level else list(env.unwrapped.family.levels)
             for level in levels:
