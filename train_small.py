@@ -68,7 +68,7 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.env_pool import EnvPool, ProcessEnvPool, RayEnvPool  # noqa: E402
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
-from agents.plan_act import NOOP, Plan, PlanActAgent, run_episode, summarize  # noqa: E402
+from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import PlanStep  # noqa: E402
@@ -115,10 +115,15 @@ class Args:
     threads: int = 1
     """torch CPU threads (1 is fastest on a busy 2-core machine: no spin-waiting)"""
     rollout_workers: int = 0
-    """0: training episodes one after another in this process (the path behind the README's
-    tables); N >= 1: the ``episodes_per_iter`` episodes run in lockstep, one batched policy call
-    per step for all of them, their envs spread over N worker processes (or N Ray actors with
-    ``--ray-address``); the curves are the same for every N >= 1 (not the same as for 0)"""
+    """0: training and evaluation episodes one after another in this process (the path behind
+    the README's tables); N >= 1: the ``episodes_per_iter`` episodes run in lockstep, one batched
+    policy call per step for all of them, their envs spread over N worker processes (or N Ray
+    actors with ``--ray-address``), and validation and the held-out evaluation run
+    ``eval_batch`` episodes at a time the same way; the curves and results are the same for
+    every N >= 1 (not the same as for 0: a batch sums in another order)"""
+    eval_batch: int = 16
+    """with ``--rollout-workers N``: episodes of validation and held-out evaluation run at once
+    (the pool holds ``max(episodes_per_iter, eval_batch)`` envs)"""
     ray_address: Optional[str] = None
     """with ``--rollout-workers N``: run the rollout envs on N Ray actors of this cluster
     (``auto``: the cluster ``ray start`` made; ``local``: start one here); needs ``guigym[ray]``"""
@@ -329,24 +334,14 @@ def visit(transform: Any, obs: Any, info: dict, history: list, state: Optional[d
     return Visited(transform(obs, info, list(history)), state, list(info.get("reference") or []), key, None, elements)
 
 
-class ElementsView:
-    """What an executor reads of an env (``env.unwrapped.elements()``), taken from a step's
-    ``info``: with ``--rollout-workers`` the envs live in other processes."""
-
-    def __init__(self, info: dict) -> None:
-        self._elements = list(info.get("elements") or ())
-        self.unwrapped = self
-
-    def elements(self) -> list[dict]:
-        return self._elements
-
-
 def make_rollout_pool(args: Args) -> EnvPool:
-    """``episodes_per_iter`` mock envs over ``rollout_workers`` processes, or Ray actors."""
+    """``max(episodes_per_iter, eval_batch)`` mock envs over ``rollout_workers`` processes, or
+    Ray actors: rollouts use the first ``episodes_per_iter``, evaluations up to ``eval_batch``."""
     env_fn = functools.partial(gym.make, args.env_id, **env_kwargs(args))
+    n = max(args.episodes_per_iter, args.eval_batch)
     if args.ray_address:
-        return RayEnvPool(env_fn, args.episodes_per_iter, actors=args.rollout_workers, address=args.ray_address)
-    return ProcessEnvPool(env_fn, args.episodes_per_iter, workers=args.rollout_workers)
+        return RayEnvPool(env_fn, n, actors=args.rollout_workers, address=args.ray_address)
+    return ProcessEnvPool(env_fn, n, workers=args.rollout_workers)
 
 
 def env_kwargs(args: Args) -> dict[str, Any]:
@@ -533,7 +528,8 @@ def _step_of(s: Any) -> Any:
     return s.action if isinstance(s, PlanStep) and s.action is not None else s
 
 
-def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int] = None, executor: Any = None) -> dict[str, Any]:
+def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int] = None, executor: Any = None,
+             pool: Optional[EnvPool] = None) -> dict[str, Any]:
     """Success rate (and steps, repetition) of the plan-act loop with ``planner`` on ``seeds``.
 
     ``plan_repetition``: mean over plans of the fraction of planned steps (after the first)
@@ -543,20 +539,48 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
     screen it was executed on, ``guigym.rewards.step_target``); ``first_step_acc`` /
     ``later_step_acc``: mean ``action_similarity`` of a plan's first step / of its later steps
     to the reference from the state it was made in (near-term vs far accuracy).
+
+    With a ``pool`` (``--rollout-workers N``) and a greedy planner that plans a batch
+    (``plan_batch``), the episodes run in lockstep on the pool's envs, one batched policy call
+    per step (:func:`agents.plan_act.run_episodes`); otherwise one after another here.
     """
-    env = make_env(args, lambda o, i, h: None, save_state=False)
     agent = PlanActAgent(planner, executor=executor)
-    recs = []
+    visited: list[list[Visited]]
+    if pool is not None and lockstep_planner(planner):
+        limit = max_steps or gym.spec(args.env_id).max_episode_steps or 200
+        visited = [[] for _ in seeds]
+        recs = run_episodes(pool, agent, seeds, limit, env_id=args.env_id,
+                            on_decision=lambda i, obs, info, history: visited[i].append(visit(_ignore, obs, info, history, None)))
+    else:
+        env = make_env(args, _ignore, save_state=False)
+        recs, visited = [], []
+        for s in seeds:
+            env.visited = []
+            recs.append(run_episode(env, agent, seed=s, max_steps=max_steps))
+            visited.append(env.visited)
+        env.close()
+    return episode_metrics(args, recs, visited, seeds)
+
+
+def _ignore(obs: Any, info: dict, history: list) -> None:
+    """The transform of evaluation envs: nothing of the observation is kept."""
+    return None
+
+
+def lockstep_planner(planner: Any) -> bool:
+    """Whether ``planner`` can plan for a batch of episodes at once (greedy, with ``plan_batch``)."""
+    return callable(getattr(planner, "plan_batch", None)) and bool(getattr(planner, "greedy", False))
+
+
+def episode_metrics(args: Args, recs: list[EpisodeRecord], visited: list[list[Visited]], seeds: list[int]) -> dict[str, Any]:
+    """:func:`evaluate`'s numbers from its episodes (``visited[e]``: episode ``e``'s decision points)."""
     reps: list[float] = []
     first: list[float] = []
     later: list[float] = []
     exec_rep = exec_n = 0
-    for s in seeds:
-        env.visited = []
-        rec = run_episode(env, agent, seed=s, max_steps=max_steps)
-        recs.append(rec)
-        sim = {"similarity": args.similarity, "text": args.typed_text}
-        for plan, v in zip(rec.plans, env.visited):
+    sim = {"similarity": args.similarity, "text": args.typed_text}
+    for rec, seen in zip(recs, visited):
+        for plan, v in zip(rec.plans, seen):
             steps = [_step_of(p) for p in plan]
             if len(steps) > 1:
                 reps.append(float(np.mean([repetition(steps, v.reference, t, elements=v.elements) for t in range(1, len(steps))])))
@@ -565,10 +589,9 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
                 later.extend(action_similarity(steps[t], v.reference[t], elements=v.elements, **sim)
                              for t in range(1, min(len(steps), len(v.reference))))
         acts = rec.actions
-        targets = [step_target(a, v.elements, v.reference) if a is not None else None for a, v in zip(acts, env.visited)]
+        targets = [step_target(a, v.elements, v.reference) if a is not None else None for a, v in zip(acts, seen)]
         exec_rep += sum(1 for a, b in zip(targets, targets[1:]) if same_target(a, b))
         exec_n += max(0, len(acts) - 1)
-    env.close()
     out = summarize(recs)
     out["plan_repetition"] = float(np.mean(reps)) if reps else 0.0
     out["exec_repetition"] = exec_rep / exec_n if exec_n else 0.0
@@ -578,42 +601,68 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
     return out
 
 
-def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: int = 60) -> dict[str, float]:
+def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: int = 60,
+                        pool: Optional[EnvPool] = None) -> dict[str, float]:
     """Step-level accuracy on the states of the expert trajectory (UI-R1's offline metrics):
     on each held-out seed, follow the dense reference and compare the greedy plan's first step
     with the reference step at every state. ``expert_type_acc``: right action type;
     ``expert_click_acc``: at reference clicks, a click inside the target's box (grounding; an
     ungrounded click counts where the element executor would click: the centre of the element
     its label matches);
-    ``expert_step_acc``: ``action_similarity`` (type and target/arguments, abstract)."""
-    env = make_env(args, lambda o, i, h: None, save_state=False)
+    ``expert_step_acc``: ``action_similarity`` (type and target/arguments, abstract).
+    With a ``pool`` and a planner that plans a batch (:func:`lockstep_planner`), the seeds run
+    ``pool.num_envs`` at a time in lockstep on the pool's envs, one batched policy call per step."""
     grounder = ElementExecutor()
     types: list[float] = []
     clicks: list[float] = []
     steps: list[float] = []
-    for s in seeds:
-        obs, info = env.reset(seed=s)
-        planner.reset(seed=s)
-        history: list[Any] = []
-        for _ in range(max_steps):
-            v = env.visited[-1]
-            if not v.reference:
-                break
-            ref = v.reference[0]
-            plan = planner.plan(obs, info, history)
-            pred = _step_of(plan[0]) if len(plan) else None
-            if isinstance(pred, PlanStep) and pred.kind == "click":  # an ungrounded click: where the executor would click
-                pred = grounder(ElementsView({"elements": v.elements}), pred) or pred
-            types.append(action_type_reward(pred, ref) if pred is not None else 0.0)
-            if ref.action.type == "click":
-                clicks.append(argument_reward(pred, ref) if pred is not None else 0.0)
-            steps.append(action_similarity(pred, ref, elements=v.elements, similarity=args.similarity, text=args.typed_text)
-                         if pred is not None else 0.0)
-            history.append(ref.action)
-            obs, _, term, trunc, info = env.step(ref.action)
-            if term or trunc:
-                break
-    env.close()
+
+    def score(plan: Any, v: Visited) -> None:
+        ref = v.reference[0]
+        pred = _step_of(plan[0]) if len(plan) else None
+        if isinstance(pred, PlanStep) and pred.kind == "click":  # an ungrounded click: where the executor would click
+            pred = grounder(ElementsView({"elements": v.elements}), pred) or pred
+        types.append(action_type_reward(pred, ref) if pred is not None else 0.0)
+        if ref.action.type == "click":
+            clicks.append(argument_reward(pred, ref) if pred is not None else 0.0)
+        steps.append(action_similarity(pred, ref, elements=v.elements, similarity=args.similarity, text=args.typed_text)
+                     if pred is not None else 0.0)
+
+    if pool is not None and lockstep_planner(planner):
+        for lo in range(0, len(seeds), pool.num_envs):
+            wave = list(seeds[lo:lo + pool.num_envs])
+            # slot -> [obs, info, executed reference actions]
+            live = {k: [obs, info, []] for k, (obs, info) in enumerate(pool.reset(list(range(len(wave))), wave))}
+            for _ in range(max_steps):
+                order = [k for k in sorted(live) if live[k][1].get("reference")]
+                if not order:
+                    break
+                vs = [visit(_ignore, *live[k], None) for k in order]
+                for v, plan in zip(vs, planner.plan_batch([live[k][0] for k in order], [live[k][1] for k in order],
+                                                          [list(live[k][2]) for k in order])):
+                    score(plan, v)
+                acts = [v.reference[0].action for v in vs]
+                nxt = {}
+                for k, act, (obs, _, term, trunc, info) in zip(order, acts, pool.step(order, acts)):
+                    if not (term or trunc):
+                        nxt[k] = [obs, info, live[k][2] + [act]]
+                live = nxt
+    else:
+        env = make_env(args, _ignore, save_state=False)
+        for s in seeds:
+            obs, info = env.reset(seed=s)
+            planner.reset(seed=s)
+            history: list[Any] = []
+            for _ in range(max_steps):
+                v = env.visited[-1]
+                if not v.reference:
+                    break
+                score(planner.plan(obs, info, history), v)
+                history.append(v.reference[0].action)
+                obs, _, term, trunc, info = env.step(v.reference[0].action)
+                if term or trunc:
+                    break
+        env.close()
     mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
     return {"expert_type_acc": mean(types), "expert_click_acc": mean(clicks), "expert_step_acc": mean(steps)}
 
@@ -696,6 +745,8 @@ class Trainer:
         self.rollout_agent = PlanActAgent(sampler, executor=self.executor)
         if args.ray_address and args.rollout_workers < 1:
             raise SystemExit("--ray-address needs --rollout-workers N (N >= 1 actors)")
+        if args.eval_batch < 1:
+            raise SystemExit(f"--eval-batch must be >= 1, got {args.eval_batch}")
         self.pool: Optional[EnvPool] = make_rollout_pool(args) if args.rollout_workers > 0 else None
         self.stages = {"1": [1], "2": [2], "both": [1, 2]}[args.stage]
         self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
@@ -814,7 +865,7 @@ class Trainer:
     def validate(self) -> dict[str, Any]:
         a = self.args
         planner = planner_for(self.policy, greedy=True, horizon=a.horizon)
-        return evaluate(a, planner, self.val_seeds, max_steps=a.val_max_steps, executor=self.executor)
+        return evaluate(a, planner, self.val_seeds, max_steps=a.val_max_steps, executor=self.executor, pool=self.pool)
 
     def run(self) -> dict[str, Any]:
         """Train, evaluate on held-out seeds, write the run folder; returns ``eval.json``."""
@@ -870,9 +921,10 @@ class Trainer:
             "train_time_s": round(train_time, 1), "iterations": len(rows), "env_steps": self.env_steps,
             "checkpoint": a.checkpoint, "selected_iter": selected,
             "selected_val_success": selected_val,
-            "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor),
+            "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor,
+                               pool=self.pool),
         }
-        result["policy"].update(expert_step_metrics(a, planner_for(self.policy, True, a.horizon), seeds))
+        result["policy"].update(expert_step_metrics(a, planner_for(self.policy, True, a.horizon), seeds, pool=self.pool))
         result["policy_eval_time_s"] = round(time.time() - t1, 1)
         vals = [(r["iter"], r["time_s"], r["val_success"]) for r in rows if r.get("val_success", "") != ""]
         result["val_auc"] = float(np.mean([v for _, _, v in vals])) if vals else None  # learning speed: mean val success

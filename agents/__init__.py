@@ -1,7 +1,8 @@
 """Policies that act in guigym environments: the TraceR1 plan-act (MPC) loop, planners and
 executors.
 
-* :mod:`agents.plan_act` — :class:`PlanActAgent`, :func:`run_episode`, :class:`EpisodeRecord`,
+* :mod:`agents.plan_act` — :class:`PlanActAgent`, :func:`run_episode`, :func:`run_episodes` (many
+  episodes in lockstep on an env pool, batched planning), :class:`EpisodeRecord`,
   :func:`summarize`, the :class:`Planner` / :class:`Executor` protocols.
 * :mod:`agents.planners` — :class:`OraclePlanner` (optionally noisy), :class:`RandomPlanner`.
 * :mod:`agents.executors` — :class:`ElementExecutor` (element list, fuzzy label match).
@@ -19,7 +20,19 @@ import importlib
 from typing import Any
 
 from agents.executors import ElementExecutor
-from agents.plan_act import EpisodeRecord, Executor, Plan, PlanActAgent, Planner, run_episode, same_plan_step, summarize
+from agents.plan_act import (
+    ElementsView,
+    EpisodeLoop,
+    EpisodeRecord,
+    Executor,
+    Plan,
+    PlanActAgent,
+    Planner,
+    run_episode,
+    run_episodes,
+    same_plan_step,
+    summarize,
+)
 from agents.planners import OraclePlanner, RandomPlanner, corrupt_step
 
 _LAZY = {
@@ -36,7 +49,10 @@ __all__ = [
     "Executor",
     "PlanActAgent",
     "EpisodeRecord",
+    "EpisodeLoop",
+    "ElementsView",
     "run_episode",
+    "run_episodes",
     "same_plan_step",
     "summarize",
     "OraclePlanner",

@@ -24,7 +24,7 @@ previous plan's second". Steps are compared with :func:`guigym.rewards.same_acti
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -38,7 +38,10 @@ __all__ = [
     "Executor",
     "PlanActAgent",
     "EpisodeRecord",
+    "EpisodeLoop",
+    "ElementsView",
     "run_episode",
+    "run_episodes",
     "same_plan_step",
     "summarize",
     "NOOP",
@@ -123,7 +126,21 @@ class PlanActAgent:
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Action]) -> Plan:
         """The planner's plan, as a :class:`Plan` of at most ``horizon`` steps; never empty
         (an empty plan becomes one no-op step with an error)."""
-        raw = self.planner.plan(obs, info, list(history))
+        return self._as_plan(self.planner.plan(obs, info, list(history)))
+
+    def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
+                   histories: Sequence[Sequence[Action]]) -> list[Plan]:
+        """:meth:`plan` for several episodes at once: one ``planner.plan_batch(obs, infos,
+        histories)`` call where the planner has one (a policy decoding a batch), else
+        ``planner.plan`` per episode."""
+        batch = getattr(self.planner, "plan_batch", None)
+        hs = [list(h) for h in histories]
+        raws = batch(list(obs), list(infos), hs) if batch is not None else [self.planner.plan(o, i, h) for o, i, h in zip(obs, infos, hs)]
+        if len(raws) != len(hs):
+            raise ValueError(f"plan_batch returned {len(raws)} plans for {len(hs)} episodes")
+        return [self._as_plan(raw) for raw in raws]
+
+    def _as_plan(self, raw: Any) -> Plan:
         text = getattr(raw, "text", None)
         error = getattr(raw, "error", None)
         steps = [s if isinstance(s, PlanStep) else _as_step(s) for s in list(raw)[: max(1, self.horizon)]]
@@ -238,6 +255,106 @@ def _note(step: PlanStep, err: Optional[str]) -> str:
     return step.instruction
 
 
+class ElementsView:
+    """What an executor reads of an env (``env.unwrapped.elements()``), taken from a step's
+    ``info``: for envs that live in other processes (:func:`run_episodes`)."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self._elements = list(info.get("elements") or ())
+        self.unwrapped = self
+
+    def elements(self) -> list[dict[str, Any]]:
+        return self._elements
+
+
+class EpisodeLoop:
+    """One episode of the plan-act loop, advanced from outside one env step at a time: the
+    loop of :func:`run_episode`, split so that many episodes can advance in lockstep
+    (:func:`run_episodes`: one batched planner call for all of them, the envs elsewhere).
+
+    Start it on the first observation; then, until ``done``: if ``needs_plan``,
+    ``add_plan(plan)``; ``act(env)`` gives the action to execute (``env``: what the executor
+    grounds on); ``observe(*env.step(action))``. ``rec`` is the :class:`EpisodeRecord`.
+    """
+
+    def __init__(self, agent: PlanActAgent, obs: dict[str, Any], info: dict[str, Any], *, seed: Optional[int] = None,
+                 env_id: Optional[str] = None, level: Optional[str] = None, limit: int = 200,
+                 record_frames: bool = False) -> None:
+        self.agent, self.obs, self.info, self.limit, self.record_frames = agent, obs, info, limit, record_frames
+        self.rec = EpisodeRecord(
+            env_id=env_id, level=info.get("level", level), seed=seed, instruction=str(obs.get("instruction", "")),
+            open_loop=agent.open_loop, horizon=agent.horizon,
+        )
+        #: The actions executed so far (no-ops left out), oldest first: a planner's ``history``.
+        self.history: list[Action] = []
+        self._queue: list[PlanStep] = []
+        self._prev: Optional[Plan] = None
+        self._done_in_prev = 0
+        self._pending: Optional[tuple[PlanStep, Optional[Action], Optional[str], Any]] = None
+        self.done = False
+        if self.rec.steps >= limit:
+            self._finish()
+
+    @property
+    def needs_plan(self) -> bool:
+        return not self.done and not self._queue
+
+    def add_plan(self, plan: Plan) -> None:
+        """Take the agent's plan (:meth:`PlanActAgent.plan`) for the current state."""
+        if self._prev is not None and self._done_in_prev < len(self._prev):
+            self.rec.consistency_total += 1
+            self.rec.consistency_hits += same_plan_step(self._prev[self._done_in_prev], plan[0])
+        self.rec.plans.append(plan)
+        self.rec.plan_steps.append(self.rec.steps)
+        self._prev, self._done_in_prev = plan, 0
+        self._queue = list(plan) if self.agent.open_loop else [plan[0]]
+
+    def act(self, env: Any) -> Optional[Action]:
+        """The action to execute next (``None``: a no-op step; why goes to the record)."""
+        if self.done or not self._queue:
+            raise RuntimeError("EpisodeLoop.act: the episode is over" if self.done else "EpisodeLoop.act: add_plan first")
+        step = self._queue.pop(0)
+        self._done_in_prev += 1
+        action, err = self.agent.ground(env, step)
+        if action is None and step.kind is None and self._prev.error:  # type: ignore[union-attr]
+            err = self._prev.error  # type: ignore[union-attr]
+        self._pending = (step, action, err, self.obs["screenshot"] if self.record_frames else None)
+        return action
+
+    def observe(self, obs: dict[str, Any], reward: float, terminated: bool, truncated: bool, info: dict[str, Any]) -> None:
+        """What ``env.step`` returned for the action of :meth:`act`."""
+        if self._pending is None:
+            raise RuntimeError("EpisodeLoop.observe: no action was taken (act first)")
+        step, action, err, frame = self._pending
+        self._pending = None
+        self.obs, self.info = obs, info
+        rec = self.rec
+        err = err or info.get("action_error")
+        rec.executed.append(step)
+        rec.actions.append(action)
+        rec.rewards.append(float(reward))
+        rec.errors.append(err)
+        if action is not None:
+            self.history.append(action)
+        if self.record_frames:
+            from guigym.viz import annotate
+
+            rec.frames.append(annotate(frame, action, _note(step, err)))
+        if terminated or truncated:
+            rec.terminated, rec.truncated = bool(terminated), bool(truncated)
+            self._finish()
+        elif rec.steps >= self.limit:
+            self._finish()
+
+    def _finish(self) -> None:
+        self.done = True
+        self.rec.success = bool(self.info.get("success", False))
+        if self.record_frames:
+            from guigym.viz import annotate
+
+            self.rec.frames.append(annotate(self.obs["screenshot"], None, "success" if self.rec.success else "failed"))
+
+
 def run_episode(
     env: Any,
     agent: PlanActAgent,
@@ -265,51 +382,79 @@ def run_episode(
     agent.reset(seed)
     spec = getattr(env, "spec", None)
     limit = max_steps or getattr(spec, "max_episode_steps", None) or 200
-    rec = EpisodeRecord(
-        env_id=_env_id(env), level=info.get("level", level), seed=seed, instruction=str(obs.get("instruction", "")),
-        open_loop=agent.open_loop, horizon=agent.horizon,
-    )
-    history: list[Action] = []
-    queue: list[PlanStep] = []
-    prev: Optional[Plan] = None
-    done_in_prev = 0
-    while rec.steps < limit:
-        if not queue:
-            plan = agent.plan(obs, info, history)
-            if prev is not None and done_in_prev < len(prev):
-                rec.consistency_total += 1
-                rec.consistency_hits += same_plan_step(prev[done_in_prev], plan[0])
-            rec.plans.append(plan)
-            rec.plan_steps.append(rec.steps)
-            prev, done_in_prev = plan, 0
-            queue = list(plan) if agent.open_loop else [plan[0]]
-        step = queue.pop(0)
-        done_in_prev += 1
-        action, err = agent.ground(env, step)
-        if action is None and step.kind is None and prev.error:  # type: ignore[union-attr]
-            err = prev.error  # type: ignore[union-attr]
-        frame = obs["screenshot"] if record_frames else None
-        obs, reward, terminated, truncated, info = env.step(action)
-        err = err or info.get("action_error")
-        rec.executed.append(step)
-        rec.actions.append(action)
-        rec.rewards.append(float(reward))
-        rec.errors.append(err)
-        if action is not None:
-            history.append(action)
-        if record_frames:
-            from guigym.viz import annotate
+    loop = EpisodeLoop(agent, obs, info, seed=seed, env_id=_env_id(env), level=level, limit=limit, record_frames=record_frames)
+    while not loop.done:
+        if loop.needs_plan:
+            loop.add_plan(agent.plan(loop.obs, loop.info, loop.history))
+        loop.observe(*env.step(loop.act(env)))
+    return loop.rec
 
-            rec.frames.append(annotate(frame, action, _note(step, err)))
-        if terminated or truncated:
-            rec.terminated, rec.truncated = bool(terminated), bool(truncated)
-            break
-    rec.success = bool(info.get("success", False))
-    if record_frames:
-        from guigym.viz import annotate
 
-        rec.frames.append(annotate(obs["screenshot"], None, "success" if rec.success else "failed"))
-    return rec
+def run_episodes(
+    pool: Any,
+    agent: PlanActAgent,
+    seeds: Sequence[int],
+    limit: int,
+    env_id: Optional[str] = None,
+    on_decision: Optional[Callable[[int, dict[str, Any], dict[str, Any], list[Action]], None]] = None,
+) -> list[EpisodeRecord]:
+    """Episodes of the plan-act loop on the envs of an env pool (:mod:`agents.env_pool`:
+    ``reset(indices, seeds)``, ``step(indices, actions)``), in lockstep; one record per seed,
+    in the order of ``seeds``.
+
+    Slot ``k`` of the pool runs seed ``k``, then the next seed not yet run whenever its
+    episode ends. At every step one :meth:`PlanActAgent.plan_batch` call plans for every
+    running episode that needs a plan (in slot order), then one ``pool.step`` executes an
+    action of each; executors ground on the step's ``info["elements"]`` (:class:`ElementsView`).
+    An episode ends as in :func:`run_episode` (terminated, truncated, or ``limit`` steps), but
+    the agent is not reset per episode: use planners whose plans do not depend on a seed
+    (greedy decoding, the oracle). The records depend on the pool's envs, the seeds and the
+    agent, not on how the pool spreads its envs over processes.
+    ``on_decision(i, obs, info, history)`` is called where :func:`run_episode`'s env would be
+    at a decision point of seed ``seeds[i]``: after the reset and after every step that did
+    not end the episode (``history``: the actions executed so far).
+    """
+    records: list[Optional[EpisodeRecord]] = [None] * len(seeds)
+    running: dict[int, tuple[int, EpisodeLoop]] = {}
+    todo = iter(range(len(seeds)))
+
+    def start(slots: list[int]) -> None:
+        while slots:
+            pairs = [(slot, i) for slot, i in zip(slots, todo)]
+            if not pairs:
+                return
+            slots = []
+            for (slot, i), (obs, info) in zip(pairs, pool.reset([s for s, _ in pairs], [seeds[i] for _, i in pairs])):
+                loop = EpisodeLoop(agent, obs, info, seed=seeds[i], env_id=env_id, limit=limit)
+                if on_decision is not None:
+                    on_decision(i, obs, info, list(loop.history))
+                if loop.done:  # limit 0: over before it began
+                    records[i] = loop.rec
+                    slots.append(slot)
+                else:
+                    running[slot] = (i, loop)
+
+    start(list(range(min(pool.num_envs, len(seeds)))))
+    while running:
+        order = sorted(running)
+        need = [running[s][1] for s in order if running[s][1].needs_plan]
+        if need:
+            for loop, plan in zip(need, agent.plan_batch([lp.obs for lp in need], [lp.info for lp in need], [lp.history for lp in need])):
+                loop.add_plan(plan)
+        actions = [running[s][1].act(ElementsView(running[s][1].info)) for s in order]
+        freed = []
+        for slot, result in zip(order, pool.step(order, actions)):
+            i, loop = running[slot]
+            loop.observe(*result)
+            obs, _, terminated, truncated, info = result
+            if on_decision is not None and not (terminated or truncated):
+                on_decision(i, obs, info, list(loop.history))
+            if loop.done:
+                records[i] = loop.rec
+                del running[slot]
+                freed.append(slot)
+        start(freed)
+    return records  # type: ignore[return-value]
 
 
 def summarize(records: Sequence[EpisodeRecord]) -> dict[str, Any]:

@@ -703,8 +703,27 @@ class TinyPlanner:
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any] = ()) -> Any:
         from agents.plan_act import Plan
 
+        comps, _ = self.policy.sample([self._prepare(obs, info, history)], 1, greedy=self.greedy, horizon=self.horizon,
+                                      generator=self.gen)
+        return Plan([a if isinstance(a, PlanStep) else PlanStep(action=a) for a in comps[0].steps])
+
+    def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
+                   histories: Sequence[Sequence[Any]]) -> list[Any]:
+        """Greedy plans for several episodes in one batched forward pass (the lockstep loop,
+        :func:`agents.plan_act.run_episodes`). Each is the plan :meth:`plan` decodes, up to
+        floating point: a batch sums in another order than one observation alone, which can
+        flip a near-tie (1 plan in 60 in a check on a trained policy)."""
+        from agents.plan_act import Plan
+
+        if not self.greedy:  # a sampled plan depends on its own episode's generator (reset(seed))
+            raise ValueError("TinyPlanner.plan_batch decodes greedily; a sampling planner plans one episode at a time")
+        if not obs:
+            return []
+        prepared = [self._prepare(o, i, h) for o, i, h in zip(obs, infos, histories)]
+        comps, _ = self.policy.sample(prepared, 1, greedy=True, horizon=self.horizon)
+        return [Plan([a if isinstance(a, PlanStep) else PlanStep(action=a) for a in c.steps]) for c in comps]
+
+    def _prepare(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any]) -> Any:
         if self.policy.cfg.use_elements and "elements" not in obs:
             obs = {**obs, "elements": list(info.get("elements", []))}  # prepare() reads string roles too
-        ob = self.policy.prepare(obs, list(history))
-        comps, _ = self.policy.sample([ob], 1, greedy=self.greedy, horizon=self.horizon, generator=self.gen)
-        return Plan([a if isinstance(a, PlanStep) else PlanStep(action=a) for a in comps[0].steps])
+        return self.policy.prepare(obs, list(history))

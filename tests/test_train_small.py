@@ -4,6 +4,7 @@ of ``train_small.py``: a few GRPO updates of each TraceR1 stage in seconds."""
 from __future__ import annotations
 
 import doctest
+import json
 import math
 import subprocess
 import sys
@@ -388,11 +389,41 @@ def test_short_training_run_beats_the_random_planner(tmp_path):
 
 
 def test_rollout_workers_give_the_same_curves_for_any_worker_count(tmp_path):
-    """``--rollout-workers N``: lockstep rollouts over N worker processes; the curves do not
-    depend on N."""
+    """``--rollout-workers N``: lockstep rollouts, validations and held-out evaluation over N
+    worker processes; the curves and the held-out results do not depend on N."""
+    results = {}
     for name, w in (("w1", 1), ("w2", 2)):
-        train_small.train(_tiny_args(tmp_path, name, rollout_workers=w, episodes_per_iter=3, stage="both"))
+        results[name] = train_small.train(_tiny_args(tmp_path, name, rollout_workers=w, episodes_per_iter=3, stage="both",
+                                                     eval_episodes=5, eval_batch=2, val_episodes=3))
     assert (tmp_path / "w1" / "curves.csv").read_text() == (tmp_path / "w2" / "curves.csv").read_text()
+    assert _same(results["w1"]["policy"], results["w2"]["policy"])
+    assert results["w1"]["policy"]["episodes"] == 5
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Equal dicts of numbers, NaN equal to NaN (a mean over no episode)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_lockstep_evaluation_equals_the_sequential_one(tmp_path):
+    """The lockstep evaluation (``--rollout-workers N``: episodes on the pool's envs, a batch of
+    greedy plans per step) gives the numbers the one-episode-at-a-time evaluation gives, when
+    batching changes no plan: with a batch of one (``eval_batch=1``) every plan is decoded alone."""
+    args = _tiny_args(tmp_path, "ev", rollout_workers=2, episodes_per_iter=1, eval_batch=1)
+    trainer = train_small.Trainer(args)
+    try:
+        planner = train_small.planner_for(trainer.policy, True, args.horizon)
+        seeds = list(range(10_000, 10_006))
+        kw = dict(max_steps=6, executor=trainer.executor)
+        lockstep = train_small.evaluate(args, planner, seeds, pool=trainer.pool, **kw)
+        alone = train_small.evaluate(args, planner, seeds, **kw)
+        assert _same(lockstep, alone) and lockstep["episodes"] == 6
+        assert lockstep["mean_steps"] > 1  # the episodes ran
+        expert = train_small.expert_step_metrics(args, planner, seeds, pool=trainer.pool)
+        assert _same(expert, train_small.expert_step_metrics(args, planner, seeds))
+        assert 0.0 <= expert["expert_step_acc"] <= 1.0
+    finally:
+        trainer.close()
 
 
 def test_ray_rollout_workers_give_the_same_curves(tmp_path):
