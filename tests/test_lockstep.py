@@ -157,3 +157,29 @@ def test_tiny_planner_plans_a_batch_greedily():
     assert planner.plan_batch([], [], []) == []
     with pytest.raises(ValueError, match="greedily"):
         TinyPlanner(policy, greedy=False).plan_batch(*map(list, zip(*batch)))
+
+
+def test_bench_eval_lockstep_runs_on_a_saved_policy(tmp_path, capsys):
+    """``benchmarks/bench_eval_lockstep.py``: reads the run's ``args.json`` beside the policy,
+    evaluates both ways and prints every metric of both."""
+    import dataclasses
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_eval_lockstep
+    import train_small
+
+    torch.manual_seed(0)
+    TinyPolicy(TinyConfig(horizon=3)).save(str(tmp_path / "policy.pt"))
+    args = train_small.Args(horizon=3, eval_episodes=3, eval_max_steps=4, progress=False)
+    (tmp_path / "args.json").write_text(json.dumps(dataclasses.asdict(args)))
+    assert bench_eval_lockstep.main([str(tmp_path / "policy.pt"), "--workers", "2", "--eval-batch", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "3 held-out seeds from 10000" in out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "metric" not in line]
+    assert [r.split(" | ")[0][2:] for r in rows] == [*bench_eval_lockstep.KEYS, "wall time (s)"]
+    assert "metrics that differ:" in out
+    with pytest.raises(SystemExit):
+        bench_eval_lockstep.main([str(tmp_path / "missing.pt")])
