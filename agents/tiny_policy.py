@@ -712,7 +712,7 @@ class TinyPlanner:
         """Greedy plans for several episodes in one batched forward pass (the lockstep loop,
         :func:`agents.plan_act.run_episodes`). Each is the plan :meth:`plan` decodes, up to
         floating point: a batch sums in another order than one observation alone, which can
-        flip a near-tie (1 plan in 60 in a check on a trained policy)."""
+        flip a near-tie (``benchmarks/bench_eval_lockstep.py`` shows what that changes)."""
         from agents.plan_act import Plan
 
         if not self.greedy:  # a sampled plan depends on its own episode's generator (reset(seed))
