@@ -22,6 +22,9 @@ from agents.vlm import VLM, load_vlm, parse_plan_output, plan_messages
 
 __all__ = ["VLMPolicy", "VLMPolicyPlanner"]
 
+#: Qwen2-VL's vision placeholder tokens: the processor puts them in prompts; a plan has none.
+VISION_TOKENS = ("<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
+
 
 class VLMPolicy:
     """Samples plans from a VLM and scores their tokens. Observations are env observations
@@ -32,6 +35,12 @@ class VLMPolicy:
         self.vlm, self.horizon, self.fmt, self.history_len = vlm, horizon, fmt, history_len
         self.max_new_tokens, self.temperature = max_new_tokens, temperature
         self.tokenizer = vlm.processor.tokenizer
+        #: The vision placeholders (``<|image_pad|>``, ``<|vision_start|>``, …): never generated
+        #: (``suppress_tokens``) and never scored, so a completion cannot hold one. One in a
+        #: completion would make re-scoring count image tokens the images do not have (an
+        #: undertrained model does emit them: the tiny test model on two Login screens of four).
+        vocab = self.tokenizer.get_vocab()
+        self.vision_ids = sorted(vocab[t] for t in VISION_TOKENS if t in vocab)
 
     @classmethod
     def from_pretrained(
@@ -66,7 +75,9 @@ class VLMPolicy:
         self.vlm.processor.save_pretrained(str(path))
 
     # --- prompts ---------------------------------------------------------------------------
-    def _inputs(self, ob: dict[str, Any]) -> tuple[dict[str, torch.Tensor], tuple[int, int], tuple[int, int]]:
+    def _prompt(self, ob: dict[str, Any]) -> tuple[str, Any, tuple[int, int], tuple[int, int]]:
+        """The chat text and the resized screenshot of an observation, the model's image size
+        and the screen's (for rescaling the plan's coordinates)."""
         from PIL import Image
 
         shot = np.asarray(ob["screenshot"], dtype=np.uint8)
@@ -76,10 +87,55 @@ class VLMPolicy:
                              history_len=self.history_len)
         text = self.vlm.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
         img = Image.fromarray(shot).convert("RGB").resize(size, Image.BICUBIC)
-        inputs = self.vlm.processor(text=[text], images=[img], return_tensors="pt").to(self.vlm.device)
+        return text, img, size, screen
+
+    def _encode(self, texts: list[str], images: list[Any]) -> dict[str, torch.Tensor]:
+        """Processor inputs of several prompts, left-padded to one length (generation appends
+        on the right)."""
+        tok = self.tokenizer
+        side, tok.padding_side = tok.padding_side, "left"
+        try:
+            inputs = self.vlm.processor(text=texts, images=images, padding=len(texts) > 1, return_tensors="pt").to(self.vlm.device)
+        finally:
+            tok.padding_side = side
         if "pixel_values" in inputs:
             inputs["pixel_values"] = inputs["pixel_values"].to(self.vlm.model.dtype)
-        return dict(inputs), size, screen
+        return dict(inputs)
+
+    def _inputs(self, ob: dict[str, Any]) -> tuple[dict[str, torch.Tensor], tuple[int, int], tuple[int, int]]:
+        text, img, size, screen = self._prompt(ob)
+        return self._encode([text], [img]), size, screen
+
+    def _completion(self, seq: list[int], size: tuple[int, int], screen: tuple[int, int]) -> Completion:
+        """A generated sequence (prompt removed) cut after its first end token, and its parsed plan."""
+        eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+        ids = seq[: seq.index(eos) + 1] if eos in seq else seq
+        ids = ids or [eos]
+        text = self.tokenizer.decode(ids, skip_special_tokens=True)
+        plan = parse_plan_output(text, self.fmt, self.horizon, size, screen)
+        return Completion(steps=list(plan), data=ids, text=text, valid=plan.error is None)
+
+    def _generate_kw(self) -> dict[str, Any]:
+        eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos
+        kw: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "pad_token_id": pad, "eos_token_id": eos}
+        if self.vision_ids:
+            kw["suppress_tokens"] = self.vision_ids
+        return kw
+
+    def greedy_batch(self, obs_batch: Sequence[dict[str, Any]]) -> list[Completion]:
+        """The greedy plan of each observation, from one batched ``generate`` call over all of
+        them (left-padded prompts), without re-scoring: what evaluation needs. Each is the plan
+        ``sample(..., greedy=True)`` decodes for that observation alone, up to floating point
+        (a padded batch computes in other shapes, which can flip a near-tie)."""
+        if not obs_batch:
+            return []
+        prompts = [self._prompt(ob) for ob in obs_batch]
+        inputs = self._encode([p[0] for p in prompts], [p[1] for p in prompts])
+        with torch.no_grad():
+            out = self.vlm.model.generate(**inputs, **self._generate_kw(), do_sample=False)
+        width = inputs["input_ids"].shape[1]
+        return [self._completion(seq, size, screen) for seq, (_, _, size, screen) in zip(out[:, width:].tolist(), prompts)]
 
     # --- Policy protocol -------------------------------------------------------------------
     def sample(self, obs_batch: Sequence[dict[str, Any]], n: int, greedy: bool = False,
@@ -87,22 +143,13 @@ class VLMPolicy:
         if generator is not None:  # transformers samples from the global RNG: seed it from ours
             torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator)))
         comps: list[Completion] = []
-        eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos
         for ob in obs_batch:
             inputs, size, screen = self._inputs(ob)
-            kw: dict[str, Any] = {
-                "max_new_tokens": self.max_new_tokens, "num_return_sequences": n, "pad_token_id": pad, "eos_token_id": eos,
-            }
+            kw: dict[str, Any] = {**self._generate_kw(), "num_return_sequences": n}
             kw.update({"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0})
             with torch.no_grad():
                 out = self.vlm.model.generate(**inputs, **kw)
-            for seq in out[:, inputs["input_ids"].shape[1]:].tolist():
-                ids = seq[: seq.index(eos) + 1] if eos in seq else seq
-                ids = ids or [eos]
-                text = self.tokenizer.decode(ids, skip_special_tokens=True)
-                plan = parse_plan_output(text, self.fmt, self.horizon, size, screen)
-                comps.append(Completion(steps=list(plan), data=ids, text=text, valid=plan.error is None))
+            comps.extend(self._completion(seq, size, screen) for seq in out[:, inputs["input_ids"].shape[1]:].tolist())
         with torch.no_grad():
             logp, mask = self.logprobs(obs_batch, comps)
         return comps, (logp, mask)
@@ -147,6 +194,8 @@ class VLMPolicy:
                 if k in extra:
                     extra[k] = torch.cat([extra[k].expand(n, -1), torch.zeros_like(comp)], dim=1)
             logits = self.vlm.model(input_ids=ids, attention_mask=attn, **extra).logits[:, P - 1:-1].float()
+            if self.vision_ids:  # the distribution generation samples from (suppress_tokens); finite, so 0·log 0 stays 0
+                logits = logits.index_fill(-1, torch.tensor(self.vision_ids, device=logits.device), torch.finfo(logits.dtype).min)
             all_lp = torch.log_softmax(logits, dim=-1)
             lp = all_lp.gather(-1, comp.unsqueeze(-1)).squeeze(-1)
             rows_lp.append(lp * mask)
@@ -193,3 +242,12 @@ class VLMPolicyPlanner:
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any] = ()) -> Plan:
         (c,), _ = self.policy.sample([{**obs, "history_actions": list(history)}], 1, greedy=self.greedy)
         return Plan(c.steps, text=c.text)
+
+    def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
+                   histories: Sequence[Sequence[Any]]) -> list[Plan]:
+        """Greedy plans for several episodes from one batched ``generate`` call
+        (:meth:`VLMPolicy.greedy_batch`; the lockstep loop, :func:`agents.plan_act.run_episodes`)."""
+        if not self.greedy:  # a sampled plan depends on its own episode's seed (reset)
+            raise ValueError("VLMPolicyPlanner.plan_batch decodes greedily; a sampling planner plans one episode at a time")
+        comps = self.policy.greedy_batch([{**o, "history_actions": list(h)} for o, h in zip(obs, histories)])
+        return [Plan(c.steps, text=c.text) for c in comps]

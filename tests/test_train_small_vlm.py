@@ -42,6 +42,30 @@ def test_vlm_grpo_updates(stage, tiny, tmp_path):
     tr.close()
 
 
+def test_vlm_evaluation_in_lockstep(tiny, tmp_path, monkeypatch):
+    """``--rollout-workers 1``: the VLM's held-out evaluation runs in lockstep, each step one
+    batched ``generate`` call for every running episode (``VLMPolicyPlanner.plan_batch``), and
+    gives the sequential evaluation's numbers here."""
+    args = train_small.Args(
+        policy="vlm", vlm_path=str(tiny), device="cpu", max_new_tokens=12, horizon=2, progress=False, out_dir=str(tmp_path),
+        run_name="vlm-eval", rollout_workers=1, episodes_per_iter=1, eval_batch=3,
+    )
+    tr = train_small.Trainer(args)
+    try:
+        planner = train_small.planner_for(tr.policy, True, args.horizon)
+        calls = []
+        batch = planner.plan_batch
+        monkeypatch.setattr(planner, "plan_batch", lambda obs, infos, hs: calls.append(len(obs)) or batch(obs, infos, hs))
+        seeds = [10_000, 10_001, 10_002]
+        lockstep = train_small.evaluate(args, planner, seeds, max_steps=2, executor=tr.executor, pool=tr.pool)
+        alone = train_small.evaluate(args, planner, seeds, max_steps=2, executor=tr.executor)
+    finally:
+        tr.close()
+    assert calls == [3, 3]  # two steps of the three episodes
+    assert lockstep["episodes"] == alone["episodes"] == 3 and lockstep["mean_steps"] == alone["mean_steps"] == 2
+    assert lockstep["first_step_acc"] == alone["first_step_acc"]
+
+
 def test_ppo_baseline_cli(tmp_path):
     pytest.importorskip("stable_baselines3")
     res = train_small.main(["--algo", "ppo", "--ppo-steps", "1024", "--eval-episodes", "3", "--out-dir", str(tmp_path),
