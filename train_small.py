@@ -610,8 +610,9 @@ def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: i
     ungrounded click counts where the element executor would click: the centre of the element
     its label matches);
     ``expert_step_acc``: ``action_similarity`` (type and target/arguments, abstract).
-    With a ``pool`` and a planner that plans a batch (:func:`lockstep_planner`), the seeds run
-    ``pool.num_envs`` at a time in lockstep on the pool's envs, one batched policy call per step."""
+    The episodes are plan-act episodes of :class:`ExpertFollower`; with a ``pool`` and a planner
+    that plans a batch (:func:`lockstep_planner`) they run in lockstep on the pool's envs
+    (:func:`agents.plan_act.run_episodes`), one batched policy call per step."""
     grounder = ElementExecutor()
     types: list[float] = []
     clicks: list[float] = []
@@ -628,43 +629,47 @@ def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: i
         steps.append(action_similarity(pred, ref, elements=v.elements, similarity=args.similarity, text=args.typed_text)
                      if pred is not None else 0.0)
 
+    agent = PlanActAgent(ExpertFollower(planner, score))
     if pool is not None and lockstep_planner(planner):
-        for lo in range(0, len(seeds), pool.num_envs):
-            wave = list(seeds[lo:lo + pool.num_envs])
-            # slot -> [obs, info, executed reference actions]
-            live = {k: [obs, info, []] for k, (obs, info) in enumerate(pool.reset(list(range(len(wave))), wave))}
-            for _ in range(max_steps):
-                order = [k for k in sorted(live) if live[k][1].get("reference")]
-                if not order:
-                    break
-                vs = [visit(_ignore, *live[k], None) for k in order]
-                for v, plan in zip(vs, planner.plan_batch([live[k][0] for k in order], [live[k][1] for k in order],
-                                                          [list(live[k][2]) for k in order])):
-                    score(plan, v)
-                acts = [v.reference[0].action for v in vs]
-                nxt = {}
-                for k, act, (obs, _, term, trunc, info) in zip(order, acts, pool.step(order, acts)):
-                    if not (term or trunc):
-                        nxt[k] = [obs, info, live[k][2] + [act]]
-                live = nxt
+        run_episodes(pool, agent, seeds, max_steps, env_id=args.env_id)
     else:
-        env = make_env(args, _ignore, save_state=False)
+        env = gym.make(args.env_id, **env_kwargs(args))
         for s in seeds:
-            obs, info = env.reset(seed=s)
-            planner.reset(seed=s)
-            history: list[Any] = []
-            for _ in range(max_steps):
-                v = env.visited[-1]
-                if not v.reference:
-                    break
-                score(planner.plan(obs, info, history), v)
-                history.append(v.reference[0].action)
-                obs, _, term, trunc, info = env.step(v.reference[0].action)
-                if term or trunc:
-                    break
+            run_episode(env, agent, seed=s, max_steps=max_steps)
         env.close()
     mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
     return {"expert_type_acc": mean(types), "expert_click_acc": mean(clicks), "expert_step_acc": mean(steps)}
+
+
+class ExpertFollower:
+    """The planner of :func:`expert_step_metrics`' episodes: at every state it hands
+    ``planner``'s plan and the state (a :class:`Visited`) to ``score``, then plans the
+    reference's next action, so the episode follows the expert trajectory whatever
+    ``planner`` says. Batched (``plan_batch``) where ``planner`` is."""
+
+    horizon = 1
+
+    def __init__(self, planner: Any, score: Any) -> None:
+        self.planner, self.score = planner, score
+        self.greedy = bool(getattr(planner, "greedy", False))
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        self.planner.reset(seed=seed)
+
+    def plan(self, obs: dict, info: dict, history: list) -> list:
+        return self._follow([obs], [info], [history], [self.planner.plan(obs, info, history)])[0]
+
+    def plan_batch(self, obs: list[dict], infos: list[dict], histories: list[list]) -> list[list]:
+        return self._follow(obs, infos, histories, self.planner.plan_batch(obs, infos, histories))
+
+    def _follow(self, obs: list[dict], infos: list[dict], histories: list[list], plans: list[Any]) -> list[list]:
+        out = []
+        for o, i, h, plan in zip(obs, infos, histories, plans):
+            v = visit(_ignore, o, i, h, None)
+            if v.reference:  # (never empty where the episode goes on: success and dead ends end it)
+                self.score(plan, v)
+            out.append([v.reference[0].action] if v.reference else [])
+        return out
 
 
 # ---------------------------------------------------------------------------------- plots
