@@ -3,7 +3,9 @@
     python benchmarks/bench_vector.py [--envs 2] [--steps 3000] [--browser-steps 300] [--browser/--no-browser]
 
 Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its defaults (shared
-memory); guigym's vector env (``gym.make_vec(id, n)``); SB3's SubprocVecEnv over
+memory); guigym's vector env (``gym.make_vec(id, n)``, one env per worker); N x 4 envs in N
+guigym workers (``envs_per_worker=4``: one message per worker carries four envs' steps, the
+rate counts every env's steps); SB3's SubprocVecEnv over
 ``make_sb3_env`` (random policy only: its Discrete actions cannot carry the oracle's Type text);
 a Ray row when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
 separate processes that never talk to each other: no vector env can beat that row, so it is the
@@ -36,6 +38,7 @@ import guigym  # noqa: F401  (registers the ids)
 from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
 
 ENV_ID = "GuiGym-Login-v0"
+PER_WORKER = 4  # envs per worker in the envs_per_worker row
 
 
 def as_space_action(a: Action, apps: tuple[str, ...]) -> dict[str, Any]:
@@ -190,7 +193,10 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
         (f"sync x{n}", lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="sync", **kw), steps, o, f"sync x{n}")),
         (f"gymnasium async x{n} (defaults)",
          lambda o: vector(gym.make_vec(ENV_ID, n, vectorization_mode="async", **kw), steps, o, f"gymnasium async x{n} (defaults)")),
-        (f"guigym async x{n} (make_vec)", lambda o: vector(gym.make_vec(ENV_ID, n, **kw), steps, o, f"guigym async x{n} (make_vec)")),
+        (f"guigym async x{n} (make_vec)",
+         lambda o: vector(gym.make_vec(ENV_ID, n, envs_per_worker=1, **kw), steps, o, f"guigym async x{n} (make_vec)")),
+        (f"guigym x{n * PER_WORKER}, {n} workers", lambda o: vector(
+            gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, **kw), steps, o, f"guigym x{n * PER_WORKER}, {n} workers")),
         (f"SB3 SubprocVecEnv x{n}", lambda o: None if o else sb3_subproc(kw, n, steps)),
         (f"Ray x{n}", lambda o: (lambda v: None if v is None else vector(v, steps, o))(ray_vector(kw, n))),
         (f"{n} separate processes (ceiling)", lambda o: separate(kw, n, steps, o)),

@@ -3,35 +3,45 @@
 A subclass of Gymnasium's :class:`~gymnasium.vector.AsyncVectorEnv` with the same API
 (``reset``/``step`` and their ``_async``/``_wait`` halves, the three autoreset modes,
 ``reset(options={"reset_mask": ...})``, ``call``, ``get_attr``, ``set_attr``, ``render``,
-seeding, ``close``) and three differences:
+seeding, ``close``) and four differences:
 
 * **Shared memory for every fixed-size observation key, the pipe for the rest.** The screenshot
   and the text keys (``instruction``, ``history``) go through shared memory; a key whose size
   changes (``elements``) is pickled through the pipe. Gymnasium's own ``AsyncVectorEnv`` needs
   ``shared_memory=False`` for ``elements``, which pipes every screenshot too.
-* **Faults are contained.** A worker whose env raises in ``step``, that dies (killed, out of
-  memory, a crashed browser taking it down) or that does not answer within ``worker_timeout``
-  seconds is replaced by a fresh worker; the other envs carry on. The failed env's step returns
+* **Several envs per worker** (``envs_per_worker=k``): worker ``w`` runs envs ``w*k`` to
+  ``w*k + k - 1`` one after the other, and one message a step carries all their actions and
+  results. ``gym.make_vec(id, n)`` puts at most one mock worker on each usable core.
+* **Faults are contained.** A worker that dies (killed, out of memory, a crashed browser taking
+  it down) or that does not answer within ``worker_timeout`` seconds is replaced by a fresh
+  worker, and each of its envs fails; an env that raises in ``step`` is made anew (its worker
+  restarted when it holds that env alone, otherwise the env is closed and made again inside
+  the worker, whose other envs carry on; if that fails too, the worker is restarted). The other
+  envs carry on. A failed env's step returns
   ``reward=0``, ``terminated=False``, ``truncated=True`` and ``info["worker_failed"]`` (a bool
   array over the envs, with Gymnasium's ``info["_worker_failed"]`` mask) and
   ``info["worker_error"]`` (the error text, an object array). Its observation is, by autoreset mode:
 
   - ``NEXT_STEP`` (default): the env's last observation (the one before the failed step); the
-    next step ignores that env's action and returns the first observation of a new episode in
-    the restarted worker (reward 0, not done), like any autoreset step.
-  - ``SAME_STEP``: the first observation of a new episode in the restarted worker;
+    next step ignores that env's action and returns the first observation of a new episode of
+    the env made anew (reward 0, not done), like any autoreset step.
+  - ``SAME_STEP``: the first observation of a new episode of the env made anew;
     ``info["final_obs"]`` holds the last observation before the failure, ``info["final_info"]``
     the failure keys.
   - ``DISABLED``: the last observation; reset that env (``options={"reset_mask": ...}``) as
     after any truncation. Stepping it without a reset resets it (reward 0, not done).
 
+  An env whose step went well but whose worker was restarted for another env's failure keeps
+  that step's observation, reward and ``info``, and is truncated with the failure keys: its
+  episode ended with the worker.
   A ``timeout`` given to ``step_wait``/``reset_wait`` works like ``worker_timeout`` for that call
   (late workers are restarted; Gymnasium raises ``TimeoutError`` instead).
   A worker that dies during ``reset`` is restarted and its reset repeated once (reported the
   same way). An exception raised by ``env.reset`` itself (a bad option) and errors in ``call`` /
   ``get_attr`` / ``set_attr`` are raised in the caller, as Gymnasium does, and leave the vector
-  env usable. More than ``max_restarts`` restarts in all raise ``RuntimeError`` (an env that
-  fails on every step is a bug to fix, not to retry forever).
+  env usable. More than ``max_restarts`` env restarts in all (a worker's restart counts one
+  for each of its envs) raise ``RuntimeError`` (an env that fails on every step is a bug to
+  fix, not to retry forever).
 * **close() always returns**, within about ``close_timeout`` seconds plus one, and leaves no
   worker process: workers that do not exit when asked are terminated, then killed.
 
@@ -43,6 +53,8 @@ from __future__ import annotations
 
 import copy as copy_module
 import multiprocessing as mp
+import os
+import pickle
 import signal
 import sys
 import time
@@ -70,11 +82,16 @@ from gymnasium.vector.utils import (
 )
 
 #: Keyword arguments of :func:`make_vector` that configure the vector env, not the envs.
-VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_restarts", "close_timeout")
+VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_restarts", "close_timeout", "envs_per_worker")
 
 
 class WorkerDied(RuntimeError):
-    """A worker process ended (or stopped answering) instead of replying."""
+    """A worker process ended (or stopped answering) instead of replying. ``error``: the
+    ``(exception, traceback)`` it reported before ending, if any (its envs could not be made)."""
+
+    def __init__(self, message: str, error: tuple[BaseException, str] | None = None) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 class GuiVectorEnv(AsyncVectorEnv):
@@ -89,11 +106,17 @@ class GuiVectorEnv(AsyncVectorEnv):
         context: ``multiprocessing`` start method (``None``: the platform's default).
         daemon: mark workers as daemons (they end with this process).
         autoreset_mode: ``AutoresetMode`` or its value (``"NextStep"``, ``"SameStep"``, ``"Disabled"``).
-        worker_timeout: seconds a worker may take for one ``reset``/``step`` before it is
-            counted as hung, killed and restarted (``None``: wait for ever; a dead worker is
-            noticed at once either way).
-        max_restarts: restarts allowed over the vector env's life before ``RuntimeError``.
+        worker_timeout: seconds a worker may take for one ``reset``/``step`` (of all its envs)
+            before it is counted as hung, killed and restarted (``None``: wait for ever; a dead
+            worker is noticed at once either way).
+        max_restarts: env restarts allowed over the vector env's life before ``RuntimeError``.
         close_timeout: seconds ``close()`` waits for workers to close their envs before killing them.
+        envs_per_worker: envs each worker process runs, one after the other, per step: env ``i``
+            lives in worker ``i // envs_per_worker``. One message a step then carries that many
+            envs' actions and results, which divides the per-message cost (a pipe write that
+            wakes the other process costs ~70 µs of CPU on a VM) among them: for the mock,
+            whose step costs ~0.2 ms, use about one worker per core. Keep 1 for the browser
+            (a worker waits on each env's Chromium in turn).
     """
 
     def __init__(
@@ -106,18 +129,25 @@ class GuiVectorEnv(AsyncVectorEnv):
         worker_timeout: float | None = None,
         max_restarts: int = 100,
         close_timeout: float = 5.0,
+        envs_per_worker: int = 1,
     ) -> None:
         if len(env_fns) < 1:
             raise ValueError("GuiVectorEnv needs at least one env function")
         if worker_timeout is not None and worker_timeout <= 0:
             raise ValueError(f"worker_timeout must be > 0 seconds or None, got {worker_timeout}")
+        if isinstance(envs_per_worker, bool) or not isinstance(envs_per_worker, (int, np.integer)) or envs_per_worker < 1:
+            raise ValueError(f"envs_per_worker must be an int >= 1, got {envs_per_worker!r}")
         self.env_fns = list(env_fns)
         self.num_envs = len(self.env_fns)
         self.shared_memory, self.copy, self.context, self.daemon = True, copy, context, daemon
         self.worker, self.observation_mode, self.max_concurrency = None, "same", None
         self.autoreset_mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AutoresetMode(autoreset_mode)
         self.worker_timeout, self.max_restarts, self.close_timeout = worker_timeout, max_restarts, close_timeout
-        #: Restarts so far, per env.
+        #: Envs per worker process (the last worker may hold fewer).
+        self.envs_per_worker = k = int(min(envs_per_worker, self.num_envs))
+        #: The envs of each worker, in order: worker ``w`` holds envs ``w * k`` to ``w * k + k - 1``.
+        self.worker_envs: list[range] = [range(s, min(s + k, self.num_envs)) for s in range(0, self.num_envs, k)]
+        #: Restarts so far, per env (a restart of a worker counts for each of its envs).
         self.restarts = [0] * self.num_envs
 
         dummy = self.env_fns[0]()
@@ -137,15 +167,27 @@ class GuiVectorEnv(AsyncVectorEnv):
             self._pipe_buf = create_empty_array(self.single_observation_space, n=self.num_envs, fn=np.zeros)
         self._pipe_obs: list[Any] = [None] * self.num_envs  # each env's last pipe-sent part
         self.error_queue = None  # type: ignore[assignment]  # errors come back through the pipes
-        self.parent_pipes: list[Connection] = [None] * self.num_envs  # type: ignore[list-item]
-        self.processes: list[Any] = [None] * self.num_envs
-        self._dead: dict[int, str] = {}  # env -> why its worker is known dead before a reply (a failed send)
+        n_workers = len(self.worker_envs)
+        self._pipes: list[Connection | None] = [None] * n_workers
+        self._procs: list[Any] = [None] * n_workers
+        self._dead: dict[int, str] = {}  # worker -> why it is known dead before a reply (a failed send)
         self._reset_kwargs: list[dict[str, Any] | None] = [None] * self.num_envs
         with clear_mpi_env_vars():
-            for i in range(self.num_envs):
-                self._start_worker(i, needs_reset=False)
+            for w in range(n_workers):
+                self._start_worker(w, needs_reset=False)
         self._state = AsyncState.DEFAULT
         self._check_spaces()
+
+    @property
+    def processes(self) -> list[Any]:  # type: ignore[override]
+        """The worker process of each env (Gymnasium's attribute: one entry per env; envs of
+        the same worker share it)."""
+        return [self._procs[i // self.envs_per_worker] for i in range(self.num_envs)]
+
+    @property
+    def parent_pipes(self) -> list[Connection | None]:  # type: ignore[override]
+        """The pipe to each env's worker (one entry per env, as in Gymnasium)."""
+        return [self._pipes[i // self.envs_per_worker] for i in range(self.num_envs)]
 
     # --- observations ------------------------------------------------------------------
     def _space(self, key: str | None) -> spaces.Space[Any]:
@@ -188,24 +230,26 @@ class GuiVectorEnv(AsyncVectorEnv):
         return {k: one(k) for k in self.single_observation_space.spaces}
 
     # --- workers -----------------------------------------------------------------------
-    def _start_worker(self, i: int, needs_reset: bool) -> None:
+    def _start_worker(self, w: int, needs_reset: bool) -> None:
         parent, child = self._ctx.Pipe()
         shm = {k: self._shm[k] for k in self._shm_keys}
+        envs = self.worker_envs[w]
         p = self._ctx.Process(
-            target=_worker, name=f"Worker<{type(self).__name__}>-{i}", daemon=self.daemon,
-            args=(i, CloudpickleWrapper(self.env_fns[i]), child, shm, self._pipe_keys, self.autoreset_mode, needs_reset),
+            target=_worker, name=f"Worker<{type(self).__name__}>-{w}", daemon=self.daemon,
+            args=(envs.start, [CloudpickleWrapper(self.env_fns[i]) for i in envs], child, shm, self._pipe_keys,
+                  self.autoreset_mode, needs_reset),
         )
         p.start()
         child.close()
-        self.parent_pipes[i], self.processes[i] = parent, p
-        self._dead.pop(i, None)
+        self._pipes[w], self._procs[w] = parent, p
+        self._dead.pop(w, None)
 
-    def _stop_worker(self, i: int, grace: float) -> None:
-        """End worker ``i``: ask it to close its env (if it can still hear), then terminate, then kill."""
-        p, pipe = self.processes[i], self.parent_pipes[i]
+    def _stop_worker(self, w: int, grace: float) -> None:
+        """End worker ``w``: ask it to close its envs (if it can still hear), then terminate, then kill."""
+        p, pipe = self._procs[w], self._pipes[w]
         if p is None:
             return
-        if p.is_alive() and grace > 0 and pipe is not None and i not in self._dead:
+        if p.is_alive() and grace > 0 and pipe is not None and w not in self._dead:
             try:
                 pipe.send(("close", None))
             except (OSError, ValueError):
@@ -217,50 +261,101 @@ class GuiVectorEnv(AsyncVectorEnv):
                 p.join(1.0)
         if pipe is not None:
             pipe.close()
-        self.processes[i] = self.parent_pipes[i] = None  # type: ignore[call-overload]
+        self._procs[w] = self._pipes[w] = None
 
-    def _restart(self, i: int, why: str) -> None:
-        total = sum(self.restarts) + 1
+    def _count_restart(self, envs: Sequence[int], why: str) -> None:
+        """Count a restart of ``envs``; ``RuntimeError`` past ``max_restarts``."""
+        total = sum(self.restarts) + len(envs)
         if total > self.max_restarts:
-            raise RuntimeError(f"GuiVectorEnv: env {i} failed ({why.strip().splitlines()[-1][:300]}) and the vector env has "
-                               f"already restarted {total - 1} workers (max_restarts={self.max_restarts})")
-        logger.warn(f"GuiVectorEnv: env {i}'s worker failed and is restarted: {why.strip().splitlines()[-1][:300]}")
-        self._stop_worker(i, grace=1.0)
-        self.restarts[i] += 1
-        self._start_worker(i, needs_reset=True)
+            raise RuntimeError(f"GuiVectorEnv: env {envs[0]} failed ({why.strip().splitlines()[-1][:300]}) and the vector env has "
+                               f"already restarted envs {sum(self.restarts)} times (max_restarts={self.max_restarts})")
+        for i in envs:
+            self.restarts[i] += 1
 
-    def _send(self, i: int, msg: tuple[str, Any]) -> None:
-        if i in self._dead:
+    def _restart(self, w: int, why: str) -> None:
+        """Replace worker ``w`` by a fresh one, whose envs start a new episode at their next step."""
+        self._count_restart(self.worker_envs[w], why)
+        logger.warn(f"GuiVectorEnv: worker {w} (envs {list(self.worker_envs[w])}) failed and is restarted: "
+                    f"{why.strip().splitlines()[-1][:300]}")
+        self._stop_worker(w, grace=1.0)
+        self._start_worker(w, needs_reset=True)
+
+    def _rebuild(self, i: int, why: str) -> bool:
+        """Env ``i`` raised in ``step``: make it anew (a new episode at its next step). Alone in
+        its worker, the worker is restarted; otherwise the worker closes it and makes another,
+        and its other envs carry on. Returns whether the worker was restarted (with all its envs:
+        also when making the env anew failed)."""
+        w = i // self.envs_per_worker
+        if len(self.worker_envs[w]) == 1 or w in self._dead:
+            self._restart(w, why)
+            return True
+        self._count_restart([i], why)
+        logger.warn(f"GuiVectorEnv: env {i} raised and is made anew in its worker: {why.strip().splitlines()[-1][:300]}")
+        self._send_worker(w, "_rebuild", [j == i for j in self.worker_envs[w]])
+        ok, payload = self._collect([i], self.worker_timeout)[i]
+        if ok:
+            return False
+        self._restart(w, _error_text(payload))
+        return True
+
+    def _send_worker(self, w: int, command: str, items: list[Any]) -> None:
+        """Send ``command`` with one item per env of worker ``w``."""
+        if w in self._dead:
             return
         try:
-            self.parent_pipes[i].send(msg)
+            self._pipes[w].send((command, items))  # type: ignore[union-attr]
         except (OSError, ValueError) as e:  # BrokenPipeError: the worker is gone
-            self._dead[i] = f"worker process died ({type(e).__name__} on send; exit code {self.processes[i].exitcode})"
+            self._dead[w] = f"worker process died ({type(e).__name__} on send; exit code {self._procs[w].exitcode})"
+
+    def _send(self, command: str, items: Sequence[Any]) -> None:
+        """Send ``command`` to every worker, with ``items[i]`` for env ``i``."""
+        for w, envs in enumerate(self.worker_envs):
+            self._send_worker(w, command, [items[i] for i in envs])
 
     def _collect(self, envs: Sequence[int], timeout: float | None) -> dict[int, tuple[bool, Any]]:
-        """Each env's reply ``(ok, payload)``; a dead or hung worker gives ``(False, WorkerDied)``."""
-        out: dict[int, tuple[bool, Any]] = {i: (False, WorkerDied(self._dead[i])) for i in envs if i in self._dead}
-        pending = {self.parent_pipes[i]: i for i in envs if i not in self._dead}
+        """Each env's reply ``(ok, payload)`` (the replies of the workers that hold ``envs``); the
+        envs of a dead or hung worker, or of one that could not make its envs, give ``(False, WorkerDied)``."""
+        k = self.envs_per_worker
+        asked: dict[int, list[int]] = {}
+        for i in envs:
+            asked.setdefault(i // k, []).append(i)
+        out: dict[int, tuple[bool, Any]] = {}
+
+        def fail(w: int, err: WorkerDied) -> None:
+            for i in asked[w]:
+                out[i] = (False, err)
+
+        for w in [w for w in asked if w in self._dead]:
+            fail(w, WorkerDied(self._dead[w]))
+        pending = {self._pipes[w]: w for w in asked if w not in self._dead}
         deadline = None if timeout is None else time.monotonic() + timeout
         while pending:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready = wait(list(pending), left)
             if not ready:  # timed out: every worker still busy counts as hung
-                for pipe, i in pending.items():
-                    out[i] = (False, WorkerDied(f"worker did not answer within {timeout} s (hung); killed"))
-                    self._dead[i] = "hung"
+                for pipe, w in pending.items():
+                    fail(w, WorkerDied(f"worker did not answer within {timeout} s (hung); killed"))
+                    self._dead[w] = "hung"
                 break
             for pipe in ready:
-                i = pending.pop(pipe)  # type: ignore[call-overload]
+                w = pending.pop(pipe)  # type: ignore[call-overload]
                 try:
-                    out[i] = pipe.recv()  # type: ignore[union-attr]
+                    ok, payload = pipe.recv()  # type: ignore[union-attr]
                 except (EOFError, OSError) as e:
-                    p = self.processes[i]
+                    p = self._procs[w]
                     p.join(0.5)
                     code = p.exitcode
                     sig = f" (signal {signal.Signals(-code).name})" if code is not None and code < 0 else ""
-                    out[i] = (False, WorkerDied(f"worker process died: exit code {code}{sig} ({type(e).__name__} on receive)"))
-                    self._dead[i] = "died"
+                    fail(w, WorkerDied(f"worker process died: exit code {code}{sig} ({type(e).__name__} on receive)"))
+                    self._dead[w] = "died"
+                    continue
+                if not ok:  # the worker could not make its envs, and has ended
+                    fail(w, WorkerDied(f"worker failed: {_error_text(payload).strip().splitlines()[-1][:300]}", payload))
+                    self._dead[w] = "ended"
+                    continue
+                first = self.worker_envs[w].start
+                for i in asked[w]:
+                    out[i] = payload[i - first]
         return out
 
     # --- reset -------------------------------------------------------------------------
@@ -285,7 +380,7 @@ class GuiVectorEnv(AsyncVectorEnv):
                 raise ValueError(f"`options['reset_mask']` must contain at least one True value, got reset_mask={mask}")
         for i in range(self.num_envs):
             self._reset_kwargs[i] = {"seed": seed[i], "options": options} if mask[i] else None
-            self._send(i, ("reset", self._reset_kwargs[i]) if mask[i] else ("reset-noop", None))
+        self._send("reset", self._reset_kwargs)  # None: that env is not reset
         self._state = AsyncState.WAITING_RESET
 
     def reset_wait(self, timeout: float | None = None) -> tuple[Any, dict[str, Any]]:
@@ -294,23 +389,28 @@ class GuiVectorEnv(AsyncVectorEnv):
             raise NoAsyncCallError("Calling `reset_wait` without any prior call to `reset_async`.", AsyncState.WAITING_RESET.value)
         replies = self._collect(range(self.num_envs), timeout or self.worker_timeout)
         self._state = AsyncState.DEFAULT
+        failed: dict[int, str] = {}  # env -> why its worker was restarted
+        for w, envs in enumerate(self.worker_envs):  # a dead worker: restart it and reset its envs again, once
+            died = next((p for ok, p in (replies[i] for i in envs) if not ok and isinstance(p, WorkerDied)), None)
+            if died is None:
+                continue
+            why = str(died)
+            self._restart(w, why)
+            self._send_worker(w, "reset", [self._reset_kwargs[i] or {} for i in envs])  # its envs lost their episodes
+            replies.update(self._collect(envs, timeout or self.worker_timeout))
+            failed.update({i: why for i in envs})
         infos: dict[str, Any] = {}
         error: BaseException | None = None
         for i in range(self.num_envs):
             ok, payload = replies[i]
-            if not ok and isinstance(payload, WorkerDied):  # restart and reset it again, once
-                why = str(payload)
-                self._restart(i, why)
-                self._send(i, ("reset", self._reset_kwargs[i] or {}))
-                ok, payload = self._collect([i], timeout or self.worker_timeout)[i]
-                if ok:
-                    payload = (payload[0], {**payload[1], "worker_failed": True, "worker_error": why})
             if not ok:
                 error = error or _exception(payload, i)
                 continue
             pipe_obs, info = payload
             if pipe_obs is not None:
                 self._pipe_obs[i] = pipe_obs
+            if i in failed:
+                info = {**info, "worker_failed": True, "worker_error": failed[i]}
             infos = self._add_info(infos, info, i)
         if error is not None:
             raise error
@@ -322,8 +422,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         if self._state != AsyncState.DEFAULT:
             raise AlreadyPendingCallError(f"Calling `step_async` while waiting for a pending call to `{self._state.value}` to complete.",
                                           str(self._state.value))
-        for i, action in enumerate(iterate(self.action_space, actions)):
-            self._send(i, ("step", action))
+        self._send("step", list(iterate(self.action_space, actions)))
         self._state = AsyncState.WAITING_STEP
 
     def step_wait(self, timeout: float | None = None) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -335,32 +434,56 @@ class GuiVectorEnv(AsyncVectorEnv):
         n = self.num_envs
         rewards, terms, truncs = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
         infos: dict[str, Any] = {}
-        failed: list[tuple[int, str]] = []
+        failed: dict[int, str] = {}
         for i in range(n):
             ok, payload = replies[i]
             if not ok:
-                failed.append((i, _error_text(payload)))
+                failed[i] = _error_text(payload)
                 continue
             pipe_obs, rewards[i], terms[i], truncs[i], info = payload
             if pipe_obs is not None:
                 self._pipe_obs[i] = pipe_obs
-            infos = self._add_info(infos, info, i)
-        for i, why in failed:  # the others are done: their results above are final
+        restarted: set[int] = set()  # workers restarted in this step
+        for w, envs in enumerate(self.worker_envs):  # a dead worker: restarted once, for all its envs
+            dead = [i for i in envs if i in failed and isinstance(replies[i][1], WorkerDied)]
+            if dead:
+                self._restart(w, failed[dead[0]])
+                restarted.add(w)
+        for i in list(failed):  # an env that raised: made anew
+            w = i // self.envs_per_worker
+            if w not in restarted and self._rebuild(i, failed[i]):
+                restarted.add(w)
+        for w in restarted:  # the restarted workers' other envs lost their episodes with them
+            first = min(j for j in failed if j // self.envs_per_worker == w)
+            for i in self.worker_envs[w]:
+                failed.setdefault(i, f"restarted with its worker after env {first} failed")
+        for i in range(n):
+            if i not in failed:
+                infos = self._add_info(infos, replies[i][1][4], i)
+                continue
+            why = failed[i]
             truncs[i] = True
+            if not replies[i][0]:
+                rewards[i], terms[i] = 0.0, False
             fail = {"worker_failed": True, "worker_error": why}
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                last = self._single(i)
-                self._restart(i, why)
+                last = self._single(i) if not replies[i][0] else self._fresh_obs(i, replies[i][1][0])
                 info = self._fresh_episode(i, why)
                 infos = self._add_info(infos, {"final_obs": last, "final_info": fail, **info, **fail}, i)
-            else:
-                self._restart(i, why)  # its next step resets (needs_reset); the shared slot still shows the last obs
-                infos = self._add_info(infos, fail, i)
+            else:  # its next step resets; the shared slot still shows its last obs
+                infos = self._add_info(infos, {**replies[i][1][4], **fail} if replies[i][0] else fail, i)
         return self._batch(self.copy), rewards, terms, truncs, infos
 
+    def _fresh_obs(self, i: int, pipe_obs: Any) -> Any:
+        """A copy of env ``i``'s observation just received (its pipe part ``pipe_obs`` stored)."""
+        if pipe_obs is not None:
+            self._pipe_obs[i] = pipe_obs
+        return self._single(i)
+
     def _fresh_episode(self, i: int, why: str) -> dict[str, Any]:
-        """Reset restarted env ``i`` now (SAME_STEP); its info."""
-        self._send(i, ("reset", {}))
+        """Reset env ``i`` now, made anew after a failure (SAME_STEP); its info."""
+        w = i // self.envs_per_worker
+        self._send_worker(w, "reset", [{} if j == i else None for j in self.worker_envs[w]])
         ok, payload = self._collect([i], self.worker_timeout)[i]
         if not ok:
             raise RuntimeError(f"GuiVectorEnv: env {i} failed ({why.strip().splitlines()[-1][:300]}) and its restarted worker "
@@ -376,8 +499,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         if self._state != AsyncState.DEFAULT:
             raise AlreadyPendingCallError(f"Calling `call_async` while waiting for a pending call to `{self._state.value}` to complete.",
                                           str(self._state.value))
-        for i in range(self.num_envs):
-            self._send(i, ("_call", (name, args, kwargs)))
+        self._send("_call", [(name, args, kwargs)] * self.num_envs)
         self._state = AsyncState.WAITING_CALL
 
     def call_wait(self, timeout: float | None = None) -> tuple[Any, ...]:
@@ -398,26 +520,26 @@ class GuiVectorEnv(AsyncVectorEnv):
         if self._state != AsyncState.DEFAULT:
             raise AlreadyPendingCallError(f"Calling `set_attr` while waiting for a pending call to `{self._state.value}` to complete.",
                                           str(self._state.value))
-        for i, v in enumerate(values):
-            self._send(i, ("_setattr", (name, v)))
+        self._send("_setattr", [(name, v) for v in values])
         self._results(self._collect(range(self.num_envs), None))
 
     def _results(self, replies: dict[int, tuple[bool, Any]]) -> tuple[Any, ...]:
         """The payloads in env order; a dead worker is restarted, then the first error is raised."""
         error: BaseException | None = None
+        for w, envs in enumerate(self.worker_envs):
+            died = next((p for ok, p in (replies[i] for i in envs) if not ok and isinstance(p, WorkerDied)), None)
+            if died is not None:
+                self._restart(w, str(died))
         for i in range(self.num_envs):
             ok, payload = replies[i]
             if not ok:
-                if isinstance(payload, WorkerDied):
-                    self._restart(i, str(payload))
                 error = error or _exception(payload, i)
         if error is not None:
             raise error
         return tuple(replies[i][1] for i in range(self.num_envs))
 
     def _check_spaces(self) -> None:
-        for i in range(self.num_envs):
-            self._send(i, ("_check_spaces", (self.single_observation_space, self.single_action_space)))
+        self._send("_check_spaces", [(self.single_observation_space, self.single_action_space)] * self.num_envs)
         same_obs, same_act = zip(*self._results(self._collect(range(self.num_envs), None)))
         if not all(same_obs):
             raise RuntimeError("GuiVectorEnv: the envs' observation spaces differ; every env must have the first one's")
@@ -427,26 +549,28 @@ class GuiVectorEnv(AsyncVectorEnv):
 
     # --- close -------------------------------------------------------------------------
     def close_extras(self, timeout: float | None = None, terminate: bool = False) -> None:
-        """Ask every worker to close its env, wait up to ``timeout`` (default ``close_timeout``)
+        """Ask every worker to close its envs, wait up to ``timeout`` (default ``close_timeout``)
         seconds in all, then terminate and kill what is left. Never raises, never blocks longer."""
         budget = 0.0 if terminate else (self.close_timeout if timeout is None else timeout)
+        live = [w for w in range(len(self.worker_envs)) if self._pipes[w] is not None]
         if self._state != AsyncState.DEFAULT:  # drain replies in flight (results are dropped)
-            self._collect([i for i in range(self.num_envs) if self.parent_pipes[i] is not None], min(budget, 1.0))
+            self._collect([self.worker_envs[w].start for w in live], min(budget, 1.0))
             self._state = AsyncState.DEFAULT
-        for i in range(self.num_envs):
-            if self.parent_pipes[i] is not None and budget > 0:
-                self._send(i, ("close", None))
+        for w in live:
+            if budget > 0:
+                self._send_worker(w, "close", [])
         deadline = time.monotonic() + budget
-        for i in range(self.num_envs):
-            p = self.processes[i]
+        for w in range(len(self.worker_envs)):
+            p = self._procs[w]
             if p is not None:
                 p.join(max(0.0, deadline - time.monotonic()))
-            self._dead[i] = "closing"
-            self._stop_worker(i, grace=0.0)
+            self._dead[w] = "closing"
+            self._stop_worker(w, grace=0.0)
 
     def __repr__(self) -> str:
         spec = getattr(self, "spec", None)
-        return f"GuiVectorEnv({spec.id + ', ' if spec is not None else ''}num_envs={self.num_envs})"
+        per = f", envs_per_worker={self.envs_per_worker}" if self.envs_per_worker > 1 else ""
+        return f"GuiVectorEnv({spec.id + ', ' if spec is not None else ''}num_envs={self.num_envs}{per})"
 
 
 def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any], list[Any], dict[Any, Any]]:
@@ -465,7 +589,7 @@ def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any]
 def _error_text(payload: Any) -> str:
     """A worker's failure as text: the traceback of the env's exception, or why the worker died."""
     if isinstance(payload, WorkerDied):
-        return str(payload)
+        return _error_text(payload.error) if payload.error is not None else str(payload)
     exc, trace = payload
     return trace or f"{type(exc).__name__}: {exc}"
 
@@ -473,10 +597,12 @@ def _error_text(payload: Any) -> str:
 def _exception(payload: Any, i: int) -> BaseException:
     """The exception a worker reported for env ``i`` (its traceback attached as a note)."""
     if isinstance(payload, WorkerDied):
-        return WorkerDied(f"env {i}: {payload}")
+        if payload.error is None:
+            return WorkerDied(f"env {i}: {payload}")
+        payload = payload.error
     exc, trace = payload
     if hasattr(exc, "add_note"):
-        exc.add_note(f"(raised in GuiVectorEnv worker {i})\n{trace}")
+        exc.add_note(f"(raised in GuiVectorEnv worker of env {i})\n{trace}")
     return exc
 
 
@@ -491,82 +617,129 @@ def _die_with_parent() -> None:
             pass
 
 
-def _worker(index: int, env_fn: Any, pipe: Connection, shm: dict[Any, Any], pipe_keys: list[Any], mode: AutoresetMode,
-            needs_reset: bool) -> None:
-    """One env in its own process: commands in, ``(ok, payload)`` out. Fixed-size observation
-    keys are written to shared memory, the rest travel in the reply."""
-    _die_with_parent()
-    env = None
+def _picklable(obj: Any) -> bool:
     try:
-        env = env_fn()
-        space = env.observation_space
-        autoreset = needs_reset  # a restarted worker's first step starts a new episode
+        pickle.dumps(obj)
+    except Exception:  # noqa: BLE001 - any pickling failure
+        return False
+    return True
 
-        writers = {key: _writer(space if key is None else space[key], index, buf) for key, buf in shm.items()}
 
-        def publish(obs: Any) -> Any:
-            """Write the shared keys; the pipe part of ``obs`` (None if none)."""
+def _slot_error(e: BaseException) -> tuple[bool, Any]:
+    """One env's failure as its reply: ``(False, (exception, traceback))`` (the text of an
+    exception that cannot be pickled)."""
+    trace = traceback.format_exc()
+    return False, (e if _picklable(e) else RuntimeError(f"{type(e).__name__}: {e}"), trace)
+
+
+def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any], pipe_keys: list[Any], mode: AutoresetMode,
+            needs_reset: bool) -> None:
+    """Envs ``first``, ``first + 1``, ... in one process: commands in (one item per env), one
+    reply out: ``(True, [(ok, payload) per env])``, or ``(False, (exception, traceback))`` when
+    the envs cannot be made (the worker then ends). Fixed-size observation keys are written to
+    shared memory, the rest travel in the reply."""
+    _die_with_parent()
+    envs: list[Any] = []
+    try:
+        envs = [fn() for fn in env_fns]
+        space = envs[0].observation_space
+        autoreset = [needs_reset] * len(envs)  # a restarted worker's first step starts new episodes
+
+        writers = [{key: _writer(space if key is None else space[key], first + j, buf) for key, buf in shm.items()}
+                   for j in range(len(envs))]
+
+        def publish(j: int, obs: Any) -> Any:
+            """Write env ``j``'s shared keys; the pipe part of ``obs`` (None if none)."""
             if not isinstance(space, spaces.Dict):
-                if writers:
-                    writers[None](obs)
+                if writers[j]:
+                    writers[j][None](obs)
                     return None
                 return obs
-            for key, write in writers.items():
+            for key, write in writers[j].items():
                 write(obs[key])
             return {k: obs[k] for k in pipe_keys} if pipe_keys else None
 
+        def reset(j: int, kwargs: dict[str, Any]) -> tuple[bool, Any]:
+            obs, info = envs[j].reset(**kwargs)
+            autoreset[j] = False
+            return True, (publish(j, obs), info)
+
+        def step(j: int, action: Any) -> tuple[bool, Any]:
+            env = envs[j]
+            if autoreset[j]:
+                obs, info = env.reset()
+                reward, terminated, truncated = 0.0, False, False
+            else:
+                obs, reward, terminated, truncated, info = env.step(action)
+                if mode == AutoresetMode.SAME_STEP and (terminated or truncated):
+                    final_obs, final_info = obs, info
+                    obs, info = env.reset()
+                    info = {"final_info": final_info, "final_obs": final_obs, **info}
+            autoreset[j] = mode == AutoresetMode.NEXT_STEP and bool(terminated or truncated)
+            return True, (publish(j, obs), float(reward), bool(terminated), bool(truncated), info)
+
+        def call(j: int, data: Any) -> tuple[bool, Any]:
+            name, args, kwargs = data
+            if name in ("reset", "step", "close", "_setattr", "_check_spaces"):
+                raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead.")
+            attr = envs[j].get_wrapper_attr(name)
+            return True, (attr(*args, **kwargs) if callable(attr) else attr)
+
+        def setattr_(j: int, data: Any) -> tuple[bool, Any]:
+            envs[j].set_wrapper_attr(*data)
+            return True, None
+
+        def check_spaces(j: int, data: Any) -> tuple[bool, Any]:
+            obs_space, act_space = data
+            return True, (obs_space == envs[j].observation_space, act_space == envs[j].action_space)
+
+        def rebuild(j: int, data: Any) -> tuple[bool, Any]:
+            if data:  # env j raised in step: close it (best effort) and make it anew
+                old, envs[j] = envs[j], None
+                try:
+                    old.close()
+                except Exception:  # noqa: BLE001 - the env is being replaced anyway
+                    pass
+                envs[j] = env_fns[j]()
+                autoreset[j] = True
+            return True, None
+
+        def skip(j: int, data: Any) -> tuple[bool, Any]:
+            return True, (None, {})
+
+        handlers = {"reset": reset, "step": step, "_call": call, "_setattr": setattr_, "_check_spaces": check_spaces,
+                    "_rebuild": rebuild}
         while True:
             try:
-                command, data = pipe.recv()
+                command, items = pipe.recv()
             except (EOFError, OSError):  # the parent closed the pipe: nothing more to do
                 break
+            if command == "close":
+                break
+            handler = handlers.get(command)
+            if handler is None:
+                raise RuntimeError(f"Received unknown command `{command}`.")
+            out = []
+            for j, data in enumerate(items):
+                try:
+                    out.append(skip(j, data) if command == "reset" and data is None else handler(j, data))
+                except Exception as e:  # noqa: BLE001 - reported to the parent, which decides (make anew, restart or raise)
+                    out.append(_slot_error(e))
             try:
-                if command == "reset":
-                    obs, info = env.reset(**data)
-                    autoreset = False
-                    pipe.send((True, (publish(obs), info)))
-                elif command == "reset-noop":
-                    pipe.send((True, (None, {})))
-                elif command == "step":
-                    if autoreset:
-                        obs, info = env.reset()
-                        reward, terminated, truncated = 0.0, False, False
-                    else:
-                        obs, reward, terminated, truncated, info = env.step(data)
-                        if mode == AutoresetMode.SAME_STEP and (terminated or truncated):
-                            final_obs, final_info = obs, info
-                            obs, info = env.reset()
-                            info = {"final_info": final_info, "final_obs": final_obs, **info}
-                    autoreset = mode == AutoresetMode.NEXT_STEP and bool(terminated or truncated)
-                    pipe.send((True, (publish(obs), float(reward), bool(terminated), bool(truncated), info)))
-                elif command == "close":
-                    break
-                elif command == "_call":
-                    name, args, kwargs = data
-                    if name in ("reset", "step", "close", "_setattr", "_check_spaces"):
-                        raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead.")
-                    attr = env.get_wrapper_attr(name)
-                    pipe.send((True, attr(*args, **kwargs) if callable(attr) else attr))
-                elif command == "_setattr":
-                    env.set_wrapper_attr(*data)
-                    pipe.send((True, None))
-                elif command == "_check_spaces":
-                    obs_space, act_space = data
-                    pipe.send((True, (obs_space == env.observation_space, act_space == env.action_space)))
-                else:
-                    raise RuntimeError(f"Received unknown command `{command}`.")
-            except Exception as e:  # noqa: BLE001 - reported to the parent, which decides (restart or raise)
-                _reply_error(pipe, e)
+                pipe.send((True, out))
+            except Exception as e:  # noqa: BLE001 - something in a reply cannot be pickled: that env's step fails
+                pipe.send((True, [r if _picklable(r) else _slot_error(e) for r in out]))
     except KeyboardInterrupt:
         pass
-    except Exception as e:  # noqa: BLE001 - the env could not even be made: the parent's next receive says so
+    except Exception as e:  # noqa: BLE001 - the envs could not even be made: the parent's next receive says so
         _reply_error(pipe, e)
     finally:
-        if env is not None:
-            try:
-                env.close()
-            except Exception:  # noqa: BLE001 - closing is best effort; the parent kills what is left
-                pass
+        for env in envs:
+            if env is not None:
+                try:
+                    env.close()
+                except Exception:  # noqa: BLE001 - closing is best effort; the parent kills what is left
+                    pass
 
 
 def _writer(space: spaces.Space[Any], index: int, buf: Any) -> Callable[[Any], None]:
@@ -603,6 +776,14 @@ def _reply_error(pipe: Connection, e: BaseException) -> None:
             pass
 
 
+def _usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int | None = None, **kwargs: Any) -> GuiVectorEnv:
     """The ``vector_entry_point`` of every guigym id: ``gym.make_vec(id, n, **kwargs)`` (mode
     ``None`` or ``"vector_entry_point"``) builds a :class:`GuiVectorEnv` of ``gym.make(id, **kwargs)``.
@@ -610,7 +791,9 @@ def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int
     ``kwargs`` named in :data:`VECTOR_OPTIONS` configure the vector env; the rest go to every
     env (``level``, ``backend``, ``extra_obs``, ...). With ``backend="browser"`` workers start
     from a fresh process (``context="forkserver"``) unless ``context`` says otherwise: a worker
-    forked from a process running Playwright would hang starting its own.
+    forked from a process running Playwright would hang starting its own. ``envs_per_worker``
+    defaults to one env per worker for the browser and, for the mock, to as few envs per
+    worker as leave at most one worker per usable core (``num_envs`` ≤ cores: one each).
     """
     from guigym.registration import id_of_family
 
@@ -619,6 +802,8 @@ def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int
         # a worker forked from a process that runs Playwright (a browser env here, or a restart
         # after one started) inherits its event loop and hangs starting its own: start clean ones
         vector.setdefault("context", "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    else:  # the mock: a step costs ~0.2 ms, so more workers than cores only add messages
+        vector.setdefault("envs_per_worker", -(-num_envs // max(1, min(num_envs, _usable_cores()))))
     env_id = id_of_family(family)
     if max_episode_steps is not None:
         kwargs["max_episode_steps"] = max_episode_steps

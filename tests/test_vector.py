@@ -72,19 +72,20 @@ def assert_obs_equal(got: dict[str, Any], want: dict[str, Any], where: str) -> N
 
 
 def check_against_single(venv: gym.vector.VectorEnv, env_id: str, mode: AutoresetMode, seed: int = 11, **kw: Any) -> None:
-    acts = actions(env_id, STEPS)
-    want = [single_rollout(env_id, seed + i, [a[i] for a in acts], mode, max_episode_steps=MAX_STEPS, **kw) for i in range(N)]
+    n = venv.num_envs
+    acts = actions(env_id, STEPS, n)
+    want = [single_rollout(env_id, seed + i, [a[i] for a in acts], mode, max_episode_steps=MAX_STEPS, **kw) for i in range(n)]
 
     def unbatch(obs: Any, i: int) -> dict[str, Any]:
         return {k: v[i] for k, v in obs.items()}
 
     obs, _ = venv.reset(seed=seed)
-    for i in range(N):
+    for i in range(n):
         assert_obs_equal(unbatch(obs, i), want[i][0][0], f"{type(venv).__name__} reset env {i}")
     dones = 0
     for t, a in enumerate(acts, start=1):
         obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
-        for i in range(N):
+        for i in range(n):
             w_obs, w_r, w_te, w_tr, w_final = want[i][t]
             where = f"{type(venv).__name__} {mode.value} step {t} env {i}"
             assert_obs_equal(unbatch(obs, i), w_obs, where)
@@ -102,6 +103,8 @@ def check_against_single(venv: gym.vector.VectorEnv, env_id: str, mode: Autorese
 def test_every_mode_matches_the_single_env(env_id: str, vmode: str) -> None:
     """Defaults only (no shared_memory=False): the instruction and history arrive every step."""
     kw = {"extra_obs": ("history",), "max_episode_steps": MAX_STEPS}
+    if vmode == "vector_entry_point":
+        kw["envs_per_worker"] = 1  # one env per worker, whatever the machine's cores (the default's rule)
     venv = gym.make_vec(env_id, num_envs=N, vectorization_mode=vmode, **kw)
     try:
         if vmode == "vector_entry_point":
@@ -111,12 +114,48 @@ def test_every_mode_matches_the_single_env(env_id: str, vmode: str) -> None:
         venv.close()
 
 
-def test_default_make_vec_is_guigyms() -> None:
-    venv = gym.make_vec("GuiGym-Settings-v0", num_envs=N)
+@pytest.mark.parametrize("env_id", IDS)
+def test_several_envs_per_worker_match_the_single_env(env_id: str) -> None:
+    """Three envs in two workers (two, then one): each env still gets exactly its own episode."""
+    kw = {"extra_obs": ("history",), "max_episode_steps": MAX_STEPS}
+    venv = gym.make_vec(env_id, num_envs=3, envs_per_worker=2, **kw)
+    try:
+        assert [list(r) for r in venv.worker_envs] == [[0, 1], [2]]
+        assert venv.processes[0] is venv.processes[1] is not venv.processes[2]
+        check_against_single(venv, env_id, AutoresetMode.NEXT_STEP, extra_obs=("history",))
+    finally:
+        venv.close()
+
+
+def test_several_envs_per_worker_same_step_and_elements() -> None:
+    kw = {"extra_obs": ("elements", "history"), "max_episode_steps": MAX_STEPS}
+    venv = gym.make_vec("GuiGym-Launcher-v0", 3, envs_per_worker=3, autoreset_mode="SameStep", **kw)
+    try:
+        assert len({p.pid for p in venv.processes}) == 1
+        check_against_single(venv, "GuiGym-Launcher-v0", AutoresetMode.SAME_STEP, extra_obs=("elements", "history"))
+    finally:
+        venv.close()
+
+
+def test_default_make_vec_is_guigyms(monkeypatch: pytest.MonkeyPatch) -> None:
+    import guigym.vector as vector
+
+    venv = gym.make_vec("GuiGym-Settings-v0", num_envs=N, envs_per_worker=1)
     try:
         assert isinstance(venv, GuiVectorEnv) and repr(venv) == "GuiVectorEnv(GuiGym-Settings-v0, num_envs=2)"
     finally:
         venv.close()
+    # the default: at most one mock worker per usable core, as few envs in each as that allows
+    for cores, n, per in [(2, 2, 1), (2, 5, 3), (4, 8, 2), (16, 3, 1), (1, 3, 3)]:
+        monkeypatch.setattr(vector, "_usable_cores", lambda c=cores: c)
+        venv = gym.make_vec("GuiGym-Login-v0", num_envs=n)
+        try:
+            assert venv.envs_per_worker == per and len(venv.worker_envs) == -(-n // per), (cores, n)
+            assert len({p.pid for p in venv.processes}) == len(venv.worker_envs)
+        finally:
+            venv.close()
+    with pytest.raises(ValueError, match="envs_per_worker"):
+        GuiVectorEnv([login], envs_per_worker=0)
 
 
 @pytest.mark.parametrize("vmode", ["async", "vector_entry_point"])
@@ -254,7 +293,7 @@ def test_env_exception_is_reported_restarted_and_the_others_go_on(mode: Autorese
 
 
 def test_sigkilled_worker_is_restarted_and_close_leaves_nothing() -> None:
-    venv = gym.make_vec("GuiGym-Login-v0", 3)
+    venv = gym.make_vec("GuiGym-Login-v0", 3, envs_per_worker=1)
     seen = list(venv.processes)
     try:
         venv.reset(seed=0)
@@ -312,6 +351,113 @@ def test_max_restarts_raises() -> None:
             venv.step(venv.action_space.sample())
     finally:
         venv.close()
+
+
+_MADE_IN: set[int] = set()
+
+
+def login_once_per_process() -> gym.Env:
+    """Login that raises at step 2, and cannot be made a second time in the same process."""
+    if os.getpid() in _MADE_IN:
+        raise RuntimeError("cannot make it again here")
+    _MADE_IN.add(os.getpid())
+    return Boom(login(), 2)
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_env_that_raises_is_made_anew_and_its_worker_mates_carry_on(mode: AutoresetMode) -> None:
+    """Two envs in one worker: the one that raises is made anew in the worker (same process);
+    the other's episode goes on undisturbed, in every autoreset mode."""
+    venv = GuiVectorEnv([login, lambda: Boom(login(), 3), login], envs_per_worker=2, autoreset_mode=mode)
+    refs = [gym.make("GuiGym-Login-v0") for _ in range(2)]  # what envs 0 and 2 must keep doing
+    try:
+        obs, _ = venv.reset(seed=[0, 1, 2])
+        refs[0].reset(seed=0)
+        refs[1].reset(seed=2)
+        pids = [p.pid for p in venv.processes]
+        acts = actions("GuiGym-Login-v0", 6, 3)
+        for t, a in enumerate(acts, start=1):
+            prev = {k: v[1] for k, v in obs.items()}
+            obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
+            for ref, i in zip(refs, (0, 2)):
+                w_obs, w_r, w_te, w_tr, _ = ref.step(a[i])
+                assert np.array_equal(obs["screenshot"][i], w_obs["screenshot"]), f"env {i} must carry on undisturbed"
+                assert (r[i], te[i], tr[i]) == (w_r, w_te, w_tr)
+            if t == 3:
+                assert list(info["worker_failed"]) == [False, True, False]
+                assert "RuntimeError: boom at step 3" in info["worker_error"][1]
+                assert (r[1], te[1], tr[1]) == (0.0, False, True)
+                assert venv.restarts == [0, 1, 0] and [p.pid for p in venv.processes] == pids  # no process restarted
+                if mode == AutoresetMode.SAME_STEP:
+                    assert_obs_equal(info["final_obs"][1], prev, "final_obs")
+                    assert_obs_equal({k: v[1] for k, v in obs.items()}, venv.call("observe")[1], "a new episode now")
+                else:
+                    assert_obs_equal({k: v[1] for k, v in obs.items()}, prev, "last obs")
+            elif t == 4 and mode != AutoresetMode.SAME_STEP:  # the new env's first step: a new episode
+                assert (r[1], te[1], tr[1]) == (0.0, False, False) and "worker_failed" not in info
+                assert_obs_equal({k: v[1] for k, v in obs.items()}, venv.call("observe")[1], "new episode")
+            elif t < 3:  # (the env made anew raises again at its own third step)
+                assert "worker_failed" not in info
+    finally:
+        venv.close()
+        for ref in refs:
+            ref.close()
+
+
+def test_two_worker_mates_that_raise_in_the_same_step_are_both_made_anew() -> None:
+    venv = GuiVectorEnv([lambda: Boom(login(), 2)] * 2 + [login], envs_per_worker=2)
+    try:
+        venv.reset(seed=0)
+        pids = [p.pid for p in venv.processes]
+        venv.step(venv.action_space.sample())
+        _, _, _, tr, info = venv.step(venv.action_space.sample())
+        assert list(info["worker_failed"]) == [True, True, False] and list(tr) == [True, True, False]
+        assert all("boom at step 2" in info["worker_error"][i] for i in (0, 1))
+        assert venv.restarts == [1, 1, 0] and [p.pid for p in venv.processes] == pids
+        obs, r, te, tr, info = venv.step(venv.action_space.sample())  # both: a new episode
+        assert "worker_failed" not in info and all(obs["instruction"])
+    finally:
+        venv.close()
+
+
+def test_env_that_cannot_be_made_anew_restarts_its_worker() -> None:
+    """Making the env anew fails too: the worker is restarted, and its other env's episode ends with it."""
+    venv = GuiVectorEnv([login, login_once_per_process, login], envs_per_worker=2)
+    seen = list(venv.processes)
+    try:
+        venv.reset(seed=0)
+        old = venv.processes[0].pid
+        venv.step(venv.action_space.sample())
+        _, _, _, tr, info = venv.step(venv.action_space.sample())
+        assert list(info["worker_failed"]) == [True, True, False] and list(tr) == [True, True, False]
+        assert "boom at step 2" in info["worker_error"][1] and "restarted with its worker" in info["worker_error"][0]
+        assert venv.processes[0].pid != old and venv.restarts == [1, 2, 0]
+        seen += venv.processes
+        obs, r, te, tr, info = venv.step(venv.action_space.sample())  # the new worker's envs: new episodes
+        assert "worker_failed" not in info and list(r[:2]) == [0.0, 0.0] and not (te[:2].any() or tr[:2].any())
+        assert all(obs["instruction"])
+    finally:
+        venv.close()
+    assert no_process_left(seen)
+
+
+def test_sigkilled_worker_of_several_envs_fails_them_all_and_the_others_go_on() -> None:
+    venv = GuiVectorEnv([login] * 3, envs_per_worker=2)
+    seen = list(venv.processes)
+    try:
+        venv.reset(seed=0)
+        os.kill(venv.processes[0].pid, signal.SIGKILL)
+        obs, r, te, tr, info = venv.step(venv.action_space.sample())
+        assert list(info["worker_failed"]) == [True, True, False] and list(tr) == [True, True, False]
+        assert "SIGKILL" in info["worker_error"][0] and venv.restarts == [1, 1, 0]
+        seen += venv.processes
+        for _ in range(3):
+            obs, *_, info = venv.step(venv.action_space.sample())
+            assert "worker_failed" not in info
+        assert all(obs["instruction"])
+    finally:
+        venv.close()
+    assert no_process_left(seen)
 
 
 def test_closing_twice_and_after_a_kill() -> None:
