@@ -4,10 +4,10 @@
 
 Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its defaults (shared
 memory); guigym's vector env (``gym.make_vec(id, n)``, one env per worker); N x 4 envs in N
-guigym workers (``envs_per_worker=4``: one message per worker carries four envs' steps, the
-rate counts every env's steps); SB3's SubprocVecEnv over
-``make_sb3_env`` (random policy only: its Discrete actions cannot carry the oracle's Type text);
-a Ray row when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
+guigym workers (``envs_per_worker=4``: one message per worker carries four envs' steps; the
+rate counts every env's steps); SB3's SubprocVecEnv over ``make_sb3_env`` (random policy only:
+its Discrete actions cannot carry the oracle's Type text); two Ray rows (N actors of one env,
+N actors of four) when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
 separate processes that never talk to each other: no vector env can beat that row, so it is the
 machine's own ceiling for N envs (on the README's 2-vCPU VM, 1.3-1.75x for 2). Columns: random and oracle
 (``info["reference"][0]``) policies, per backend; each ratio is to the single env measured in the
@@ -105,7 +105,7 @@ def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool, name: str = "")
     n, space = venv.num_envs, venv.single_action_space
     _, info = venv.reset(seed=0)
     venv.action_space.seed(0)
-    pids = [p.pid for p in getattr(venv, "processes", []) if p is not None]
+    pids = sorted({p.pid for p in getattr(venv, "processes", []) if p is not None})  # envs may share a worker
     cpu0, main0 = _proc_cpu(pids), time.process_time()
     t = time.perf_counter()
     for _ in range(max(1, steps // n)):
@@ -176,14 +176,14 @@ def separate(kw: dict[str, Any], n: int, steps: int, oracle: bool) -> float:
     return (steps // n) * n / (max(e for _, e in spans) - min(s for s, _ in spans))
 
 
-def ray_vector(kw: dict[str, Any], n: int) -> gym.vector.VectorEnv | None:
-    """``guigym.distributed.RayVectorEnv`` with one env per actor on a local Ray; None (row
-    skipped) where Ray is not installed (extra ``guigym[ray]``)."""
+def ray_vector(kw: dict[str, Any], n: int, per_actor: int = 1) -> gym.vector.VectorEnv | None:
+    """``guigym.distributed.RayVectorEnv`` with ``n`` actors of ``per_actor`` envs on a local Ray;
+    None (row skipped) where Ray is not installed (extra ``guigym[ray]``)."""
     if importlib.util.find_spec("ray") is None:
         return None
     from guigym.distributed import RayVectorEnv
 
-    return RayVectorEnv(ENV_ID, num_actors=n, envs_per_actor=1, **kw)
+    return RayVectorEnv(ENV_ID, num_actors=n, envs_per_actor=per_actor, **kw)
 
 
 def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
@@ -199,6 +199,8 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
             gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, **kw), steps, o, f"guigym x{n * PER_WORKER}, {n} workers")),
         (f"SB3 SubprocVecEnv x{n}", lambda o: None if o else sb3_subproc(kw, n, steps)),
         (f"Ray x{n}", lambda o: (lambda v: None if v is None else vector(v, steps, o))(ray_vector(kw, n))),
+        (f"Ray x{n * PER_WORKER}, {n} actors", lambda o: (lambda v: None if v is None else vector(v, steps, o))(
+            ray_vector(kw, n, PER_WORKER))),
         (f"{n} separate processes (ceiling)", lambda o: separate(kw, n, steps, o)),
     ]
     results, cpu = [], {}

@@ -73,11 +73,12 @@ def test_background_cache_is_bounded_and_exact(monkeypatch: pytest.MonkeyPatch) 
     from guigym.backends import mock
 
     for budget in (mock.BACKGROUND_FRAMES, 0.02):  # and one that holds a band or two: evicting on every frame
-        env = gym.make("GuiGym-Settings-v0", variation="appearance").unwrapped
+        # caches of its own: each budget starts empty (not the process's, which other envs fill)
+        env = gym.make("GuiGym-Settings-v0", variation="appearance", backend_kwargs={"shared_caches": False}).unwrapped
         monkeypatch.setattr(mock, "BACKGROUND_FRAMES", budget)
         for seed in range(12):
             env.reset(seed=seed, options={"level": "hard"})
-            fresh = MockBackend(env.width, env.height)
+            fresh = MockBackend(env.width, env.height, shared_caches=False)
             fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
             assert np.array_equal(fresh.screenshot(), env.render())
             b, bands = env.backend, [band for _, _, band in env.backend._backgrounds.values()]
@@ -105,7 +106,7 @@ def test_frames_shown_again_equal_fresh_drawings_and_stay_unwritten() -> None:
         back, *_, info2 = env.step(Back())
         if env._key == state_key(start_state(env.scenario)):  # back at the start: the kept frame again
             assert np.array_equal(back["screenshot"], first)
-        fresh = MockBackend(env.width, env.height)
+        fresh = MockBackend(env.width, env.height, shared_caches=False)
         fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
         assert np.array_equal(fresh.screenshot(), env.render())
         assert info2["elements"] == env.elements() and env.backend.boxes() == fresh.boxes()

@@ -8,6 +8,7 @@ pygame is pinned (not pygame-ce) because the two draw different pixels.
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -25,8 +26,10 @@ from guigym.fonts import font_path
 from guigym.layout import Box, Layout
 
 
-#: Most bytes of rendered text the mock keeps cached per backend (least recently used dropped
-#: first): long typed values render wide surfaces, so an entry count alone would not bound it.
+#: Most bytes of rendered text the mock keeps cached per process and viewport size (least
+#: recently used dropped first; every mock env of that size in the process shares the caches,
+#: see :class:`_Caches`): long typed values render wide surfaces, so an entry count alone would
+#: not bound it.
 TEXT_CACHE_BYTES = 64 << 20
 TEXT_CACHE_ENTRIES = 8192  # the byte budget binds first under variation (fonts x scales x colours)
 #: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
@@ -88,33 +91,84 @@ def _nbytes(surf: pygame.Surface) -> int:
     return surf.get_pitch() * surf.get_height()
 
 
+class _Caches:
+    """The drawing caches (rendered text, widget tiles, plain frames, backgrounds) that every
+    mock backend of one viewport size in a process shares: envs of the same app family draw
+    the same tiles, so several envs in one process (a vector env's worker, ``SyncVectorEnv``,
+    a trainer's env pool) hit each other's drawings instead of each warming its own, and the
+    byte budgets above hold per process, not per env. Entries are pure functions of their
+    keys (a cached drawing is what drawing anew gives), so sharing changes no pixel. ``lock``
+    serialises drawing between threads (an evicted tile's surface is reused for the next one)."""
+
+    def __init__(self) -> None:
+        self.text = _Text()
+        self.tiles: OrderedDict[int, tuple[list[Record], pygame.Surface]] = OrderedDict()
+        self.tile_bytes = 0
+        self.plains: dict[tuple[int, ...], np.ndarray] = {}
+        self.backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], Color, np.ndarray]] = OrderedDict()
+        self.background_bytes = 0
+        self.lock = threading.Lock()
+
+
+_CACHES: dict[tuple[int, int], _Caches] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def _caches(width: int, height: int) -> _Caches:
+    """This process's shared caches for a ``width`` x ``height`` viewport (made on first use)."""
+    with _CACHES_LOCK:
+        hit = _CACHES.get((width, height))
+        if hit is None:
+            hit = _CACHES[(width, height)] = _Caches()
+        return hit
+
+
+def _fresh_locks_after_fork() -> None:
+    """A child forked while another thread was drawing must not inherit a held lock."""
+    global _CACHES_LOCK
+    _CACHES_LOCK = threading.Lock()
+    for c in _CACHES.values():
+        c.lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_locks_after_fork)
+
+
 class MockBackend(Backend):
     """pygame renderer. ``show`` draws immediately into a reused buffer; ``screenshot``
     returns a copy."""
 
     name = "mock"
 
-    def __init__(self, width: int, height: int, **kwargs: Any) -> None:
+    def __init__(self, width: int, height: int, shared_caches: bool = True, **kwargs: Any) -> None:
+        """``shared_caches``: draw with the process's caches for this viewport size (default;
+        :class:`_Caches`), or, False, with caches of this backend's own (a cold start, and
+        bounds that hold per backend)."""
         super().__init__(width, height)
         if kwargs:
-            raise TypeError(f"the mock backend takes no options, got {sorted(kwargs)}")
+            raise TypeError(f"the mock backend takes only shared_caches, got {sorted(kwargs)}")
         # Every frame is drawn into a new array, so the first screenshot of a frame can hand
         # it over without a copy (the backend never draws into it again).
         self._arr = np.zeros((height, width, 3), dtype=np.uint8)
         self._handed_out = False
-        self._text = _Text()
-        self._tiles: OrderedDict[int, tuple[list[Record], pygame.Surface]] = OrderedDict()
-        self._tile_bytes = 0
-        self._plains: dict[tuple[int, ...], np.ndarray] = {}
-        self._backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], Color, np.ndarray]] = OrderedDict()
-        self._background_bytes = 0
+        self._caches = _caches(width, height) if shared_caches else _Caches()
+        self._text = self._caches.text  # the caches', unless a test gives this backend its own
         self._view: View | None = None
         self._lay: Layout | None = None
+
+    # the caches' parts, by the names tests read
+    _tiles = property(lambda self: self._caches.tiles)
+    _tile_bytes = property(lambda self: self._caches.tile_bytes)
+    _plains = property(lambda self: self._caches.plains)
+    _backgrounds = property(lambda self: self._caches.backgrounds)
+    _background_bytes = property(lambda self: self._caches.background_bytes)
 
     # --- Backend API -------------------------------------------------------------------
     def show(self, v: View, lay: Layout) -> None:
         self._view, self._lay = v, lay
-        self._draw(v, lay)
+        with self._caches.lock:
+            self._draw(v, lay)
 
     def reshow(self, v: View, lay: Layout, frame: np.ndarray) -> None:
         """``show(v, lay)`` for a frame drawn before, ``frame`` (what ``screenshot`` gave then):
@@ -143,10 +197,11 @@ class MockBackend(Backend):
         """A new frame holding ``head`` (records before the first widget) drawn on black,
         from the background cache (keyed by the records: memoised, so the same objects on
         every frame of a screen, and held by the cache so their ids stay theirs)."""
+        c = self._caches
         key = tuple(map(id, head))
-        hit = self._backgrounds.get(key)
+        hit = c.backgrounds.get(key)
         if hit is not None:
-            self._backgrounds.move_to_end(key)
+            c.backgrounds.move_to_end(key)
             arr = self._plain(hit[1]).copy()
             arr[: len(hit[2])] = hit[2]
             return arr
@@ -161,10 +216,10 @@ class MockBackend(Backend):
             bottom = max(bottom, self._paint(s, r, 0, 0))
         band = arr[: min(max(bottom, 0), self.height)].copy()
         budget = BACKGROUND_FRAMES * self.width * self.height * 3
-        while self._backgrounds and (len(self._backgrounds) >= BACKGROUND_ENTRIES or self._background_bytes + band.nbytes > budget):
-            self._background_bytes -= self._backgrounds.popitem(last=False)[1][2].nbytes
-        self._backgrounds[key] = (head, color, band)
-        self._background_bytes += band.nbytes
+        while c.backgrounds and (len(c.backgrounds) >= BACKGROUND_ENTRIES or c.background_bytes + band.nbytes > budget):
+            c.background_bytes -= c.backgrounds.popitem(last=False)[1][2].nbytes
+        c.backgrounds[key] = (head, color, band)
+        c.background_bytes += band.nbytes
         return arr
 
     def _covers(self, r: Record) -> bool:
@@ -173,12 +228,12 @@ class MockBackend(Backend):
 
     def _plain(self, color: Color) -> np.ndarray:
         """A screen filled with ``color`` by pygame (kept per colour: a theme has one background)."""
-        key = tuple(color)
-        arr = self._plains.get(key)
+        key, plains = tuple(color), self._caches.plains
+        arr = plains.get(key)
         if arr is None:
-            if len(self._plains) >= PLAIN_ENTRIES:
-                self._plains.clear()
-            arr = self._plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
+            if len(plains) >= PLAIN_ENTRIES:
+                plains.clear()
+            arr = plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
             pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
         return arr
 
@@ -186,7 +241,8 @@ class MockBackend(Backend):
         items = display_list(v, lay)
         n = next((i for i, r in enumerate(items) if r["type"] == "widget"), len(items))
         self._arr, self._handed_out = self._background(items[:n]), False
-        s, tiles = pygame.image.frombuffer(self._arr, (self.width, self.height), "RGB"), self._tiles
+        c = self._caches
+        s, tiles = pygame.image.frombuffer(self._arr, (self.width, self.height), "RGB"), c.tiles
         for r in items[n:]:
             if r["type"] != "widget":
                 self._paint(s, r, 0, 0)
@@ -204,21 +260,21 @@ class MockBackend(Backend):
                 spare = None  # an evicted tile of the same size is filled anew instead of allocating one
                 if hit is not None:  # a stale entry (another list got the id): replaced below
                     spare = tiles.pop(id(ps))[1]
-                    self._tile_bytes -= _nbytes(spare)
+                    c.tile_bytes -= _nbytes(spare)
                 while len(tiles) >= TILE_CACHE_ENTRIES:
                     spare = tiles.popitem(last=False)[1][1]  # least recently used first
-                    self._tile_bytes -= _nbytes(spare)
+                    c.tile_bytes -= _nbytes(spare)
                 w, h = r["clip"]
                 # same pixel format as the frame: fast blits
                 tile = spare if spare is not None and spare.get_size() == (w, h) else pygame.Surface((w, h), 0, s)
                 n = _nbytes(tile)
-                while tiles and self._tile_bytes + n > TILE_CACHE_BYTES:
-                    self._tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])
+                while tiles and c.tile_bytes + n > TILE_CACHE_BYTES:
+                    c.tile_bytes -= _nbytes(tiles.popitem(last=False)[1][1])
                 tile.fill(r["bg"])
                 for p in ps:
                     self._paint(tile, p, 0, 0)
                 hit = tiles[id(ps)] = (ps, tile)
-                self._tile_bytes += n
+                c.tile_bytes += n
             else:
                 tiles.move_to_end(id(ps))
             s.blit(hit[1], (r["box"][0], r["box"][1]))
