@@ -155,6 +155,10 @@ class GuiEnv(gym.Env):
         #: hands out copies), so a state shown again (Back, a scroll undone) is not drawn again.
         #: One LRU for the env's life: frames leave one at a time, so the allocator reuses them.
         self._frames: OrderedDict[tuple[int, bytes], np.ndarray] = OrderedDict()
+        #: Observations hold a read-only view of the kept frame instead of a copy: for a caller
+        #: that copies the screenshot away at once and keeps nothing (guigym's vector workers
+        #: copy it into shared memory), which saves one 675 KB copy a step.
+        self.share_frames = False
         self._epochs = itertools.count()
         self._epoch = -1  # the current scenario's number (each Oracle, a new scenario, gets one)
         self._history: list[str] = []
@@ -390,7 +394,12 @@ class GuiEnv(gym.Env):
         return self.backend.perform(act)
 
     def _obs(self) -> dict[str, Any]:
-        obs: dict[str, Any] = {"screenshot": self._frame.copy(), "instruction": self.instruction}  # type: ignore[union-attr]
+        if self.share_frames:
+            shot = self._frame.view()  # type: ignore[union-attr]
+            shot.flags.writeable = False
+        else:
+            shot = self._frame.copy()  # type: ignore[union-attr]
+        obs: dict[str, Any] = {"screenshot": shot, "instruction": self.instruction}
         if "elements" in self.extra_obs:
             obs["elements"] = tuple(
                 {"id": e["id"], "role": role_id(e["role"]), "label": e["label"], "box": np.asarray(e["box"], dtype=np.int32)}

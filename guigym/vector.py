@@ -808,7 +808,14 @@ def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int
     if max_episode_steps is not None:
         kwargs["max_episode_steps"] = max_episode_steps
 
+    # the worker copies each screenshot into shared memory at once, so the env may hand out its
+    # kept frame (share_frames); Gymnasium's passive checker would warn that two observations
+    # share memory, which is the point here (guigym's envs are checked by its tests)
+    env_kwargs = {"disable_env_checker": True, **kwargs}
+
     def make_one() -> gym.Env:
-        return gym.make(env_id, **kwargs)
+        env = gym.make(env_id, **env_kwargs)
+        env.unwrapped.share_frames = True  # type: ignore[attr-defined]
+        return env
 
     return GuiVectorEnv([make_one] * num_envs, **vector)

@@ -583,3 +583,29 @@ def test_browser_vector_env_matches_single_and_survives_a_kill() -> None:
     while marked_chromium(pids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert marked_chromium(pids) == []
+
+
+def test_workers_hand_frames_to_shared_memory_without_a_copy_and_users_get_their_own() -> None:
+    """make_vec's envs hand out read-only views of their kept frames (``share_frames``: the
+    worker copies them into shared memory at once); the user's observations are writable copies
+    that writing into changes nothing else."""
+    env = gym.make("GuiGym-Login-v0")
+    env.unwrapped.share_frames = True
+    obs, info = env.reset(seed=3)
+    assert not obs["screenshot"].flags.writeable and obs["screenshot"].base is env.unwrapped._frame
+    with pytest.raises(ValueError):
+        obs["screenshot"][0, 0] = 1
+    env.close()
+    venv = gym.make_vec("GuiGym-Login-v0", 2, envs_per_worker=1)
+    ref = gym.make("GuiGym-Login-v0")
+    try:
+        assert venv.get_attr("share_frames") == (True, True)
+        obs, _ = venv.reset(seed=3)
+        assert obs["screenshot"].flags.writeable
+        obs["screenshot"][:] = 0
+        again = venv.call("observe")[0]["screenshot"]
+        want, _ = ref.reset(seed=3)
+        assert np.array_equal(again, want["screenshot"])
+    finally:
+        venv.close()
+        ref.close()
