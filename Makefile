@@ -31,7 +31,7 @@ chromium: $(STAMP)
 	sh scripts/ensure_chromium.sh $(BIN)/python
 
 test: $(STAMP) chromium
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -q
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -q --durations=25  # the slowest tests, for whoever speeds the suite up
 
 bench: $(STAMP)
 	SDL_AUDIODRIVER=dummy $(BIN)/python benchmarks/bench_env.py
