@@ -5,7 +5,8 @@
 Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its defaults (shared
 memory); guigym's vector env (``gym.make_vec(id, n)``, one env per worker); N x 4 envs in N
 guigym workers (``envs_per_worker=4``: one message per worker carries four envs' steps; the
-rate counts every env's steps); SB3's SubprocVecEnv over ``make_sb3_env`` (random policy only:
+rate counts every env's steps), then with each env in a thread (``worker_threads=True``); SB3's
+SubprocVecEnv over ``make_sb3_env`` (random policy only:
 its Discrete actions cannot carry the oracle's Type text); two Ray rows (N actors of one env,
 N actors of four) when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
 separate processes that never talk to each other: no vector env can beat that row, so it is the
@@ -197,6 +198,9 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
          lambda o: vector(gym.make_vec(ENV_ID, n, envs_per_worker=1, **kw), steps, o, f"guigym async x{n} (make_vec)")),
         (f"guigym x{n * PER_WORKER}, {n} workers", lambda o: vector(
             gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, **kw), steps, o, f"guigym x{n * PER_WORKER}, {n} workers")),
+        (f"guigym x{n * PER_WORKER}, {n} workers, threads", lambda o: vector(
+            gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, worker_threads=True, **kw), steps, o,
+            f"guigym x{n * PER_WORKER}, {n} workers, threads")),
         (f"SB3 SubprocVecEnv x{n}", lambda o: None if o else sb3_subproc(kw, n, steps)),
         (f"Ray x{n}", lambda o: (lambda v: None if v is None else vector(v, steps, o))(ray_vector(kw, n))),
         (f"Ray x{n * PER_WORKER}, {n} actors", lambda o: (lambda v: None if v is None else vector(v, steps, o))(

@@ -82,7 +82,8 @@ from gymnasium.vector.utils import (
 )
 
 #: Keyword arguments of :func:`make_vector` that configure the vector env, not the envs.
-VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_restarts", "close_timeout", "envs_per_worker")
+VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_restarts", "close_timeout", "envs_per_worker",
+                  "worker_threads")
 
 
 class WorkerDied(RuntimeError):
@@ -115,8 +116,12 @@ class GuiVectorEnv(AsyncVectorEnv):
             lives in worker ``i // envs_per_worker``. One message a step then carries that many
             envs' actions and results, which divides the per-message cost (a pipe write that
             wakes the other process costs ~70 µs of CPU on a VM) among them: for the mock,
-            whose step costs ~0.2 ms, use about one worker per core. Keep 1 for the browser
-            (a worker waits on each env's Chromium in turn).
+            whose step costs ~0.2 ms, use about one worker per core. For the browser, several
+            envs per worker pay only with ``worker_threads``.
+        worker_threads: a worker resets and steps its envs each in a thread of its own, at once:
+            for the browser, whose steps mostly wait on Chromium, the waits then overlap (the
+            envs' browser calls interleave on the process's event loop). No use for the mock,
+            whose drawing holds a lock.
     """
 
     def __init__(
@@ -130,6 +135,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         max_restarts: int = 100,
         close_timeout: float = 5.0,
         envs_per_worker: int = 1,
+        worker_threads: bool = False,
     ) -> None:
         if len(env_fns) < 1:
             raise ValueError("GuiVectorEnv needs at least one env function")
@@ -143,8 +149,9 @@ class GuiVectorEnv(AsyncVectorEnv):
         self.worker, self.observation_mode, self.max_concurrency = None, "same", None
         self.autoreset_mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AutoresetMode(autoreset_mode)
         self.worker_timeout, self.max_restarts, self.close_timeout = worker_timeout, max_restarts, close_timeout
-        #: Envs per worker process (the last worker may hold fewer).
+        #: Envs per worker process (the last worker may hold fewer), and whether each steps in a thread.
         self.envs_per_worker = k = int(min(envs_per_worker, self.num_envs))
+        self.worker_threads = bool(worker_threads)
         #: The envs of each worker, in order: worker ``w`` holds envs ``w * k`` to ``w * k + k - 1``.
         self.worker_envs: list[range] = [range(s, min(s + k, self.num_envs)) for s in range(0, self.num_envs, k)]
         #: Restarts so far, per env (a restart of a worker counts for each of its envs).
@@ -237,7 +244,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         p = self._ctx.Process(
             target=_worker, name=f"Worker<{type(self).__name__}>-{w}", daemon=self.daemon,
             args=(envs.start, [CloudpickleWrapper(self.env_fns[i]) for i in envs], child, shm, self._pipe_keys,
-                  self.autoreset_mode, needs_reset),
+                  self.autoreset_mode, needs_reset, self.worker_threads),
         )
         p.start()
         child.close()
@@ -633,13 +640,15 @@ def _slot_error(e: BaseException) -> tuple[bool, Any]:
 
 
 def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any], pipe_keys: list[Any], mode: AutoresetMode,
-            needs_reset: bool) -> None:
+            needs_reset: bool, threads: bool = False) -> None:
     """Envs ``first``, ``first + 1``, ... in one process: commands in (one item per env), one
     reply out: ``(True, [(ok, payload) per env])``, or ``(False, (exception, traceback))`` when
     the envs cannot be made (the worker then ends). Fixed-size observation keys are written to
-    shared memory, the rest travel in the reply."""
+    shared memory, the rest travel in the reply. ``threads``: reset and step the envs at once,
+    each in a thread of its own (each writes only its own slots)."""
     _die_with_parent()
     envs: list[Any] = []
+    pool = None
     try:
         envs = [fn() for fn in env_fns]
         space = envs[0].observation_space
@@ -709,6 +718,10 @@ def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any
 
         handlers = {"reset": reset, "step": step, "_call": call, "_setattr": setattr_, "_check_spaces": check_spaces,
                     "_rebuild": rebuild}
+        if threads and len(envs) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            pool = ThreadPoolExecutor(len(envs), thread_name_prefix="guigym-env")
         while True:
             try:
                 command, items = pipe.recv()
@@ -719,12 +732,17 @@ def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any
             handler = handlers.get(command)
             if handler is None:
                 raise RuntimeError(f"Received unknown command `{command}`.")
-            out = []
-            for j, data in enumerate(items):
+
+            def run(j: int, data: Any, command: str = command, handler: Any = handler) -> tuple[bool, Any]:
                 try:
-                    out.append(skip(j, data) if command == "reset" and data is None else handler(j, data))
+                    return skip(j, data) if command == "reset" and data is None else handler(j, data)
                 except Exception as e:  # noqa: BLE001 - reported to the parent, which decides (make anew, restart or raise)
-                    out.append(_slot_error(e))
+                    return _slot_error(e)
+
+            if pool is not None and command in ("reset", "step"):
+                out = list(pool.map(run, range(len(items)), items))
+            else:
+                out = [run(j, data) for j, data in enumerate(items)]
             try:
                 pipe.send((True, out))
             except Exception as e:  # noqa: BLE001 - something in a reply cannot be pickled: that env's step fails
@@ -734,6 +752,8 @@ def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any
     except Exception as e:  # noqa: BLE001 - the envs could not even be made: the parent's next receive says so
         _reply_error(pipe, e)
     finally:
+        if pool is not None:
+            pool.shutdown(wait=False)
         for env in envs:
             if env is not None:
                 try:

@@ -609,3 +609,37 @@ def test_workers_hand_frames_to_shared_memory_without_a_copy_and_users_get_their
     finally:
         venv.close()
         ref.close()
+
+
+def test_worker_threads_step_a_workers_envs_at_once_and_match_the_single_env() -> None:
+    """``worker_threads``: each env of a worker resets and steps in a thread of its own; every
+    env still gets exactly its own episode (mock: drawing is serialised by the caches' lock)."""
+    kw = {"extra_obs": ("history",), "max_episode_steps": MAX_STEPS}
+    venv = gym.make_vec("GuiGym-Settings-v0", 3, envs_per_worker=3, worker_threads=True, **kw)
+    try:
+        assert venv.worker_threads and len(venv.worker_envs) == 1
+        check_against_single(venv, "GuiGym-Settings-v0", AutoresetMode.NEXT_STEP, extra_obs=("history",))
+    finally:
+        venv.close()
+
+
+def test_browser_envs_in_threads_of_one_worker_match_the_single_env() -> None:
+    """Two real Chromium envs in one worker, stepped at once from two threads (their browser
+    calls interleave on the worker's event loop): each env's episode is the single env's."""
+    kw = {"backend": "browser", "max_episode_steps": MAX_STEPS}
+    venv = gym.make_vec("GuiGym-Login-v0", 2, envs_per_worker=2, worker_threads=True, worker_timeout=90, **kw)
+    pids = [p.pid for p in venv.processes]
+    try:
+        assert pids[0] == pids[1]
+        check_against_single(venv, "GuiGym-Login-v0", AutoresetMode.NEXT_STEP, backend="browser")
+        marks = set()
+        for pid in marked_chromium(pids[:1]):  # a browser per env, both started by the one worker
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            marks.add(cmd.split(b"--guigym-instance=", 1)[1].split(b"\0", 1)[0])
+        assert len(marks) == 2, marks
+    finally:
+        venv.close()
+    deadline = time.monotonic() + 10
+    while marked_chromium(pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert marked_chromium(pids) == []
