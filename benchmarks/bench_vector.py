@@ -6,11 +6,11 @@ Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its default
 memory); guigym's vector env (``gym.make_vec(id, n)``, one env per worker); N x 4 envs in N
 guigym workers (``envs_per_worker=4``: one message per worker carries four envs' steps; the
 rate counts every env's steps), then with each env in a thread (``worker_threads=True``); SB3's
-SubprocVecEnv over ``make_sb3_env`` (random policy only:
-its Discrete actions cannot carry the oracle's Type text); two Ray rows (N actors of one env,
+SubprocVecEnv over ``make_sb3_env`` (random policy only: its Discrete actions cannot carry the
+oracle's Type text); two Ray rows (N actors of one env,
 N actors of four) when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
-separate processes that never talk to each other: no vector env can beat that row, so it is the
-machine's own ceiling for N envs (on the README's 2-vCPU VM, 1.3-1.75x for 2). Columns: random and oracle
+separate processes that never talk to each other: no vector env of N envs can beat that row, so it
+is the machine's own ceiling for N envs (on the README's 2-vCPU VM, 1.3-1.9x for 2). Columns: random and oracle
 (``info["reference"][0]``) policies, per backend; each ratio is to the single env measured in the
 same run (the mean of a measurement before and after the vector rows). The browser backend runs
 by default when a Chromium is found. Timings on a shared machine are noisy: compare ratios, and
