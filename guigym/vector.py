@@ -474,18 +474,12 @@ class GuiVectorEnv(AsyncVectorEnv):
                 rewards[i], terms[i] = 0.0, False
             fail = {"worker_failed": True, "worker_error": why}
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                last = self._single(i) if not replies[i][0] else self._fresh_obs(i, replies[i][1][0])
+                last = self._single(i)  # its last observation: before the failed step, or its step's own
                 info = self._fresh_episode(i, why)
                 infos = self._add_info(infos, {"final_obs": last, "final_info": fail, **info, **fail}, i)
             else:  # its next step resets; the shared slot still shows its last obs
                 infos = self._add_info(infos, {**replies[i][1][4], **fail} if replies[i][0] else fail, i)
         return self._batch(self.copy), rewards, terms, truncs, infos
-
-    def _fresh_obs(self, i: int, pipe_obs: Any) -> Any:
-        """A copy of env ``i``'s observation just received (its pipe part ``pipe_obs`` stored)."""
-        if pipe_obs is not None:
-            self._pipe_obs[i] = pipe_obs
-        return self._single(i)
 
     def _fresh_episode(self, i: int, why: str) -> dict[str, Any]:
         """Reset env ``i`` now, made anew after a failure (SAME_STEP); its info."""
