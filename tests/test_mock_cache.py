@@ -101,65 +101,9 @@ def test_round_rects_from_cached_corners_equal_pygames() -> None:
 # ------------------------------------------------------------------ caches shared in a process
 
 
-def _episode_frames(env: gym.Env, seed: int, steps: int) -> list[bytes]:
-    """Screenshots of ``steps`` oracle steps (resetting with the next seed when an episode ends)."""
-    obs, info = env.reset(seed=seed)
-    frames = [obs["screenshot"].tobytes()]
-    for _ in range(steps):
-        ref = info["reference"]
-        obs, _, term, trunc, info = env.step(ref[0].action if ref else Type("x"))
-        frames.append(obs["screenshot"].tobytes())
-        if term or trunc:
-            seed += 1
-            obs, info = env.reset(seed=seed)
-            frames.append(obs["screenshot"].tobytes())
-    return frames
-
-
-SHARED_CASES = [("GuiGym-Login-v0", {}), ("GuiGym-Login-v0", {}), ("GuiGym-Settings-v0", {"variation": "all"}),
-                ("GuiGym-Login-v0", {"variation": "all"}), ("GuiGym-Mail-v0", {"level": "hard"})]
-
-
-def _fresh_caches(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from guigym.backends import mock
-
-    monkeypatch.setattr(mock, "_CACHES", {})
-
-
-def test_envs_of_a_process_share_the_caches_and_draw_what_they_draw_alone(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Mock envs of one viewport size share their drawing caches; stepped in turn (each hitting
-    the others' tiles and texts, and evicting them), each draws exactly what it draws alone."""
-    alone = []
-    for k, (env_id, kw) in enumerate(SHARED_CASES):
-        _fresh_caches(monkeypatch)
-        env = gym.make(env_id, **kw)
-        alone.append(_episode_frames(env, 3 + k, 12))
-        env.close()
-    _fresh_caches(monkeypatch)
-    envs = [gym.make(env_id, **kw) for env_id, kw in SHARED_CASES]
-    small = gym.make("GuiGym-Login-v0", viewport=(300, 500))
-    try:
-        for e in envs:
-            e.reset(seed=0)
-        small.reset(seed=0)
-        caches = {id(e.unwrapped.backend._caches) for e in envs}
-        assert len(caches) == 1 and id(small.unwrapped.backend._caches) not in caches  # per viewport size
-        gens = [iter(_lazy_frames(e, 3 + k, 12)) for k, e in enumerate(envs)]
-        together: list[list[bytes]] = [[] for _ in envs]
-        for _ in range(len(alone[0]) + 40):  # in turn, one step each
-            for k, g in enumerate(gens):
-                frame = next(g, None)
-                if frame is not None:
-                    together[k].append(frame)
-        assert together == alone
-    finally:
-        for e in envs:
-            e.close()
-        small.close()
-
-
-def _lazy_frames(env: gym.Env, seed: int, steps: int):  # type: ignore[no-untyped-def]
-    """:func:`_episode_frames`, one frame at a time."""
+def _frames(env: gym.Env, seed: int, steps: int):  # type: ignore[no-untyped-def]
+    """Screenshots of ``steps`` oracle steps, one at a time (resetting with the next seed when
+    an episode ends)."""
     obs, info = env.reset(seed=seed)
     yield obs["screenshot"].tobytes()
     for _ in range(steps):
@@ -172,18 +116,60 @@ def _lazy_frames(env: gym.Env, seed: int, steps: int):  # type: ignore[no-untype
             yield obs["screenshot"].tobytes()
 
 
+SHARED_CASES = [("GuiGym-Login-v0", {}), ("GuiGym-Login-v0", {}), ("GuiGym-Settings-v0", {"variation": "all"}),
+                ("GuiGym-Login-v0", {"variation": "all"}), ("GuiGym-Mail-v0", {"level": "hard"})]
+
+
+def _fresh_caches(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from guigym.backends import mock
+
+    monkeypatch.setattr(mock, "_CACHES", {})
+
+
+def _alone(monkeypatch, seed: int, steps: int) -> list[list[bytes]]:  # type: ignore[no-untyped-def]
+    """Each case's frames (seed ``seed + k``) with the caches to itself."""
+    out = []
+    for k, (env_id, kw) in enumerate(SHARED_CASES):
+        _fresh_caches(monkeypatch)
+        env = gym.make(env_id, **kw)
+        out.append(list(_frames(env, seed + k, steps)))
+        env.close()
+    _fresh_caches(monkeypatch)
+    return out
+
+
+def test_envs_of_a_process_share_the_caches_and_draw_what_they_draw_alone(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Mock envs of one viewport size share their drawing caches; stepped in turn (each hitting
+    the others' tiles and texts, and evicting them), each draws exactly what it draws alone."""
+    alone = _alone(monkeypatch, 3, 12)
+    envs = [gym.make(env_id, **kw) for env_id, kw in SHARED_CASES]
+    small = gym.make("GuiGym-Login-v0", viewport=(300, 500))
+    try:
+        for e in envs:
+            e.reset(seed=0)
+        small.reset(seed=0)
+        caches = {id(e.unwrapped.backend._caches) for e in envs}
+        assert len(caches) == 1 and id(small.unwrapped.backend._caches) not in caches  # per viewport size
+        gens = [_frames(e, 3 + k, 12) for k, e in enumerate(envs)]
+        together: list[list[bytes]] = [[] for _ in envs]
+        for _ in range(max(map(len, alone))):  # in turn, one step each
+            for k, g in enumerate(gens):
+                frame = next(g, None)
+                if frame is not None:
+                    together[k].append(frame)
+        assert together == alone
+    finally:
+        for e in envs:
+            e.close()
+        small.close()
+
+
 def test_mock_envs_in_threads_draw_what_they_draw_alone(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Envs stepped at once from several threads (sharing the process's caches) draw what each
     draws alone: drawing holds the caches' lock."""
     import threading
 
-    want = []
-    for k, (env_id, kw) in enumerate(SHARED_CASES):
-        _fresh_caches(monkeypatch)
-        env = gym.make(env_id, **kw)
-        want.append(_episode_frames(env, 7 + k, 25))
-        env.close()
-    _fresh_caches(monkeypatch)
+    want = _alone(monkeypatch, 7, 25)
     got: list[list[bytes] | None] = [None] * len(SHARED_CASES)
     start = threading.Barrier(len(SHARED_CASES))
 
@@ -191,7 +177,7 @@ def test_mock_envs_in_threads_draw_what_they_draw_alone(monkeypatch) -> None:  #
         env_id, kw = SHARED_CASES[k]
         env = gym.make(env_id, **kw)
         start.wait()
-        got[k] = _episode_frames(env, 7 + k, 25)
+        got[k] = list(_frames(env, 7 + k, 25))
         env.close()
 
     threads = [threading.Thread(target=run, args=(k,)) for k in range(len(SHARED_CASES))]
