@@ -274,7 +274,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         """Count a restart of ``envs``; ``RuntimeError`` past ``max_restarts``."""
         total = sum(self.restarts) + len(envs)
         if total > self.max_restarts:
-            raise RuntimeError(f"GuiVectorEnv: env {envs[0]} failed ({why.strip().splitlines()[-1][:300]}) and the vector env has "
+            raise RuntimeError(f"GuiVectorEnv: env {envs[0]} failed ({_gist(why)}) and the vector env has "
                                f"already restarted envs {sum(self.restarts)} times (max_restarts={self.max_restarts})")
         for i in envs:
             self.restarts[i] += 1
@@ -283,7 +283,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         """Replace worker ``w`` by a fresh one, whose envs start a new episode at their next step."""
         self._count_restart(self.worker_envs[w], why)
         logger.warn(f"GuiVectorEnv: worker {w} (envs {list(self.worker_envs[w])}) failed and is restarted: "
-                    f"{why.strip().splitlines()[-1][:300]}")
+                    f"{_gist(why)}")
         self._stop_worker(w, grace=1.0)
         self._start_worker(w, needs_reset=True)
 
@@ -297,7 +297,7 @@ class GuiVectorEnv(AsyncVectorEnv):
             self._restart(w, why)
             return True
         self._count_restart([i], why)
-        logger.warn(f"GuiVectorEnv: env {i} raised and is made anew in its worker: {why.strip().splitlines()[-1][:300]}")
+        logger.warn(f"GuiVectorEnv: env {i} raised and is made anew in its worker: {_gist(why)}")
         self._send_worker(w, "_rebuild", [j == i for j in self.worker_envs[w]])
         ok, payload = self._collect([i], self.worker_timeout)[i]
         if ok:
@@ -357,12 +357,22 @@ class GuiVectorEnv(AsyncVectorEnv):
                     self._dead[w] = "died"
                     continue
                 if not ok:  # the worker could not make its envs, and has ended
-                    fail(w, WorkerDied(f"worker failed: {_error_text(payload).strip().splitlines()[-1][:300]}", payload))
+                    fail(w, WorkerDied(f"worker failed: {_gist(_error_text(payload))}", payload))
                     self._dead[w] = "ended"
                     continue
                 first = self.worker_envs[w].start
                 for i in asked[w]:
                     out[i] = payload[i - first]
+        return out
+
+    def _dead_workers(self, replies: dict[int, tuple[bool, Any]]) -> dict[int, WorkerDied]:
+        """The workers (in order) whose envs' replies say they died, hung or ended, each with
+        that :class:`WorkerDied` (all its envs carry the same one)."""
+        out: dict[int, WorkerDied] = {}
+        for i in sorted(replies):
+            ok, payload = replies[i]
+            if not ok and isinstance(payload, WorkerDied):
+                out.setdefault(i // self.envs_per_worker, payload)
         return out
 
     # --- reset -------------------------------------------------------------------------
@@ -397,10 +407,8 @@ class GuiVectorEnv(AsyncVectorEnv):
         replies = self._collect(range(self.num_envs), timeout or self.worker_timeout)
         self._state = AsyncState.DEFAULT
         failed: dict[int, str] = {}  # env -> why its worker was restarted
-        for w, envs in enumerate(self.worker_envs):  # a dead worker: restart it and reset its envs again, once
-            died = next((p for ok, p in (replies[i] for i in envs) if not ok and isinstance(p, WorkerDied)), None)
-            if died is None:
-                continue
+        for w, died in self._dead_workers(replies).items():  # restart it and reset its envs again, once
+            envs = self.worker_envs[w]
             why = str(died)
             self._restart(w, why)
             self._send_worker(w, "reset", [self._reset_kwargs[i] or {} for i in envs])  # its envs lost their episodes
@@ -451,11 +459,9 @@ class GuiVectorEnv(AsyncVectorEnv):
             if pipe_obs is not None:
                 self._pipe_obs[i] = pipe_obs
         restarted: set[int] = set()  # workers restarted in this step
-        for w, envs in enumerate(self.worker_envs):  # a dead worker: restarted once, for all its envs
-            dead = [i for i in envs if i in failed and isinstance(replies[i][1], WorkerDied)]
-            if dead:
-                self._restart(w, failed[dead[0]])
-                restarted.add(w)
+        for w, died in self._dead_workers(replies).items():  # restarted once, for all its envs
+            self._restart(w, _error_text(died))
+            restarted.add(w)
         for i in list(failed):  # an env that raised: made anew
             w = i // self.envs_per_worker
             if w not in restarted and self._rebuild(i, failed[i]):
@@ -487,7 +493,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._send_worker(w, "reset", [{} if j == i else None for j in self.worker_envs[w]])
         ok, payload = self._collect([i], self.worker_timeout)[i]
         if not ok:
-            raise RuntimeError(f"GuiVectorEnv: env {i} failed ({why.strip().splitlines()[-1][:300]}) and its restarted worker "
+            raise RuntimeError(f"GuiVectorEnv: env {i} failed ({_gist(why)}) and its restarted worker "
                                f"could not reset: {payload}")
         pipe_obs, info = payload
         if pipe_obs is not None:
@@ -527,10 +533,8 @@ class GuiVectorEnv(AsyncVectorEnv):
     def _results(self, replies: dict[int, tuple[bool, Any]]) -> tuple[Any, ...]:
         """The payloads in env order; a dead worker is restarted, then the first error is raised."""
         error: BaseException | None = None
-        for w, envs in enumerate(self.worker_envs):
-            died = next((p for ok, p in (replies[i] for i in envs) if not ok and isinstance(p, WorkerDied)), None)
-            if died is not None:
-                self._restart(w, str(died))
+        for w, died in self._dead_workers(replies).items():
+            self._restart(w, str(died))
         for i in range(self.num_envs):
             ok, payload = replies[i]
             if not ok:
@@ -585,6 +589,11 @@ def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any]
         except (TypeError, gym.error.CustomSpaceError):  # dynamic size (Sequence, Graph) or no shared-memory support
             pipe_keys.append(key)
     return shm_keys, pipe_keys, buffers
+
+
+def _gist(text: str) -> str:
+    """The last line of an error text (a traceback's exception line), at most 300 characters."""
+    return (text.strip().splitlines() or [""])[-1][:300]
 
 
 def _error_text(payload: Any) -> str:

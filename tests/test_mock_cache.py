@@ -44,7 +44,7 @@ def test_long_typed_values_keep_the_env_within_budget() -> None:
         for _ in range(300):
             env.step(Type("".join(rng.choice(list("abcdefghijklmnopqrstuvwxyzMW"), MAX_FIELD_LEN))))
         assert b._text.nbytes == sum(_nbytes(x) for x in b._text.cache.values()) <= TEXT_CACHE_BYTES
-        assert b._tile_bytes == sum(_nbytes(t) for _, t in b._tiles.values()) <= TILE_CACHE_BYTES
+        assert b._caches.tile_bytes == sum(_nbytes(t) for _, t in b._caches.tiles.values()) <= TILE_CACHE_BYTES
     finally:
         env.close()
 

@@ -81,10 +81,11 @@ def test_background_cache_is_bounded_and_exact(monkeypatch: pytest.MonkeyPatch) 
             fresh = MockBackend(env.width, env.height, shared_caches=False)
             fresh.show(env.current_view, layout(env.current_view, env.width, env.height))
             assert np.array_equal(fresh.screenshot(), env.render())
-            b, bands = env.backend, [band for _, _, band in env.backend._backgrounds.values()]
-            assert len(bands) <= mock.BACKGROUND_ENTRIES and len(b._plains) <= mock.PLAIN_ENTRIES
-            assert b._background_bytes == sum(x.nbytes for x in bands)
-            assert b._background_bytes <= max(budget * env.width * env.height * 3, max(x.nbytes for x in bands))
+            c = env.backend._caches
+            bands = [band for _, _, band in c.backgrounds.values()]
+            assert len(bands) <= mock.BACKGROUND_ENTRIES and len(c.plains) <= mock.PLAIN_ENTRIES
+            assert c.background_bytes == sum(x.nbytes for x in bands)
+            assert c.background_bytes <= max(budget * env.width * env.height * 3, max(x.nbytes for x in bands))
             # a band is the rows the bars drew; below it the frame is the plain colour
             assert all(0 < len(x) < env.height for x in bands)
         env.close()

@@ -157,13 +157,6 @@ class MockBackend(Backend):
         self._view: View | None = None
         self._lay: Layout | None = None
 
-    # the caches' parts, by the names tests read
-    _tiles = property(lambda self: self._caches.tiles)
-    _tile_bytes = property(lambda self: self._caches.tile_bytes)
-    _plains = property(lambda self: self._caches.plains)
-    _backgrounds = property(lambda self: self._caches.backgrounds)
-    _background_bytes = property(lambda self: self._caches.background_bytes)
-
     # --- Backend API -------------------------------------------------------------------
     def show(self, v: View, lay: Layout) -> None:
         self._view, self._lay = v, lay
