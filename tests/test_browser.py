@@ -13,6 +13,8 @@ import http.server
 import os
 import signal
 import struct
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -567,6 +569,18 @@ def test_finding_chromium_order_and_error(monkeypatch: pytest.MonkeyPatch) -> No
         launch(object())  # the path is checked before anything is launched
     msg = str(e.value)
     assert "/nonexistent/chromium" in msg and "playwright install chromium" in msg and "apt-get install chromium" in msg and ENV_VAR in msg
+
+
+def test_missing_chromium_leaves_no_unawaited_coroutine() -> None:
+    """The failed launch stops its Playwright driver cleanly: no "coroutine ... was never
+    awaited" warning at exit (the stop used to be dropped unclosed once the loop had ended)."""
+    code = ("import gymnasium as gym, guigym\n"
+            "env = gym.make('GuiGym-Login-v0', backend='browser')\n"
+            "try:\n    env.reset(seed=0)\nexcept Exception as e:\n    print(type(e).__name__)\n")
+    run = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, ENV_VAR: "/nonexistent/chromium"})
+    assert run.stdout.strip() == "ChromiumNotFound", run.stderr
+    assert "never awaited" not in run.stderr, run.stderr
 
 
 def test_broken_executable_is_a_clear_error() -> None:

@@ -100,8 +100,11 @@ class Driver:
         if self.pid == os.getpid() and self.thread.is_alive() and not self.loop.is_closed():
             try:
                 self.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(aw))
+                return
             except RuntimeError:  # the loop closed meanwhile
                 pass
+        if inspect.iscoroutine(aw):  # never to run: closed, so Python does not warn "never awaited"
+            aw.close()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop Playwright (its node process exits) and the loop's thread."""
