@@ -102,8 +102,8 @@ class GuiVectorEnv(AsyncVectorEnv):
     Args:
         env_fns: functions that make the envs (each called in its worker, and ``env_fns[0]`` once
             here to read the spaces; guigym envs start no backend until their first reset).
-        copy: return copies of the observations (default) rather than views of shared memory
-            that the next step overwrites.
+        copy: return copies of the observations (default) rather than read-only views of shared
+            memory that the next step overwrites.
         context: ``multiprocessing`` start method (``None``: the platform's default).
         daemon: mark workers as daemons (they end with this process).
         autoreset_mode: ``AutoresetMode`` or its value (``"NextStep"``, ``"SameStep"``, ``"Disabled"``).
@@ -170,6 +170,9 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._shm_keys, self._pipe_keys, shm = _split_shared(self.single_observation_space, self.num_envs, self._ctx)
         self._shm = shm
         self._views = {k: read_from_shared_memory(self._space(k), shm[k], n=self.num_envs) for k in self._shm_keys}
+        for view in self._views.values():  # only workers write there (and may skip a frame a slot holds)
+            if isinstance(view, np.ndarray):
+                view.flags.writeable = False
         if not isinstance(self.single_observation_space, spaces.Dict) and self._pipe_keys:  # the whole obs goes by pipe
             self._pipe_buf = create_empty_array(self.single_observation_space, n=self.num_envs, fn=np.zeros)
         self._pipe_obs: list[Any] = [None] * self.num_envs  # each env's last pipe-sent part
@@ -657,8 +660,9 @@ def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any
         space = envs[0].observation_space
         autoreset = [needs_reset] * len(envs)  # a restarted worker's first step starts new episodes
 
-        writers = [{key: _writer(space if key is None else space[key], first + j, buf) for key, buf in shm.items()}
-                   for j in range(len(envs))]
+        # an env whose frames are never written again (GuiEnv.share_frames) lets its slot skip a frame it already holds
+        writers = [{key: _writer(space if key is None else space[key], first + j, buf, _shares_frames(envs[j]))
+                    for key, buf in shm.items()} for j in range(len(envs))]
 
         def publish(j: int, obs: Any) -> Any:
             """Write env ``j``'s shared keys; the pipe part of ``obs`` (None if none)."""
@@ -765,15 +769,36 @@ def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any
                     pass
 
 
-def _writer(space: spaces.Space[Any], index: int, buf: Any) -> Callable[[Any], None]:
+def _shares_frames(env: Any) -> bool:
+    try:
+        return getattr(env.unwrapped, "share_frames", False) is True
+    except AttributeError:  # not a gym.Env: nothing known about its frames
+        return False
+
+
+def _writer(space: spaces.Space[Any], index: int, buf: Any, stable: bool = False) -> Callable[[Any], None]:
     """A function that writes one observation of ``space`` into slot ``index`` of ``buf``: a Box
     straight into its slot (one copy; Gymnasium's writer flattens first, two copies), a text
-    only when it changed (an instruction changes once an episode), anything else with Gymnasium's writer."""
+    only when it changed (an instruction changes once an episode), anything else with Gymnasium's writer.
+
+    ``stable``: the env hands out read-only views of frames it never writes again
+    (``GuiEnv.share_frames``), so a view of the very frame the slot already holds is not copied
+    again (a step that changes nothing on screen: most of a random policy's)."""
     if isinstance(space, spaces.Box):
         slot = np.frombuffer(buf.get_obj(), dtype=space.dtype).reshape((-1, *space.shape))[index]
+        held: list[Any] = [None]  # (frame, its address) in the slot; the reference keeps the address its own
 
         def write_box(value: Any) -> None:
+            if stable and isinstance(value, np.ndarray) and not value.flags.writeable and value.base is not None:
+                mark = (value.base, value.__array_interface__["data"][0], value.shape, value.strides)
+                was = held[0]
+                if was is not None and was[0] is mark[0] and was[1:] == mark[1:]:
+                    return
+                slot[...] = value
+                held[0] = mark
+                return
             slot[...] = value
+            held[0] = None
 
         return write_box
     if isinstance(space, spaces.Text):

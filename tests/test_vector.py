@@ -611,6 +611,55 @@ def test_workers_hand_frames_to_shared_memory_without_a_copy_and_users_get_their
         ref.close()
 
 
+class Frames(gym.Env):
+    """Observations are read-only views of frames ``A``, ``B`` (plain colours) picked by the
+    action; action 2 breaks the ``share_frames`` contract: it writes into the frame in view."""
+
+    observation_space = gym.spaces.Box(0, 255, (4, 4, 3), np.uint8)
+    action_space = gym.spaces.Discrete(3)
+
+    def __init__(self, share: bool) -> None:
+        self.share_frames = share
+        self.frames = [np.full((4, 4, 3), 10, np.uint8), np.full((4, 4, 3), 20, np.uint8)]
+        self.shown = 0
+
+    def _obs(self) -> np.ndarray:
+        view = self.frames[self.shown].view()
+        view.flags.writeable = False
+        return view
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        self.shown = 0
+        return self._obs(), {}
+
+    def step(self, action: Any) -> Any:
+        if action == 2:
+            self.frames[self.shown] += 1  # in place: allowed only without share_frames
+        else:
+            self.shown = int(action)
+        return self._obs(), 0.0, False, False, {}
+
+
+@pytest.mark.parametrize("share", [True, False])
+def test_a_slot_skips_only_the_frame_it_holds_and_only_under_share_frames(share: bool) -> None:
+    """A worker does not copy a frame its slot already holds when the env shares frames (most
+    of a random policy's steps change nothing on screen); a frame seen before but not the last
+    one is copied again; without ``share_frames`` every frame is copied. Views are read-only."""
+    venv = GuiVectorEnv([lambda: Frames(share)] * 2, envs_per_worker=2)
+    try:
+        first, _ = venv.reset(seed=0)
+        assert first[:, 0, 0, 0].tolist() == [10, 10]
+        seen = [venv.step(np.array(a))[0][:, 0, 0, 0].tolist() for a in ([1, 0], [0, 0], [1, 1], [0, 1])]
+        assert seen == [[20, 10], [10, 10], [20, 20], [10, 20]]  # A, B, A: the second A is copied again
+        changed = venv.step(np.array([2, 2]))[0][:, 0, 0, 0].tolist()
+        # the same frame object, written in place: a sharing env's slot keeps what it holds
+        assert changed == ([10, 20] if share else [11, 21])
+        with pytest.raises(ValueError):
+            venv.observations[0, 0, 0, 0] = 1  # only workers write to shared memory
+    finally:
+        venv.close()
+
+
 def test_worker_threads_step_a_workers_envs_at_once_and_match_the_single_env() -> None:
     """``worker_threads``: each env of a worker resets and steps in a thread of its own; every
     env still gets exactly its own episode (mock: drawing is serialised by the caches' lock)."""
