@@ -161,7 +161,7 @@ class GuiEnv(gym.Env):
         self.share_frames = False
         self._epochs = itertools.count()
         self._epoch = -1  # the current scenario's number (each Oracle, a new scenario, gets one)
-        self._history: list[str] = []
+        self._history: list[str | Action] = []  # lines, or actions not yet written as lines (see _lines)
         self._initial_len = 1
         self._window: Any = None
 
@@ -201,7 +201,7 @@ class GuiEnv(gym.Env):
         act, err = self._coerce(action)  # validated before anything changes
         ev: Event | None = None
         if act is not None:
-            self._history = (self._history + [_history_line(act)])[-HISTORY_LEN:]
+            self._history = (self._history + [act])[-HISTORY_LEN:]  # written as a line only when read
             ev, err = self._event(act)
         before = self._potential()
         nxt, key = self._state, self._key
@@ -240,6 +240,15 @@ class GuiEnv(gym.Env):
             pygame.display.quit()
             self._window = None
 
+    def _lines(self) -> list[str]:
+        """The action history as lines (a copy): steps keep actions and formatting them waits
+        for a reader (``get_state``, the ``history`` observation), since most steps have none."""
+        h = self._history
+        for i, item in enumerate(h):
+            if not isinstance(item, str):
+                h[i] = _history_line(item)  # in place: an action and its line mean the same wherever the list is shared
+        return list(h)
+
     # --- state and reference -----------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot (scenario, app state, action history)."""
@@ -247,7 +256,7 @@ class GuiEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before get_state()")
         return {
             "version": STATE_VERSION, "scenario": copy_state(self.scenario), "state": copy_state(self._state),
-            "history": list(self._history), "initial_len": self._initial_len,
+            "history": self._lines(), "initial_len": self._initial_len,
         }
 
     def set_state(self, snapshot: dict[str, Any]) -> None:
@@ -406,7 +415,7 @@ class GuiEnv(gym.Env):
                 for e in self.elements()
             )
         if "history" in self.extra_obs:
-            obs["history"] = "\n".join(self._history)
+            obs["history"] = "\n".join(self._lines())
         return obs
 
     def _success(self) -> bool:

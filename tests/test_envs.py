@@ -184,6 +184,31 @@ def test_extra_obs():
     assert env.observation_space.contains(obs)
 
 
+def test_history_is_the_same_whether_read_every_step_or_not():
+    """Steps keep their actions and write them as lines only when read: an env that shows the
+    history every step and one that never does give the same lines, through get_state, a
+    set_state back and more steps (the last HISTORY_LEN, each cut to HISTORY_LINE)."""
+    from guigym.env import HISTORY_LEN, HISTORY_LINE
+
+    shown, hidden = make("GuiGym-Login-v0", extra_obs=("history",)), make("GuiGym-Login-v0")
+    shown.reset(seed=2)
+    hidden.reset(seed=2)
+    acts = [Click(5 * i, 7 * i) for i in range(6)] + [Type("x" * 300), Back(), Scroll("down")]
+    for a in acts:
+        obs, *_ = shown.step(a)
+        hidden.step(a)
+    lines = hidden.unwrapped.get_state()["history"]
+    assert lines == obs["history"].splitlines() == shown.unwrapped.get_state()["history"]
+    assert len(lines) == HISTORY_LEN and lines[0] == "click(x=5, y=7)" and lines[-1] == 'scroll(direction="down")'
+    assert len(lines[-3]) == HISTORY_LINE and lines[-3].endswith("…")
+    snap = hidden.unwrapped.get_state()
+    hidden.step(Click(1, 2))
+    hidden.unwrapped.set_state(snap)
+    obs, *_ = shown.step(Back())
+    hidden.step(Back())
+    assert hidden.unwrapped.get_state()["history"] == obs["history"].splitlines() == lines[1:] + ["back()"]
+
+
 @pytest.mark.parametrize("env_id", IDS)
 def test_render_modes(env_id):
     env = make(env_id, render_mode="rgb_array")
