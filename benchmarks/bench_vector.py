@@ -5,7 +5,8 @@
 Rows: the single env; SyncVectorEnv; Gymnasium's AsyncVectorEnv with its defaults (shared
 memory); guigym's vector env (``gym.make_vec(id, n)``, one env per worker); N x 4 envs in N
 guigym workers (``envs_per_worker=4``: one message per worker carries four envs' steps; the
-rate counts every env's steps), then with each env in a thread (``worker_threads=True``); SB3's
+rate counts every env's steps), the same returning views of shared memory (``copy=False``: no
+batch copied out per step), then with each env in a thread (``worker_threads=True``); SB3's
 SubprocVecEnv over ``make_sb3_env`` (random policy only: its Discrete actions cannot carry the
 oracle's Type text); two Ray rows (N actors of one env,
 N actors of four) when ``guigym.distributed`` and Ray are installed; and, last, N single envs in N
@@ -198,6 +199,9 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
          lambda o: vector(gym.make_vec(ENV_ID, n, envs_per_worker=1, **kw), steps, o, f"guigym async x{n} (make_vec)")),
         (f"guigym x{n * PER_WORKER}, {n} workers", lambda o: vector(
             gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, **kw), steps, o, f"guigym x{n * PER_WORKER}, {n} workers")),
+        (f"guigym x{n * PER_WORKER}, {n} workers, copy=False", lambda o: vector(
+            gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, copy=False, **kw), steps, o,
+            f"guigym x{n * PER_WORKER}, {n} workers, copy=False")),
         (f"guigym x{n * PER_WORKER}, {n} workers, threads", lambda o: vector(
             gym.make_vec(ENV_ID, n * PER_WORKER, envs_per_worker=PER_WORKER, worker_threads=True, **kw), steps, o,
             f"guigym x{n * PER_WORKER}, {n} workers, threads")),

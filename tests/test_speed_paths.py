@@ -172,3 +172,20 @@ def test_resolved_variation_is_resolve() -> None:
         _resolved({"theme": "teal"}, "train")  # a test value in train: still refused, every time
     with pytest.raises(ValueError):
         _resolved({"theme": "teal"}, "train")
+
+
+def test_bench_reset_times_the_resets_own_phases(capsys):
+    """``benchmarks/bench_reset.py`` generates and plans exactly what ``env.reset`` does (it
+    checks the planned reference against the reset's ``info``) and prints one row per id x level."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_reset
+
+    r = bench_reset.phases("GuiGym-CrossApp-v0", "easy", range(3))  # raises if a planned reference is not the reset's
+    assert r["len"] >= 2 and min(r["gen"], r["plan"], r["reset"], r["per_step"]) > 0
+    assert bench_reset.main(["--seeds", "2", "--ids", "Login", "--levels", "easy,hard", "--no-pin"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("GuiGym-Login-v0")]
+    assert [row[1] for row in rows] == ["easy", "hard"] and all(len(row) == 8 for row in rows)
