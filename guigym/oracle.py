@@ -171,6 +171,21 @@ class Oracle:
             hit = self._done[key] = self.family.success(self.scenario, state)
         return hit
 
+    def _assess(self, state: DeviceState, key: bytes) -> tuple[Any, bool, Goal | None]:
+        """``family.assess`` of a planned state, its success memoised as :meth:`success`'s."""
+        hit = self._done.get(key, _MISS)
+        if hit is _MISS:
+            hit, failed, goal = self.family.assess(self.scenario, state)
+            if len(self._done) >= self.cache_size:
+                self._done.clear()
+            self._done[key] = hit
+            return hit, failed, goal
+        if hit:
+            return hit, False, None
+        if self.family.failed(self.scenario, state):
+            return hit, True, None
+        return hit, False, self.family.next_goal(self.scenario, state)
+
     def screen(self, state: DeviceState, key: bytes) -> tuple[View, Layout]:
         """``view(scenario, state)`` and its layout (``key``: ``state_key(state)``), memoised."""
         hit = self._screens.get(key)
@@ -202,13 +217,11 @@ class Oracle:
         s, k, scenario = state, key, self.scenario
         result: list[RefStep] | None = None  # the reference from the last state reached
         for _ in range(MAX_STEPS):
-            if self.success(s, k):
+            done, failed, goal = self._assess(s, k)
+            if done:
                 result = []
                 break
-            if self.family.failed(scenario, s):
-                break
-            goal = self.family.next_goal(scenario, s)
-            if goal is None:
+            if failed or goal is None:
                 break
             v, lay = self.screen(s, k)
             step = ground(scenario, s, v, lay, goal)

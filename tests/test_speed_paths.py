@@ -174,6 +174,29 @@ def test_resolved_variation_is_resolve() -> None:
         _resolved({"theme": "teal"}, "train")
 
 
+@pytest.mark.parametrize("env_id,level", id_levels())
+def test_assess_is_success_failed_and_next_goal(env_id: str, level: str) -> None:
+    """``Family.assess`` (what the oracle asks of every planned state; CrossApp reads its
+    digests once for all three) answers as ``success``, ``failed`` and ``next_goal`` do, on the
+    states of random detours and of the reference after them."""
+    env = gym.make(env_id).unwrapped
+    fam = env.family
+    for seed in range(4):
+        _, info = env.reset(seed=seed, options={"level": level})
+        env.action_space.seed(seed)
+        for k in range(30):
+            scenario, state = env.scenario, env._state
+            ok = fam.success(scenario, state)
+            bad = not ok and fam.failed(scenario, state)
+            want = (ok, bad, None if ok or bad else fam.next_goal(scenario, state))
+            assert fam.assess(scenario, state) == want, (seed, k)
+            ref = info["reference"]
+            action = env.action_space.sample() if k < 5 or not ref else ref[0].action
+            _, _, term, trunc, info = env.step(action)
+            if term or trunc:
+                break
+    env.close()
+
 def test_bench_reset_times_the_resets_own_phases(capsys):
     """``benchmarks/bench_reset.py`` generates and plans exactly what ``env.reset`` does (it
     checks the planned reference against the reset's ``info``) and prints one row per id x level."""

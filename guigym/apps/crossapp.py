@@ -144,6 +144,9 @@ STARTS = ("It starts at {t}.", "We start at {t} sharp.", "It begins at {t}.")
 
 Record = tuple[str, str, str]  # a sent mail: (recipient, subject, body)
 Key = tuple[str, str, str, str]  # an event: (title, date, time, repeat)
+# a state's notes (start ones by id, new ones counted), mails (start boxes, new ones counted), events (likewise)
+Digest = tuple[dict[int, tuple[str, str]], Counter[tuple[str, str]], dict[int, str], Counter[Record], dict[int, Key],
+               Counter[Key]]
 
 
 class CrossJob(TypedDict):
@@ -524,11 +527,31 @@ class CrossAppFamily(Family):
     def _start_cart(scenario: Scenario) -> dict[str, int]:
         return {f"{c['pid']}|{c['size']}": c["qty"] for c in scenario["apps"][SHOP]["shop"]["cart"]}
 
+    def _digest(self, scenario: Scenario, state: DeviceState) -> Digest:
+        """What success, failure and progress compare: the notes, mails and events of ``state``
+        against those the scenario started with (read once by :meth:`assess` for all three)."""
+        return (*self._notes(scenario, state), *self._mails(scenario, state), *self._events(scenario, state))
+
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
+        return self._success(scenario, state, self._digest(scenario, state))
+
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+        return self._failed(scenario, state, self._digest(scenario, state))
+
+    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        return self._next_goal(scenario, state, self._digest(scenario, state))
+
+    def assess(self, scenario: Scenario, state: DeviceState) -> tuple[Any, bool, Goal | None]:
+        d = self._digest(scenario, state)
+        if self._success(scenario, state, d):
+            return True, False, None
+        if self._failed(scenario, state, d):
+            return False, True, None
+        return False, False, self._next_goal(scenario, state, d)
+
+    def _success(self, scenario: Scenario, state: DeviceState, d: Digest) -> bool:
         want, apps, sapps = self._expected(scenario), scenario["apps"], state["apps"]
-        notes, new_notes = self._notes(scenario, state)
-        boxes, sent = self._mails(scenario, state)
-        old_events, new_events = self._events(scenario, state)
+        notes, new_notes, boxes, sent, old_events, new_events = d
         return (notes == want["notes0"]
                 and new_notes == want["new_notes"]
                 and sapps[CONTACTS]["data"]["people"] == apps[CONTACTS]["cards"]
@@ -537,9 +560,9 @@ class CrossAppFamily(Family):
                 and old_events == want["events0"] and new_events == want["events"]
                 and not sapps[SHOP]["data"]["orders"] and cart_of(sapps[SHOP]) == want["cart0"])
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def _failed(self, scenario: Scenario, state: DeviceState, d: Digest) -> bool:
         want, apps, sapps = self._expected(scenario), scenario["apps"], state["apps"]
-        notes, new_notes = self._notes(scenario, state)
+        notes, new_notes, boxes, sent, old_events, new_events = d
         if notes != want["notes0"]:
             return True  # a note edited or deleted: no task asks for it
         if new_notes - want["new_notes"]:  # a note nobody asked for (or with the wrong text)
@@ -551,10 +574,8 @@ class CrossAppFamily(Family):
             return True
         if not all(_reachable(book.get(n, []), w) for n, w in want["book"].items() if book.get(n) != w):
             return True
-        boxes, sent = self._mails(scenario, state)
         if boxes != want["boxes0"] or sent - want["sends"]:
             return True  # archived or deleted (nothing comes back), or a mail nobody asked for
-        old_events, new_events = self._events(scenario, state)
         if old_events != want["events0"] or new_events - want["events"]:
             return True
         if sapps[SHOP]["data"]["orders"]:
@@ -562,25 +583,25 @@ class CrossAppFamily(Family):
         # a quantity changed is not yet a failure (the steppers can set it back); an item added or removed is
         return set(cart_of(sapps[SHOP])) != set(want["cart0"])
 
-    def _done(self, scenario: Scenario, state: DeviceState, j: CrossJob) -> bool:
+    def _done(self, scenario: Scenario, state: DeviceState, j: CrossJob, d: Digest) -> bool:
         k = j["type"]
         if k == "note":
-            return self._notes(scenario, state)[1][(_fold(j["title"]), _fold(j["text"]))] > 0
+            return d[1][(_fold(j["title"]), _fold(j["text"]))] > 0
         if k == "msg":
             th = next((t for t in state["apps"][MESSAGES]["data"]["threads"] if t["name"] == j["name"]), None)
             return th is not None and th["msgs"] == self._expected(scenario)["book"][str(j["name"])]
         if k in ("mail", "reply"):
             subject = str(j["title"]) if k == "mail" else f"Re: {j['title']}"
-            return self._mails(scenario, state)[1][(str(j["name"]), subject, j["text"])] > 0
-        return self._events(scenario, state)[1][(str(j["title"]), str(j["date"]), str(j["time"]), "never")] > 0
+            return d[3][(str(j["name"]), subject, j["text"])] > 0
+        return d[5][(str(j["title"]), str(j["date"]), str(j["time"]), "never")] > 0
 
-    def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+    def _next_goal(self, scenario: Scenario, state: DeviceState, d: Digest) -> Goal | None:
         needs = any(j["type"] == "mail" for j in self._task(scenario)["jobs"])  # a new mail: through the To dropdown
-        return permission_goal(scenario, state, MAIL, self._next(scenario, state), needs)
+        return permission_goal(scenario, state, MAIL, self._next(scenario, state, d), needs)
 
-    def _next(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+    def _next(self, scenario: Scenario, state: DeviceState, d: Digest) -> Goal | None:
         task = self._task(scenario)
-        jobs = [j for j in task["jobs"] if not self._done(scenario, state, j)]
+        jobs = [j for j in task["jobs"] if not self._done(scenario, state, j, d)]
         if not jobs:
             return None
         for r in task["reads"]:  # the fact is read on screen before it is used

@@ -123,6 +123,17 @@ class Family:
         """True when the task can no longer succeed (the episode ends)."""
         return False
 
+    def assess(self, scenario: Scenario, state: DeviceState) -> tuple[Any, bool, Goal | None]:
+        """``(success, failed, next_goal)`` of ``state``, each asked only while the ones before
+        are false (success first). The oracle asks this of every state it plans through; a family
+        whose three checks read the same digests of the state overrides it to read them once."""
+        ok = self.success(scenario, state)
+        if ok:
+            return ok, False, None
+        if self.failed(scenario, state):
+            return ok, True, None
+        return ok, False, self.next_goal(scenario, state)
+
     def question(self, scenario: Scenario) -> bool:
         """Whether this scenario's task asks a question (an ``Answer`` ends it); elsewhere an
         ``Answer`` is a no-op."""
