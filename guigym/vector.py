@@ -786,19 +786,17 @@ def _writer(space: spaces.Space[Any], index: int, buf: Any, stable: bool = False
     again (a step that changes nothing on screen: most of a random policy's)."""
     if isinstance(space, spaces.Box):
         slot = np.frombuffer(buf.get_obj(), dtype=space.dtype).reshape((-1, *space.shape))[index]
-        held: list[Any] = [None]  # (frame, its address) in the slot; the reference keeps the address its own
+        held: list[Any] = [None]  # (frame, its address, shape, strides) in the slot; the reference keeps the address its own
 
         def write_box(value: Any) -> None:
+            mark = None
             if stable and isinstance(value, np.ndarray) and not value.flags.writeable and value.base is not None:
                 mark = (value.base, value.__array_interface__["data"][0], value.shape, value.strides)
                 was = held[0]
                 if was is not None and was[0] is mark[0] and was[1:] == mark[1:]:
                     return
-                slot[...] = value
-                held[0] = mark
-                return
             slot[...] = value
-            held[0] = None
+            held[0] = mark
 
         return write_box
     if isinstance(space, spaces.Text):
