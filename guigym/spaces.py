@@ -26,6 +26,22 @@ class UnicodeText(spaces.Text):
 
     def __init__(self, max_length: int, *, min_length: int = 0, seed: Any = None) -> None:
         super().__init__(max_length, min_length=min_length, charset=SAMPLE_CHARSET, seed=seed)
+        # What Gymnasium's uniform sample() builds on every call (the characters as an array,
+        # the uniform mask's CDF, as Generator.choice computes it), built once.
+        self._chars = np.array(self.character_list)
+        cdf = (np.ones(len(self.character_set)) / len(self.character_set)).cumsum()
+        cdf /= cdf[-1]
+        self._cdf = cdf
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """Gymnasium's ``Text.sample``: without ``mask`` or ``probability``, the same string
+        from the same draws (a length, then one uniform double per character, looked up in the
+        CDF, as ``Generator.choice`` with ``p`` does), in a fraction of the time: it was most
+        of the cost of sampling a random action. With either argument, Gymnasium's own."""
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        length = self.np_random.integers(self.min_length, self.max_length + 1)
+        return "".join(self._chars[self._cdf.searchsorted(self.np_random.random(length), side="right")])
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
