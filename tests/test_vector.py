@@ -692,3 +692,60 @@ def test_browser_envs_in_threads_of_one_worker_match_the_single_env() -> None:
     while marked_chromium(pids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert marked_chromium(pids) == []
+
+
+class _Echo(gym.Env):
+    """An env whose info says what action it was given: each field's type and value."""
+
+    observation_space = gym.spaces.Box(0, 1, (1,), np.float32)
+    action_space = gym.spaces.Dict({
+        "d": gym.spaces.Discrete(5), "m": gym.spaces.MultiBinary(3), "n": gym.spaces.MultiDiscrete([4, 70000]),
+        "b": gym.spaces.Box(-1, 1, (2,), np.float32), "t": gym.spaces.Text(5),
+    })
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return np.zeros(1, np.float32), 0.0, False, False, {"got": _described(action)}
+
+
+def _described(action: dict[str, Any]) -> tuple[Any, ...]:
+    """Each field of ``action``: its name, type, dtype (of an array) and value."""
+    return tuple((k, type(v), v.dtype.str if isinstance(v, np.ndarray) else None, v.tolist() if isinstance(v, np.ndarray) else v)
+                 for k, v in action.items())
+
+
+def test_envs_get_the_actions_gymnasium_iterates_types_included() -> None:
+    """Actions reach the envs as the parent's ``iterate`` gives them: numpy scalars stay numpy
+    scalars of their dtype (guigym's pipe pickles integer and bool scalars its own way)."""
+    venv = GuiVectorEnv([_Echo] * 4, envs_per_worker=2)
+    try:
+        venv.reset(seed=0)
+        venv.action_space.seed(3)
+        for _ in range(5):
+            batch = venv.action_space.sample()
+            _, _, _, _, info = venv.step(batch)
+            for i, want in enumerate(gym.vector.utils.iterate(venv.action_space, batch)):
+                got = info["got"][i]
+                assert got == _described(want)
+                assert [type(f[3]) for f in got] == [type(f[3]) for f in _described(want)]  # == alone: 1 == np.int64(1)
+                assert dict((f[0], f[1]) for f in got)["d"] is np.int64
+    finally:
+        venv.close()
+
+
+def test_pipe_pickling_keeps_numpy_scalars_exact() -> None:
+    import pickle
+
+    from guigym.vector import _dumps
+
+    values = [np.int64(-(2**63)), np.int64(2**63 - 1), np.uint64(2**64 - 1), np.int8(-128), np.uint8(255), np.int16(-3),
+              np.uint16(7), np.int32(-(2**31)), np.uint32(2**32 - 1), np.bool_(True), np.bool_(False),
+              np.float32(np.nan), np.float64(-0.0), np.float16(1.5), 3, True, "x"]
+    back = pickle.loads(_dumps(("step", values)))[1]
+    assert [type(v) for v in back] == [type(v) for v in values]
+    for a, b in zip(back, values):
+        assert (np.isnan(a) and np.isnan(b)) if isinstance(b, np.floating) and np.isnan(b) else a == b
+    assert np.signbit(back[12]) and np.asarray(back[11]).tobytes() == np.asarray(values[11]).tobytes()
