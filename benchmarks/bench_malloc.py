@@ -1,13 +1,14 @@
-"""glibc malloc: its defaults against fixed thresholds, per id x policy, on one pinned core.
+"""glibc malloc: its default thresholds against guigym's (``guigym.allocator``), per id x policy,
+on one pinned core.
 
     python benchmarks/bench_malloc.py [--rounds 2] [--steps 3000]
 
 Every step frees and allocates ~675 KB frames; with glibc's default (dynamic) thresholds the
-freed memory is often given back to the system and faulted in again. This measures whether
-keeping it (``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``, read by glibc at start-up,
-hence a fresh process per cell) makes the mock faster: CPU steps/s and minor page faults, the two
-settings interleaved round by round (order flipped every round), medians printed with the ratio.
-Linux with glibc and ``taskset`` only. See docs/mock_speed.md ("Tried and dropped").
+freed memory is often given back to the system and faulted in again. Every env sets fixed
+thresholds in its process (``guigym.allocator.tune``) unless ``GUIGYM_MALLOC_TUNING=0``; this
+measures both, a fresh process per cell: CPU steps/s (user + system time) and minor page faults
+after a warm-up, the two settings interleaved round by round (order flipped every round),
+medians printed with the ratio. Linux with glibc and ``taskset`` only. See docs/mock_speed.md.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ print(json.dumps({"rate": steps / (time.process_time() - t), "faults": (resource
 """
 
 CASES = [("Login", "easy"), ("Settings", "hard"), ("Shop", "medium"), ("Mail", "hard"), ("CrossApp", "hard")]
-SETTINGS = {"default": {}, "fixed": {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(4 << 20)}}
+SETTINGS = {"glibc": {"GUIGYM_MALLOC_TUNING": "0"}, "guigym": {}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,25 +46,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cpu", type=int, default=1, help="the core every cell is pinned to")
     args = p.parse_args(argv)
     cells: dict[tuple[str, str, str], dict[str, list[tuple[float, float]]]] = {}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GUIGYM_MALLOC_TUNING"}
     for rnd in range(args.rounds):
         order = list(SETTINGS) if rnd % 2 == 0 else list(reversed(SETTINGS))
         for fam, level in CASES:
             for policy in ("oracle", "random"):
                 for name in order:
                     out = subprocess.run(["taskset", "-c", str(args.cpu), sys.executable, "-c", CHILD, fam, level, policy, str(args.steps)],
-                                         env={**os.environ, **SETTINGS[name]}, capture_output=True, text=True, check=True)
+                                         env={**clean, **SETTINGS[name]}, capture_output=True, text=True, check=True)
                     d = json.loads(out.stdout.strip().splitlines()[-1])
                     cells.setdefault((fam, level, policy), {}).setdefault(name, []).append((d["rate"], d["faults"]))
                     row = f"round {rnd} {fam:9} {level:7} {policy:7} {name:8}"
                     print(f"{row} {d['rate']:7.0f} CPU st/s {d['faults']:6.1f} faults/step", flush=True)
-    print(f"\n{'id':9} {'level':7} {'policy':7} {'default':>8} {'fixed':>8} {'ratio':>6} {'faults/step':>16}")
+    print(f"\n{'id':9} {'level':7} {'policy':7} {'glibc':>8} {'guigym':>8} {'ratio':>6} {'faults/step':>16}")
     ratios = []
     for (fam, level, policy), by in cells.items():
         a, b = (statistics.median(r for r, _ in by[n]) for n in SETTINGS)
         fa, fb = (statistics.median(f for _, f in by[n]) for n in SETTINGS)
         ratios.append(b / a)
         print(f"{fam:9} {level:7} {policy:7} {a:8.0f} {b:8.0f} {b / a:6.2f} {fa:7.1f} -> {fb:5.1f}")
-    print(f"fixed / default: {min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f}")
+    print(f"guigym / glibc: {min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f}")
     return 0
 
 

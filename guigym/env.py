@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from guigym.action_text import ActionParseError
+from guigym import allocator
 from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
 from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
@@ -143,6 +144,7 @@ class GuiEnv(gym.Env):
         self.observation_space = spaces.Dict(obs)
         self.action_space = action_space(self.width, self.height, self.apps, answer=self.family.asks_questions)
 
+        allocator.tune()  # glibc: no heap shrink-and-regrow (page faults) for every frame; once per process
         self._backend: Backend | None = None  # started lazily (browsers start per worker)
         self.scenario: Scenario | None = None
         self._state: DeviceState | None = None
