@@ -5,8 +5,8 @@ observation's copy) and frees as many. glibc serves blocks that size from its he
 dynamic mmap threshold has grown past them, and from then on gives the top of the heap back to
 the system whenever more than twice such a block lies free there. Frames freed in a bad order
 make a process shrink and regrow its heap again and again, and each regrowth page-faults the
-next frame in: on Login easy under the oracle's policy, 61 page faults and ~0.1 ms of kernel
-time a step, about 40 % of the step (`python benchmarks/bench_env.py` shows the rates).
+next frame in: on Login easy under the oracle's policy, ~45-60 page faults and ~0.1 ms of kernel
+time a step, a third of the step (``python benchmarks/bench_malloc.py`` compares the two).
 
 :func:`tune` sets both thresholds at once to the largest values glibc's own dynamic scheme
 would reach (an mmap threshold of 32 MiB, its ``DEFAULT_MMAP_THRESHOLD_MAX`` on 64-bit, and

@@ -10,8 +10,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from guigym.action_text import ActionParseError
 from guigym import allocator
+from guigym.action_text import ActionParseError
 from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
 from guigym.apps import FAMILIES
 from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
