@@ -40,3 +40,23 @@ def test_action_samples_are_unchanged():
     theirs.seed(7)
     for _ in range(200):
         assert ours.sample() == theirs.sample()
+
+
+def test_bench_overheads_compares_like_with_like(capsys):
+    """``benchmarks/bench_overheads.py`` times guigym's sampler and message pickler next to the
+    library defaults they replace, on the same inputs (the messages read back equal)."""
+    import pickle
+    import sys
+    from multiprocessing.reduction import ForkingPickler
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_overheads
+
+    from guigym.vector import _dumps
+
+    message = ("step", [{"type": np.int64(1), "x": np.int64(5), "text": "a"}] * 2)
+    assert pickle.loads(_dumps(message)) == pickle.loads(ForkingPickler.dumps(message))
+    assert bench_overheads.main(["--calls", "40", "--repeats", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("random", "4-env"))]
+    assert len(rows) == 4 and all(line.rstrip().endswith("x") for line in rows)
