@@ -213,8 +213,8 @@ class GuiEnv(gym.Env):
             nxt, key = {**nxt, "popup": nxt["popup"] - 1}, None  # type: ignore[assignment]
         if nxt is not self._state:
             self._refresh(nxt, key)
+        ref = self._reference()  # first: planning a new state asks family.assess once, and memoises its success
         success = self._success()
-        ref = self._reference()
         terminated = success or ref is None
         reward = 1.0 if success else 0.0
         if self.reward_mode == "shaped":
