@@ -417,33 +417,39 @@ SCRIM = 0.5
 _PARTS: dict[tuple[Any, ...], list[Record]] = {}
 _WIDGETS: dict[tuple[Any, ...], Record] = {}
 _HEADS: dict[tuple[Any, ...], list[Record]] = {}
+#: Entries a memo holds before it is cleared; the parts and widget memos hold four times as
+#: many: under the variation axes every look comes in several font scales and fonts, and a
+#: cleared parts memo gives every widget a new parts list, so the mock redraws every tile.
 CACHE_SIZE = 4096
 
 
-def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
-    """The parts of ``w`` (memoised by look, painter included: the same look gives the same
-    list object, which the mock backend uses to reuse its drawing)."""
+def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 1.0, font: str | None = None) -> list[Record]:
+    """The parts of ``w`` (memoised by look, painter, font scale and font included: the same
+    look gives the same list object, which the mock backend uses to reuse its drawing)."""
     painter = PAINTERS.get(w.kind)
     key = (painter, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th,
-           str(w.options) if w.options else None)
+           str(w.options) if w.options else None, scale, font)
     out = _PARTS.get(key)
     if out is None:
-        if len(_PARTS) > CACHE_SIZE:
+        if len(_PARTS) > 4 * CACHE_SIZE:
             _PARTS.clear()
-        out = _PARTS[key] = painter(w, bw, bh, th, focused) if painter else []
+        out = painter(w, bw, bh, th, focused) if painter else []
+        _PARTS[key] = out = _fonted(out, scale, font)
     return out
 
 
-def widget(w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False) -> Record:
+def widget(
+    w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False, scale: float = 1.0, font: str | None = None,
+) -> Record:
     """The ``widget`` record of ``w`` placed at ``box`` (memoised: most frames show the same
     widgets as the one before; records are never mutated). ``inert``: shown but not
-    interactive (the screen under a dialog)."""
+    interactive (the screen under a dialog). ``scale``, ``font``: its texts' (:func:`parts`)."""
     key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th,
-           inert, str(w.options) if w.options else None)
+           inert, str(w.options) if w.options else None, scale, font)
     rec = _WIDGETS.get(key)
     if rec is not None:
         return rec
-    if len(_WIDGETS) > CACHE_SIZE:
+    if len(_WIDGETS) > 4 * CACHE_SIZE:
         _WIDGETS.clear()
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0 + 1, y1 - y0 + 1
@@ -452,17 +458,18 @@ def widget(w: Widget, box: Box, th: Theme, focused: bool, inert: bool = False) -
     rec = _WIDGETS[key] = {
         "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive and not inert, "focused": focused,
         "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
-        "parts": parts(w, bw, bh, th, focused),
+        "parts": parts(w, bw, bh, th, focused, scale, font),
     }
     if inert:  # the runtime neither hit-tests nor measures it
         rec["inert"] = True
     return rec
 
 
-def _head(th: Theme, width: int, height: int, title: str | None) -> list[Record]:
+def _head(th: Theme, width: int, height: int, title: str | None, scale: float = 1.0, font: str | None = None) -> list[Record]:
     """Background, status bar and, unless ``title`` is None (the home screen), the title bar
-    (memoised: the same on every frame of an episode)."""
-    key = (th, width, height, title)
+    (memoised: the same on every frame of an episode), its texts ``scale`` times their size, in
+    ``font``."""
+    key = (th, width, height, title, scale, font)
     out = _HEADS.get(key)
     if out is None:
         if len(_HEADS) > CACHE_SIZE:
@@ -472,7 +479,7 @@ def _head(th: Theme, width: int, height: int, title: str | None) -> list[Record]
         if title is not None:
             out.append(rect(0, STATUS_H, width, TITLE_H, th.primary, name="titlebar"))
             out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, name="title"))
-        _HEADS[key] = out
+        _HEADS[key] = out = _fonted(out, scale, font)
     return out
 
 
@@ -496,29 +503,21 @@ def dimmed(th: Theme) -> Theme:
 
 
 def display_list(v: View, lay: Layout) -> list[Record]:
-    """Everything on the screen of ``v`` placed by ``lay``, in drawing order (see
-    :func:`_display_list`), with the theme's ``font_scale`` applied."""
-    out = _display_list(v, lay)
-    if not v.theme:
-        return out
-    s, f = v.theme.get("font_scale"), v.theme.get("font")
-    if (s and s != 1) or f:
-        return scale_fonts(out, float(s or 1.0), f or None)
-    return out
-
-
-def _display_list(v: View, lay: Layout) -> list[Record]:
     """Everything on the screen of ``v`` placed by ``lay``, in drawing order (a new list;
     its records may be shared with other lists and must not be mutated). A dialog is drawn
     as a scrim would leave the screen under it (every colour dimmed, no widget interactive),
-    then its panel and buttons: all of it widgets and records both renderers already draw."""
+    then its panel and buttons: all of it widgets and records both renderers already draw.
+    Texts are drawn the theme's ``font_scale`` times their size and in its ``font`` (the
+    variation axes): the same records as :func:`scale_fonts` makes of the list without them."""
     th = theme_of(v)
+    s, f = (v.theme.get("font_scale"), v.theme.get("font")) if v.theme else (None, None)
+    scale, font = float(s or 1.0), f or None
     W, H = lay.width, lay.height
     if v.backdrop is not None and lay.backdrop is not None:
         back, dim = v.backdrop, dimmed(th)
-        out = list(_head(dim, W, H, back.title))
-        out += [widget(w, box, dim, False, inert=True) for w, box in lay.backdrop.visible]
-        out += [widget(w, box, th, w.id == v.focus) for w, box in lay.visible]
+        out = list(_head(dim, W, H, back.title, scale, font))
+        out += [widget(w, box, dim, False, True, scale, font) for w, box in lay.backdrop.visible]
+        out += [widget(w, box, th, w.id == v.focus, False, scale, font) for w, box in lay.visible]
         if lay.max_scroll > 0:  # a dropdown's long list: a scrollbar inside its panel, beside the options
             x0, y0, x1, y1 = lay.body
             top, span = y0 + MENU_HEAD, y1 - y0 + 1 - MENU_HEAD - 8
@@ -526,9 +525,9 @@ def _display_list(v: View, lay: Layout) -> list[Record]:
             first = min(v.scroll, lay.max_scroll)
             out.append(rect(x1 - 6, top + (span - h) * first // lay.max_scroll, 3, h, th.muted, name="scrollbar"))
         return out
-    out = list(_head(th, W, H, None if v.grid else v.title))
+    out = list(_head(th, W, H, None if v.grid else v.title, scale, font))
     if v.grid:
-        out += [widget(w, box, th, False) for w, box in lay.visible]
+        out += [widget(w, box, th, False, False, scale, font) for w, box in lay.visible]
         if v.pages > 1:
             x = W // 2 - (v.pages - 1) * DOT_GAP // 2
             for p in range(v.pages):
@@ -536,19 +535,13 @@ def _display_list(v: View, lay: Layout) -> list[Record]:
                 out.append(circle(x + p * DOT_GAP, H - DOTS_FROM_BOTTOM, 5 if on else 3, th.primary if on else th.muted, name="dot"))
         return out
     focus = v.focus
-    out += [widget(w, box, th, w.id == focus) for w, box in lay.visible]
+    out += [widget(w, box, th, w.id == focus, False, scale, font) for w, box in lay.visible]
     if lay.max_scroll > 0:
         body_h = H - STATUS_H - TITLE_H
         h = max(12, body_h * lay.n_visible // (lay.max_scroll + lay.n_visible))
         y = STATUS_H + TITLE_H + (body_h - h) * min(v.scroll, lay.max_scroll) // max(1, lay.max_scroll)
         out.append(rect(W - 5, y, 3, h, th.muted, name="scrollbar"))
     return out
-
-
-_SCALED: dict[tuple[int, float, str | None], tuple[Any, Any]] = {}
-#: The same for widgets' parts lists, apart: records come and go with every box a widget is
-#: shown at, and must not push out the parts lists, whose identity the mock's tiles are keyed by.
-_SCALED_PARTS: dict[tuple[int, float, str | None], tuple[Any, Any]] = {}
 
 
 def _scaled_text(r: Record, s: float, font: str | None) -> Record:
@@ -558,36 +551,22 @@ def _scaled_text(r: Record, s: float, font: str | None) -> Record:
     return out
 
 
-def _scaled(obj: Any, s: float, font: str | None) -> Any:
-    """``obj`` (a record or a widget's parts) with every text ``s`` times its size and in
-    ``font``: a new object, memoised per original (records are shared and never mutated; the
-    mock caches drawings by the parts list's identity, so the same parts must give the same
-    scaled list)."""
-    key = (id(obj), s, font)
-    memo = _SCALED_PARTS if type(obj) is list else _SCALED
-    hit = memo.get(key)
-    if hit is not None and hit[0] is obj:
-        return hit[1]
-    if len(memo) > 4 * CACHE_SIZE:
-        memo.clear()
-    if isinstance(obj, list):
-        out: Any = [_scaled_text(p, s, font) if p["type"] == "text" else p for p in obj]
-    elif obj["type"] == "text":
-        out = _scaled_text(obj, s, font)
-    elif obj["type"] == "widget":
-        out = {**obj, "parts": _scaled(obj["parts"], s, font)}
-    else:
-        out = obj
-    memo[key] = (obj, out)
-    return out
+def _fonted(items: list[Record], s: float, font: str | None) -> list[Record]:
+    """``items`` with every text record ``s`` times its size and in ``font`` (new text records;
+    ``items`` itself when there is nothing to change)."""
+    if s == 1 and not font:
+        return items
+    return [_scaled_text(r, s, font) if r["type"] == "text" else r for r in items]
 
 
 def scale_fonts(items: list[Record], s: float, font: str | None = None) -> list[Record]:
     """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation) and,
     with ``font``, in that bundled font (the ``font`` variation: :mod:`guigym.fonts`; the
     record's ``font`` key): the same anchors, so a label grows from its row's middle and a
-    field's text from its top."""
-    return [_scaled(r, s, font) for r in items]
+    field's text from its top. Widgets' texts are in their ``parts`` (new lists here, not
+    memoised: :func:`display_list` builds scaled widgets in the first place)."""
+    return [{**r, "parts": _fonted(r["parts"], s, font)} if r["type"] == "widget" else _scaled_text(r, s, font)
+            if r["type"] == "text" else r for r in items]
 
 
 def rows_clip(v: View, lay: Layout) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -12,16 +13,16 @@ import pytest
 
 from guigym.apps.base import HOME, KINDS, View, Widget
 from guigym.backends.mock import MockBackend
-from guigym.display import PAINTERS, display_list, hidden_focus, rows_clip, text, theme_of
+from guigym.display import PAINTERS, display_list, hidden_focus, rows_clip, scale_fonts, text, theme_of
 from guigym.layout import layout
 from tests.conftest import ID_LEVELS
 
 W, H = 360, 640
 
 
-def views(env_id: str, level: str, seed: int) -> Iterator[View]:
-    """Every screen of an oracle episode."""
-    env = gym.make(env_id, disable_env_checker=True)
+def views(env_id: str, level: str, seed: int, **kwargs: Any) -> Iterator[View]:
+    """Every screen of an oracle episode (``kwargs``: ``gym.make``'s, e.g. a variation)."""
+    env = gym.make(env_id, disable_env_checker=True, **kwargs)
     _, info = env.reset(seed=seed, options={"level": level})
     yield env.unwrapped.current_view
     done = False
@@ -42,6 +43,25 @@ def _on_screen(r: dict[str, Any]) -> bool:
     if r["type"] == "circle":
         return 0 <= r["center"][0] < W and 0 <= r["center"][1] < H
     return r["type"] != "text" or (0 <= r["x"] < W and 0 <= r["y"] < H)
+
+
+@pytest.mark.parametrize("env_id", sorted({e for e, _ in ID_LEVELS}))
+def test_font_variations_give_the_scaled_records_of_the_plain_screen(env_id: str) -> None:
+    """``display_list`` builds texts at the theme's font scale and in its font directly (memoised
+    with the widget): the records :func:`scale_fonts` makes of the same screen without them, and
+    the same parts objects every time (the mock's tiles are keyed by them)."""
+    scaled = 0
+    for level in ("easy", "hard"):
+        for seed in range(4):
+            for v in views(env_id, level, seed, variation="all", split="train" if seed % 2 else "test"):
+                lay = layout(v, W, H)
+                s, f = v.theme.get("font_scale") or 1.0, v.theme.get("font") or None
+                plain = replace(v, theme={k: x for k, x in v.theme.items() if k not in ("font_scale", "font")})
+                items = display_list(v, lay)
+                assert items == scale_fonts(display_list(plain, lay), float(s), f)
+                assert all(a.get("parts") is b.get("parts") for a, b in zip(display_list(v, lay), items))
+                scaled += s != 1 or f is not None
+    assert scaled  # some screens of the grid had a font scale or a font
 
 
 def test_every_widget_kind_has_a_painter() -> None:
