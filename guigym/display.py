@@ -565,8 +565,14 @@ def scale_fonts(items: list[Record], s: float, font: str | None = None) -> list[
     record's ``font`` key): the same anchors, so a label grows from its row's middle and a
     field's text from its top. Widgets' texts are in their ``parts`` (new lists here, not
     memoised: :func:`display_list` builds scaled widgets in the first place)."""
-    return [{**r, "parts": _fonted(r["parts"], s, font)} if r["type"] == "widget" else _scaled_text(r, s, font)
-            if r["type"] == "text" else r for r in items]
+    out = []
+    for r in items:
+        if r["type"] == "widget":
+            r = {**r, "parts": _fonted(r["parts"], s, font)}
+        elif r["type"] == "text":
+            r = _scaled_text(r, s, font)
+        out.append(r)
+    return out
 
 
 def rows_clip(v: View, lay: Layout) -> list[int]:
