@@ -64,6 +64,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, register_app, row
 from guigym.apps.catalog import FIRST_NAMES, ICON_COLORS
+from guigym.apps.dates import WEEKDAY_NAMES, month_abbr, month_name
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import time_label
@@ -91,7 +92,6 @@ TITLES = (
 PERSONAL = ("Lunch with {n}", "Call {n}", "Coffee with {n}")
 #: Titles of the series a "delete every ..." rule is about (never a repeating event, never a task's new title).
 SERIES = ("Standup", "Daily sync", "Morning run", "Team check-in")
-WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 JOINS = (", then ", ". Then ", "; after that, ")
 #: (events, months of events after today's) per level.
@@ -148,17 +148,17 @@ def months_between(a: str, b: str) -> int:
 
 
 def month_label(month: str) -> str:
-    return f"{_cal.month_name[int(month[5:7])]} {month[:4]}"
+    return f"{month_name(int(month[5:7]))} {month[:4]}"
 
 
 def short_date(d: dt.date) -> str:
     """ "Sat, Mar 14"."""
-    return f"{WEEKDAY_NAMES[d.weekday()][:3]}, {_cal.month_abbr[d.month]} {d.day}"
+    return f"{WEEKDAY_NAMES[d.weekday()][:3]}, {month_abbr(d.month)} {d.day}"
 
 
 def long_date(d: dt.date) -> str:
     """ "Saturday, March 14, 2026"."""
-    return f"{WEEKDAY_NAMES[d.weekday()]}, {_cal.month_name[d.month]} {d.day}, {d.year}"
+    return f"{WEEKDAY_NAMES[d.weekday()]}, {month_name(d.month)} {d.day}, {d.year}"
 
 
 def hhmm(minutes: int) -> str:
@@ -398,8 +398,8 @@ def say_date(rng: np.random.Generator, today: dt.date, d: dt.date) -> str:
     if months_between(iso(today)[:7], iso(d)[:7]) == 1:
         rel.append(f"on the {ordinal(d.day)} of next month")
     year = "" if d.year == today.year else f", {d.year}"
-    absolute = [f"on {WEEKDAY_NAMES[d.weekday()]}, {_cal.month_name[d.month]} {d.day}{year}",
-                f"on {_cal.month_name[d.month]} {d.day}{year}"]
+    absolute = [f"on {WEEKDAY_NAMES[d.weekday()]}, {month_name(d.month)} {d.day}{year}",
+                f"on {month_name(d.month)} {d.day}{year}"]
     if rel and rng.random() < 0.75:
         return str(pick(rng, rel))
     return str(pick(rng, absolute))
@@ -409,7 +409,7 @@ def say_day(today: dt.date, d: dt.date) -> str:
     """How a question names a day: "the 14th" in today's month, else "April 14"."""
     if (d.year, d.month) == (today.year, today.month):
         return f"the {ordinal(d.day)}"
-    return f"{_cal.month_name[d.month]} {d.day}" + ("" if d.year == today.year else f", {d.year}")
+    return f"{month_name(d.month)} {d.day}" + ("" if d.year == today.year else f", {d.year}")
 
 
 def say_repeat(rng: np.random.Generator, repeat: str) -> str:

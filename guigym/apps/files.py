@@ -55,6 +55,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, clean_text, register_app
 from guigym.apps.catalog import ICON_COLORS
+from guigym.apps.dates import month_abbr
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, DeviceState, FileNode, Scenario, Task, sub_id
 from guigym.events import Event
@@ -167,7 +168,7 @@ def size_label(kb: int) -> str:
 def date_label(days_ago: int) -> str:
     """A date ``days_ago`` days before the in-app today, "Mar 4, 2025"."""
     d = TODAY - datetime.timedelta(days=days_ago)
-    return f"{d.strftime('%b')} {d.day}, {d.year}"
+    return f"{month_abbr(d.month)} {d.day}, {d.year}"
 
 
 def _by_id(state: AppState) -> dict[int, FileNode]:

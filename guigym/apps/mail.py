@@ -73,6 +73,7 @@ import numpy as np
 
 from guigym.apps.base import Widget, register_app, row
 from guigym.apps.catalog import ICON_COLORS
+from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
@@ -94,9 +95,6 @@ LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
 }
 TEAMS = ("Budget", "Design", "Sales", "Marketing", "Planning", "Product", "Safety", "Research")
 PLACES = ("Rome", "Oslo", "Lisbon", "Kyoto", "Denver", "Cairo", "Lima", "Dublin", "Paris", "Vienna")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
-          "December")
-WEEKDAYS_LONG = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 EVENTS = ("concert", "game", "play", "festival", "match", "show")
 #: Subject templates and their topic word (a word no other template, slot or name contains).
 SUBJECTS: tuple[tuple[str, str], ...] = (
@@ -535,7 +533,7 @@ class _Gen:
             else:
                 tpl, top = pick(rng, [s for s in SUBJECTS if (s[1] == topic if topic else s[1] not in avoid)])
             self.template = tpl
-            s = tpl.format(num=int(rng.integers(1000, 10000)), month=pick(rng, MONTHS), day=pick(rng, WEEKDAYS_LONG),
+            s = tpl.format(num=int(rng.integers(1000, 10000)), month=pick(rng, MONTH_NAMES), day=pick(rng, WEEKDAY_NAMES),
                            team=pick(rng, TEAMS), place=pick(rng, PLACES), event=pick(rng, EVENTS))
             if s not in self.subjects:
                 self.subjects.add(s)

@@ -28,6 +28,7 @@ import datetime as dt
 from typing import Any
 
 from guigym.apps.base import MENU_PREFIX, WIDGET_ACTIONS, View, Widget
+from guigym.apps.dates import month_name
 
 __all__ = [
     "select_row", "textarea_row", "stepper_row", "tabs_row", "date_picker_rows", "time_picker_rows", "search_row",
@@ -98,7 +99,7 @@ def date_picker_rows(key: str, value: str | None, shown: str) -> list[Widget]:
     nav = key + ".shown"
     header = Widget(f"{key}.head", "cells", key, weights=[1, 4, 1], cells=[
         Widget(f"{key}.prev", "button", "Previous month", style="glyph", action="month", group=nav, option=-1, detail=shown),
-        Widget(f"{key}.month", "label", f"{calendar.month_name[m]} {y}", style="center"),
+        Widget(f"{key}.month", "label", f"{month_name(m)} {y}", style="center"),
         Widget(f"{key}.next", "button", "Next month", style="glyph", action="month", group=nav, option=1, detail=shown),
     ])
     names = Widget(f"{key}.wd", "cells", key, cells=[Widget(f"{key}.wd{i}", "label", d, style="caption") for i, d in enumerate(WEEKDAYS)])
@@ -114,19 +115,18 @@ def date_picker_rows(key: str, value: str | None, shown: str) -> list[Widget]:
     return rows
 
 
-_GRIDS: dict[tuple[int, int, str], list[list[tuple[str, bool, str]]]] = {}
+_GRIDS: dict[tuple[int, int], list[list[tuple[str, bool, str]]]] = {}
 
 
 def _month_grid(y: int, m: int) -> list[list[tuple[str, bool, str]]]:
     """The weeks of month ``m`` of ``y``: per day its ISO date, whether it is in the month, and
-    its label (``"March 26"``), memoised (keyed by the locale's name of January too, as
-    ``calendar.month_name`` reads the locale on every access)."""
-    key = (y, m, calendar.month_name[1])
+    its label (``"March 26"``), memoised."""
+    key = (y, m)
     grid = _GRIDS.get(key)
     if grid is None:
         if len(_GRIDS) > 1024:
             _GRIDS.clear()
-        grid = _GRIDS[key] = [[(d.isoformat(), d.month == m, f"{calendar.month_name[d.month]} {d.day}") for d in week]
+        grid = _GRIDS[key] = [[(d.isoformat(), d.month == m, f"{month_name(d.month)} {d.day}") for d in week]
                               for week in calendar.Calendar(0).monthdatescalendar(y, m)]
     return grid
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
 from guigym.apps.schema import Scenario
 
 # --- the phrasebook -------------------------------------------------------------------------
@@ -839,9 +840,9 @@ PHRASES: dict[str, str] = {**_LABELS, **_COMMON, **_LOGIN, **_SETTINGS, **_APPS,
 #: Where one English word needs two German ones: by the widget's kind.
 BY_KIND: dict[tuple[str, str], str] = {("button", "Archive"): "Archivieren"}
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 MONTHS_DE = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember")
-_MONTH = dict(zip(MONTHS, MONTHS_DE))
+_MONTH = dict(zip(MONTH_NAMES, MONTHS_DE))
 _PREFIXES = {
     "Card: ": "Karte: ",
     "Phone: ": "Telefon: ",
@@ -858,18 +859,8 @@ _PREFIXES = {
     "Qty ": "Menge ",
     "Thank you, ": "Danke, ",
 }
-_MON = dict(
-    zip(
-        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
-        ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"),
-    )
-)
-_WEEKDAY = dict(
-    zip(
-        ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
-        ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"),
-    )
-)
+_MON = dict(zip((m[:3] for m in MONTH_NAMES), ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")))
+_WEEKDAY = dict(zip(WEEKDAY_NAMES, WEEKDAYS_DE))
 _WKD = {"Mon": "Mo", "Tue": "Di", "Wed": "Mi", "Thu": "Do", "Fri": "Fr", "Sat": "Sa", "Sun": "So"}
 
 
@@ -1220,7 +1211,6 @@ def _files(scenario: Scenario, rng: np.random.Generator) -> str:
     return _chain(rng, clauses)
 
 
-WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 _REPEAT_DE = {"daily": "täglich", "weekly": "wöchentlich", "monthly": "monatlich"}
 
 
