@@ -95,6 +95,20 @@ def test_date_picker_grid_has_whole_weeks() -> None:
     assert [c.style for c in weeks[0].cells].count("day-out") == 6
 
 
+def test_date_picker_memo_gives_the_grid_anew_to_each_caller() -> None:
+    """The memoised grid equals a fresh build for every (value, month) and a caller's list is its own."""
+    from guigym.apps import widgets
+
+    first = date_picker_rows("d", "2026-03-14", "2026-03")
+    first.append(first[0])  # a caller may extend its list (a form adds its other rows)
+    again = date_picker_rows("d", "2026-03-14", "2026-03")
+    assert again is not first and len(again) == len(first) - 1
+    assert all(a is b for a, b in zip(again, first))  # the widgets themselves are shared
+    assert again == widgets._date_picker("d", "2026-03-14", "2026-03")
+    chosen = [c.style for r in date_picker_rows("d", "2026-03-15", "2026-03")[2:] for c in r.cells]
+    assert chosen.count("day-on") == 1 and chosen != [c.style for r in again[2:] for c in r.cells]
+
+
 def test_select_opens_a_dropdown_and_long_lists_scroll() -> None:
     st = opened("select")
     st, acts = drive(st, Goal(APP, "select", "colour", "set", "Grey"))  # the last of 13 options: open, scroll, pick

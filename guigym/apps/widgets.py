@@ -94,7 +94,24 @@ def date_picker_rows(key: str, value: str | None, shown: str) -> list[Widget]:
     """A month grid: a header (previous month, "March 2026", next month), the weekday names,
     then one row of 7 days per week (the neighbouring months' days muted, the chosen one
     filled). ``value``: the chosen ``"YYYY-MM-DD"`` (``values[key]``); ``shown``: the month on
-    display, ``"YYYY-MM"`` (``values[key + ".shown"]``, moved by the header's buttons)."""
+    display, ``"YYYY-MM"`` (``values[key + ".shown"]``, moved by the header's buttons).
+
+    Memoised (a form shows the same grid on every step; ~50 widgets): the list is the
+    caller's, its widgets shared, and widgets are never changed in place once built (the
+    relabelling axes and translations use ``dataclasses.replace``)."""
+    memo = (key, value, shown)
+    rows = _PICKERS.get(memo)
+    if rows is None:
+        if len(_PICKERS) > 1024:
+            _PICKERS.clear()
+        rows = _PICKERS[memo] = _date_picker(key, value, shown)
+    return list(rows)
+
+
+_PICKERS: dict[tuple[str, str | None, str], list[Widget]] = {}
+
+
+def _date_picker(key: str, value: str | None, shown: str) -> list[Widget]:
     y, m = (int(p) for p in shown.split("-")[:2])
     nav = key + ".shown"
     header = Widget(f"{key}.head", "cells", key, weights=[1, 4, 1], cells=[
