@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -35,6 +39,26 @@ def test_same_seed_same_app(env_id, level):
     # different seeds give different apps (at least one of a few)
     insts = {a.reset(seed=s)[0]["instruction"] for s in range(5)}
     assert len(insts) > 1
+
+
+@pytest.mark.parametrize("variation", [None, "all"])
+def test_same_seed_same_episodes_in_processes_with_other_string_hashes(variation):
+    """Same seed, same episode in another process too: a generator that iterated a set of strings
+    (its order follows ``PYTHONHASHSEED``, random per process) would break it, and with it vector
+    workers, Ray actors and reruns. benchmarks/hash_episodes.py hashes every id x level's
+    oracle, random and detour episodes; two processes with other hash seeds must print the same."""
+    root = Path(__file__).resolve().parents[1]
+    args = [sys.executable, str(root / "benchmarks" / "hash_episodes.py"), "--seeds", "1"]
+    args += ["--variation", variation, "--split", "test"] if variation else []
+    outs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root), "SDL_VIDEODRIVER": "dummy",
+               "SDL_AUDIODRIVER": "dummy"}
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600, cwd=root)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outs.append([line.rsplit("  (", 1)[0] for line in proc.stdout.splitlines() if "steps  " in line or line.startswith("total")])
+    assert len(outs[0]) == len(ID_LEVELS) + 1
+    assert outs[0] == outs[1]
 
 
 @pytest.mark.parametrize("env_id,level", ID_LEVELS)
