@@ -320,9 +320,34 @@ class GuiEnv(gym.Env):
 
     @property
     def backend(self) -> Backend:
+        """The renderer, started on first use. An env that already shows a screen but has no
+        renderer (a copy made by ``pickle`` or ``copy.deepcopy``, or an env used again after
+        :meth:`close`) shows that screen on the new one first, so clicks land where they did."""
         if self._backend is None:
-            self._backend = make_backend(self.backend_name, self.width, self.height, **self._backend_kwargs)
+            be = self._backend = make_backend(self.backend_name, self.width, self.height, **self._backend_kwargs)
+            if self._view is not None and self._lay is not None:
+                if self._frame is not None and hasattr(be, "reshow"):
+                    be.reshow(self._view, self._lay, self._frame)  # the mock: the kept frame, not drawn again
+                else:
+                    be.show(self._view, self._lay)
         return self._backend
+
+    # --- copies ------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``pickle`` and ``copy.deepcopy`` copy: the episode (scenario, app state,
+        history, the oracle's plans, the current frame) and the random generator, so a copy
+        steps and resets exactly as the original would from here on; not the renderer (a
+        Chromium, pygame's fonts and the process's drawing caches), which the copy starts on
+        first use (:attr:`backend`), nor the window or the kept older frames."""
+        d = self.__dict__.copy()
+        d["_backend"] = d["_window"] = None
+        d["_frames"] = OrderedDict()
+        d["_epochs"] = next(self._epochs)  # itertools' counters stop being picklable in Python 3.14
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        d["_epochs"] = itertools.count(d["_epochs"])
+        self.__dict__.update(d)
 
     # --- internals ---------------------------------------------------------------------
     def _check_level(self, level: str) -> None:

@@ -81,6 +81,15 @@ class Family:
     #: denial); empty: the axis leaves the family's scenarios as they are.
     permission_apps: tuple[str, ...] = ()
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A registered family pickles (and deep-copies) as its name: an env's copy uses the
+        registry's own instance, as ``gym.make`` does, instead of a second one."""
+        from guigym.apps import FAMILIES
+
+        if FAMILIES.get(self.name) is self:
+            return (_registered, (self.name,))
+        return super().__reduce_ex__(protocol)
+
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         """A new scenario: ``task`` holds ``instruction`` plus the family's own fields;
         ``start`` holds the foreground app (``"fg"``) and optional pre-filled ``values``
@@ -156,3 +165,10 @@ def sample(rng: np.random.Generator, seq: Sequence[Any], k: int) -> list[Any]:
 def theme(rng: np.random.Generator) -> dict[str, Any]:
     """A colour theme, as JSON (colours as lists, so a scenario survives a JSON round trip)."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in pick(rng, THEMES).items()}
+
+
+def _registered(name: str) -> Family:
+    """The registered family called ``name`` (what a pickled one becomes again)."""
+    from guigym.apps import FAMILIES
+
+    return FAMILIES[name]
