@@ -29,6 +29,8 @@ from guigym.variation import resolve as resolve_variation
 
 REWARD_MODES = ("sparse", "shaped")
 EXTRA_OBS = ("elements", "history")
+#: The keys ``reset(options=...)`` takes (``level``: this episode's level instead of the env's).
+RESET_OPTIONS = frozenset({"level"})
 HISTORY_LEN = 8
 #: Longest history line; longer ones (a long OpenApp name) are cut, so ``obs["history"]``
 #: (``HISTORY_LEN`` lines) always fits its space, ``UnicodeText(HISTORY_LEN * 200)``.
@@ -169,8 +171,12 @@ class GuiEnv(gym.Env):
 
     # --- Gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        super().reset(seed=seed)
         options = options or {}
+        unknown = sorted(map(str, set(options) - RESET_OPTIONS))
+        if unknown:  # a misspelt key would reset at the default level without a word
+            raise ValueError(f"unknown reset options {unknown}; expected keys of {sorted(RESET_OPTIONS)} "
+                             "(the split and the variation are gym.make arguments)")
+        super().reset(seed=seed)
         level = options.get("level", self.level)
         self._check_level(level)
         templates = None  # the split's task templates (guigym.variation.TEST_TEMPLATES); None: all, as without variation

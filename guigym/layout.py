@@ -23,6 +23,9 @@ GRID_COLS = 4
 GRID_ROWS = ICONS_PER_PAGE // GRID_COLS
 CELL_H = 100
 MIN_VIEWPORT = (240, STATUS_H + TITLE_H + 4 * ROW_H)
+#: The largest: a 4K screen's longer side both ways (a frame of 48 MiB; beyond it an env would
+#: fail allocating its observation space's bounds, or Chromium its window).
+MAX_VIEWPORT = (4096, 4096)
 #: The ``density`` variation (guigym.variation): a list row's height and the rows' side
 #: padding, per density (``comfortable``: the default, :data:`ROW_H` and :data:`PAD_X`). The
 #: gap between rows (``2 * PAD_Y``) stays, so a widget's box grows or shrinks with its row.
@@ -74,6 +77,8 @@ def check_viewport(viewport: tuple[int, int] | str) -> tuple[int, int]:
     w, h = int(viewport[0]), int(viewport[1])
     if w < MIN_VIEWPORT[0] or h < MIN_VIEWPORT[1]:
         raise ValueError(f"viewport must be at least {MIN_VIEWPORT[0]}x{MIN_VIEWPORT[1]} (width, height), got {w}x{h}")
+    if w > MAX_VIEWPORT[0] or h > MAX_VIEWPORT[1]:
+        raise ValueError(f"viewport must be at most {MAX_VIEWPORT[0]}x{MAX_VIEWPORT[1]} (width, height), got {w}x{h}")
     return w, h
 
 

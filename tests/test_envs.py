@@ -191,10 +191,23 @@ def test_viewport_and_bad_kwargs():
     assert obs["screenshot"].shape == (800, 480, 3)
     assert run_reference(env, info, 40)[0]
     for kw, msg in [({"level": "impossible"}, "unknown level"), ({"backend": "vnc"}, "unknown backend"),
-                    ({"reward_mode": "dense"}, "unknown reward_mode"), ({"viewport": (100, 100)}, "viewport"),
+                    ({"reward_mode": "dense"}, "unknown reward_mode"), ({"viewport": (100, 100)}, "at least"),
+                    ({"viewport": (100_000, 100_000)}, "at most 4096x4096"), ({"viewport": (360, 4097)}, "at most"),
                     ({"extra_obs": ("dom",)}, "extra_obs"), ({"render_mode": "ansi"}, "render_mode")]:
         with pytest.raises(ValueError, match=msg):
             make("GuiGym-Login-v0", **kw)
+
+
+def test_unknown_reset_options_are_an_error_not_the_default_level():
+    env = make("GuiGym-Login-v0", level="easy")
+    env.reset(seed=0)
+    before = env.unwrapped.get_state()
+    for options in ({"lvl": "hard"}, {"level": "hard", "split": "test"}):
+        with pytest.raises(ValueError, match="unknown reset options"):
+            env.reset(seed=1, options=options)
+    assert env.unwrapped.get_state() == before  # nothing was reset
+    _, info = env.reset(seed=1, options={"level": "hard"})
+    assert info["level"] == "hard"
 
 
 def test_extra_obs():
