@@ -47,6 +47,7 @@ import csv
 import dataclasses
 import functools
 import json
+import math
 import os
 import random
 import sys
@@ -72,6 +73,8 @@ from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgen
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import PlanStep  # noqa: E402
+from guigym.apps import FAMILIES  # noqa: E402
+from guigym.registration import env_ids  # noqa: E402
 from guigym.rewards import (  # noqa: E402
     action_similarity,
     action_type_reward,
@@ -84,6 +87,7 @@ from guigym.rewards import (  # noqa: E402
     trajectory_reward_range,
     trajectory_step_rewards,
 )
+from guigym.variation import resolve as resolve_variation  # noqa: E402
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
 # GRPO's hyper-parameters are defined once, in agents.grpo.GRPOConfig; Args repeats them only
@@ -277,6 +281,57 @@ class Args:
     def grpo(self) -> GRPOConfig:
         """The GRPO hyper-parameters of these flags."""
         return GRPOConfig.from_fields(self)
+
+
+#: Lower bounds of the integer flags (a run with less would train nothing, or not as asked).
+_AT_LEAST = {"iterations": 0, "episodes_per_iter": 1, "rollout_max_steps": 1, "states_per_iter": 1, "horizon": 1,
+             "epochs": 1, "groups_per_minibatch": 1, "threads": 1, "rollout_workers": 0, "eval_batch": 1, "eval_episodes": 0,
+             "val_episodes": 0, "val_every": 0, "val_max_steps": 1, "label_vocab_seeds": 1, "lora_rank": 0,
+             "max_new_tokens": 1, "ppo_steps": 1, "eval_seed": 0}
+#: Closed ranges of the float flags.
+_WITHIN = {"stage1_frac": (0.0, 1.0), "time_limit_min": (0.0, math.inf), "lambda_align": (0.0, math.inf),
+           "lambda_rep": (0.0, math.inf), "beta": (0.0, math.inf), "ent_coef": (0.0, math.inf),
+           "loss_norm_tokens": (0.0, math.inf), "augment_invert": (0.0, 1.0)}
+
+
+def arg_problems(args: Args) -> list[str]:
+    """What is wrong with ``args``, one line each (checked before anything starts, so a typo
+    costs a second, not a run that trains the wrong thing).
+
+    >>> arg_problems(Args(group_size=1, level="extreme", lr=0))  # doctest: +NORMALIZE_WHITESPACE
+    ["--level extreme: GuiGym-Login-v0's levels are ('easy', 'medium', 'hard')",
+     '--group-size must be >= 2 (GRPO scores each plan against the others of its group), got 1',
+     '--lr must be > 0, got 0']
+    """
+    out: list[str] = []
+    if args.env_id not in env_ids():
+        out.append(f"--env-id {args.env_id}: not a guigym id; one of {env_ids()}")
+    else:
+        levels = FAMILIES[gym.spec(args.env_id).kwargs["family"]].levels
+        if args.level not in levels:
+            out.append(f"--level {args.level}: {args.env_id}'s levels are {levels}")
+    if args.variation is not None:
+        try:
+            resolve_variation(args.variation, args.split)
+        except ValueError as e:
+            out.append(f"--variation {args.variation}: {e}")
+    if args.group_size < 2:
+        out.append(f"--group-size must be >= 2 (GRPO scores each plan against the others of its group), got {args.group_size}")
+    for name, low in _AT_LEAST.items():
+        if getattr(args, name) < low:
+            out.append(f"--{name.replace('_', '-')} must be >= {low}, got {getattr(args, name)}")
+    for name, (lo, hi) in _WITHIN.items():
+        v = getattr(args, name)
+        if not lo <= v <= hi:  # NaN fails too
+            out.append(f"--{name.replace('_', '-')} must be in [{lo:g}, {hi:g}], got {v}")
+    for name in ("lr", "clip_eps", "max_grad_norm"):
+        if not getattr(args, name) > 0:
+            out.append(f"--{name.replace('_', '-')} must be > 0, got {getattr(args, name)}")
+    if not 0 < args.gamma <= 1:
+        out.append(f"--gamma must be in (0, 1], got {args.gamma}")
+    if args.eval_max_steps is not None and args.eval_max_steps < 1:
+        out.append(f"--eval-max-steps must be >= 1, got {args.eval_max_steps}")
+    return out
 
 
 # ------------------------------------------------------------------------ visited states
@@ -994,6 +1049,9 @@ def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: 
 
 def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n")[0])
+    problems = arg_problems(args)
+    if problems:
+        raise SystemExit("train_small.py: " + "\n  ".join(["bad arguments:", *problems]))
     if args.algo == "ppo":
         from agents.sb3_baseline import ppo_setting, train_ppo
 

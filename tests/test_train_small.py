@@ -257,6 +257,24 @@ def test_cli_help():
         assert flag in out.stdout
 
 
+def test_bad_arguments_stop_the_run_before_it_starts(tmp_path):
+    """Every bad flag is named in one message, exit status non-zero, nothing written."""
+    assert doctest.testmod(train_small, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+    assert train_small.arg_problems(train_small.Args()) == []
+    assert train_small.arg_problems(train_small.Args(env_id="GuiGym-Settings-v0", level="hard", variation="all")) == []
+    wrong = train_small.Args(env_id="GuiGym-Nope-v0", variation="nope", rollout_workers=-1, gamma=0.0, stage1_frac=1.5,
+                             eval_max_steps=0, clip_eps=float("nan"))
+    found = "\n".join(train_small.arg_problems(wrong))
+    for flag in ("--env-id GuiGym-Nope-v0", "--variation nope", "--rollout-workers", "--gamma", "--stage1-frac",
+                 "--eval-max-steps", "--clip-eps"):
+        assert flag in found, (flag, found)
+    out = subprocess.run([sys.executable, str(ROOT / "train_small.py"), "--group-size", "1", "--level", "extreme",
+                          "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "--group-size must be >= 2" in out.stderr and "--level extreme" in out.stderr
+    assert not any(tmp_path.iterdir())
+
+
 def _tiny_args(tmp_path, name, **kw):
     base = dict(iterations=3, episodes_per_iter=2, rollout_max_steps=3, states_per_iter=4, group_size=4, horizon=3, epochs=1,
                 groups_per_minibatch=4, val_every=2, val_episodes=2, val_max_steps=3, eval_episodes=2, eval_max_steps=3,
