@@ -35,6 +35,7 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
+from guigym.apps import FAMILIES  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
 from guigym.variation import PRESETS  # noqa: E402
 
@@ -175,6 +176,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     unknown = [i for i in ids if i not in gym.registry]
     if unknown:
         p.error(f"unknown env id(s) {unknown}; registered: {env_ids()}")
+    # the rest of the flags, checked before anything starts (each would fail later with a traceback)
+    for i in ids if args.level else ():
+        levels = FAMILIES[gym.spec(i).kwargs["family"]].levels if gym.spec(i).kwargs.get("family") in FAMILIES else None
+        if levels is not None and args.level not in levels:
+            p.error(f"--level {args.level}: {i}'s levels are {levels}")
+    if not 0 <= args.noise <= 1:
+        p.error(f"--noise must be in [0, 1], got {args.noise}")
+    if args.max_steps is not None and args.max_steps < 1:
+        p.error(f"--max-steps must be >= 1, got {args.max_steps}")
+    if args.planner == "tiny" and not args.checkpoint:
+        p.error("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
+    if args.checkpoint and not Path(args.checkpoint).is_file():
+        p.error(f"--checkpoint {args.checkpoint}: no such file")
     vlm = _load_vlm(args)
     agent = build_agent(args, vlm)
     seeds = list(range(args.seed, args.seed + args.episodes))

@@ -386,6 +386,23 @@ def test_evaluate_cli(tmp_path, capsys):
         main(["--env", "GuiGym-Nope-v0", "--episodes", "1"])
 
 
+@pytest.mark.parametrize("argv,says", [
+    (["--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are"),
+    (["--noise", "1.5"], "--noise must be in [0, 1]"),
+    (["--max-steps", "0"], "--max-steps must be >= 1"),
+    (["--planner", "tiny"], "--planner tiny needs --checkpoint"),
+    (["--planner", "tiny", "--checkpoint", "no/such/policy.pt"], "no such file"),
+])
+def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
+    from agents.evaluate import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--env", "GuiGym-Login-v0", "--episodes", "1", "--no-progress", *argv])
+    assert e.value.code == 2  # argparse's usage error, not a traceback from inside the run
+    err = capsys.readouterr()
+    assert says in err.err and "planner, T=" not in err.out
+
+
 def test_evaluate_grid_writes_every_record(tmp_path, capsys):
     """``--variations grid --json``: one record per episode and variant, tagged with both
     (the records were silently dropped before: an empty file)."""
