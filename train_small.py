@@ -73,8 +73,7 @@ from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgen
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import PlanStep  # noqa: E402
-from guigym.apps import FAMILIES  # noqa: E402
-from guigym.registration import env_ids  # noqa: E402
+from guigym.registration import id_level_problem  # noqa: E402
 from guigym.rewards import (  # noqa: E402
     action_similarity,
     action_type_reward,
@@ -299,17 +298,14 @@ def arg_problems(args: Args) -> list[str]:
     costs a second, not a run that trains the wrong thing).
 
     >>> arg_problems(Args(group_size=1, level="extreme", lr=0))  # doctest: +NORMALIZE_WHITESPACE
-    ["--level extreme: GuiGym-Login-v0's levels are ('easy', 'medium', 'hard')",
+    ["--level extreme: GuiGym-Login-v0's levels are easy, medium, hard",
      '--group-size must be >= 2 (GRPO scores each plan against the others of its group), got 1',
      '--lr must be > 0, got 0']
     """
     out: list[str] = []
-    if args.env_id not in env_ids():
-        out.append(f"--env-id {args.env_id}: not a guigym id; one of {env_ids()}")
-    else:
-        levels = FAMILIES[gym.spec(args.env_id).kwargs["family"]].levels
-        if args.level not in levels:
-            out.append(f"--level {args.level}: {args.env_id}'s levels are {levels}")
+    problem = id_level_problem(args.env_id, args.level)
+    if problem:
+        out.append(problem if problem.startswith("--") else f"--env-id: {problem}")
     if args.variation is not None:
         try:
             resolve_variation(args.variation, args.split)

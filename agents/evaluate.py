@@ -35,8 +35,7 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
-from guigym.apps import FAMILIES  # noqa: E402
-from guigym.registration import env_ids  # noqa: E402
+from guigym.registration import env_ids, id_level_problem  # noqa: E402
 from guigym.variation import PRESETS  # noqa: E402
 
 PLANNERS = ("oracle", "random", "vlm", "tiny")
@@ -177,10 +176,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if unknown:
         p.error(f"unknown env id(s) {unknown}; registered: {env_ids()}")
     # the rest of the flags, checked before anything starts (each would fail later with a traceback)
-    for i in ids if args.level else ():
-        levels = FAMILIES[gym.spec(i).kwargs["family"]].levels if gym.spec(i).kwargs.get("family") in FAMILIES else None
-        if levels is not None and args.level not in levels:
-            p.error(f"--level {args.level}: {i}'s levels are {levels}")
+    for i in ids:
+        problem = id_level_problem(i, args.level)
+        if problem:
+            p.error(problem)
     if not 0 <= args.noise <= 1:
         p.error(f"--noise must be in [0, 1], got {args.noise}")
     if args.max_steps is not None and args.max_steps < 1:

@@ -12,17 +12,23 @@ import gymnasium as gym
 from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
+from guigym.registration import id_level_problem
 from guigym.viz import annotate, save_gif
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="guigym demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env", default="GuiGym-Login-v0")
     p.add_argument("--level", default=None, help="easy | medium | hard (default: all three)")
     p.add_argument("--episodes", type=int, default=200, help="seeds per level")
     p.add_argument("--backend", default="mock")
     p.add_argument("--gif", default="out/demo.gif", help="where to save one annotated episode ('' to skip)")
     args = p.parse_args(argv)
+    problem = id_level_problem(args.env, args.level)
+    if problem:
+        p.error(problem)
+    if args.episodes < 1:
+        p.error(f"--episodes must be >= 1, got {args.episodes}")
 
     env = gym.make(args.env, backend=args.backend)
     levels = [args.level] if args.level else list(env.unwrapped.family.levels)

@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
 from guigym.actions import Action, RefStep, Scroll, action_to_dict
+from guigym.registration import id_level_problem
 
 
 # AndroidControl's names where they differ from the canonical dict (action_to_dict).
@@ -114,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first seed; episode i uses seed + i")
     p.add_argument("--backend", default="mock")
     args = p.parse_args(argv)
+    problem = id_level_problem(args.env, args.level)
+    if problem:
+        p.error(problem)
     if args.episodes < 1:
         p.error("--episodes must be >= 1")
     out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend)

@@ -16,6 +16,7 @@ import gymnasium as gym
 
 import guigym  # noqa: F401
 from guigym.actions import Action, Back, Click, OpenApp, Scroll, Type
+from guigym.registration import id_level_problem
 
 
 def action_for_event(ev: Any, buffer: str) -> tuple[Action | None, str, str | None]:
@@ -92,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="mock")
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
+    problem = id_level_problem(args.env, args.level)
+    if problem:
+        p.error(problem)
     summary = play(args.env, args.level, args.backend, args.seed)
     print(f"{summary['successes']} success(es) in {summary['episodes']} episode(s)")
     return 0

@@ -84,3 +84,24 @@ def id_levels() -> list[tuple[str, str]]:
     [('GuiGym-Login-v0', 'easy'), ('GuiGym-Login-v0', 'medium')]
     """
     return [(e.id, level) for e in ENVS for level in family_of(e).levels]
+
+
+def id_level_problem(env_id: str, level: str | None = None) -> str | None:
+    """Why ``env_id`` (with ``level``, unless None) is not something guigym can make, in one
+    line for a command's usage error; None when it is, or when ``env_id`` is registered by
+    someone else (a user's own id: ``gym.make`` judges its kwargs).
+
+    >>> id_level_problem("GuiGym-Login-v0", "hard") is None
+    True
+    >>> id_level_problem("GuiGym-Login-v0", "extreme")
+    "--level extreme: GuiGym-Login-v0's levels are easy, medium, hard"
+    >>> id_level_problem("GuiGym-Nope-v0")
+    'unknown env id GuiGym-Nope-v0; guigym ids: GuiGym-Login-v0, ..., GuiGym-CrossApp-v0'
+    """
+    entry = next((e for e in ENVS if e.id == env_id), None)
+    if entry is None:
+        return None if env_id in gym.registry else f"unknown env id {env_id}; guigym ids: {', '.join(env_ids())}"
+    levels = family_of(entry).levels
+    if level is not None and level not in levels:
+        return f"--level {level}: {env_id}'s levels are {', '.join(levels)}"
+    return None

@@ -387,7 +387,7 @@ def test_evaluate_cli(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,says", [
-    (["--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are"),
+    (["--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are easy, medium, hard"),
     (["--noise", "1.5"], "--noise must be in [0, 1]"),
     (["--max-steps", "0"], "--max-steps must be >= 1"),
     (["--planner", "tiny"], "--planner tiny needs --checkpoint"),

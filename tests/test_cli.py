@@ -38,6 +38,21 @@ def test_unknown_command():
         cli(["fly"])
 
 
+@pytest.mark.parametrize("argv,says", [
+    (["demo", "--env", "GuiGym-Nope-v0"], "unknown env id GuiGym-Nope-v0; guigym ids: GuiGym-Login-v0"),
+    (["demo", "--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are easy, medium, hard"),
+    (["demo", "--episodes", "0"], "--episodes must be >= 1"),
+    (["export", "--env", "GuiGym-Files-v0", "--level", "x", "--out", "never"], "GuiGym-Files-v0's levels are"),
+    (["play", "--env", "GuiGym-Shop"], "unknown env id GuiGym-Shop;"),
+])
+def test_commands_name_a_bad_id_or_level_before_they_start(argv, says, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        cli(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # nothing written (no export folder, no GIF)
+
+
 def ev(kind, **kw):
     return pygame.event.Event(kind, **kw)
 

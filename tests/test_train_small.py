@@ -265,7 +265,7 @@ def test_bad_arguments_stop_the_run_before_it_starts(tmp_path):
     wrong = train_small.Args(env_id="GuiGym-Nope-v0", variation="nope", rollout_workers=-1, gamma=0.0, stage1_frac=1.5,
                              eval_max_steps=0, clip_eps=float("nan"))
     found = "\n".join(train_small.arg_problems(wrong))
-    for flag in ("--env-id GuiGym-Nope-v0", "--variation nope", "--rollout-workers", "--gamma", "--stage1-frac",
+    for flag in ("--env-id: unknown env id GuiGym-Nope-v0", "--variation nope", "--rollout-workers", "--gamma", "--stage1-frac",
                  "--eval-max-steps", "--clip-eps"):
         assert flag in found, (flag, found)
     out = subprocess.run([sys.executable, str(ROOT / "train_small.py"), "--group-size", "1", "--level", "extreme",
