@@ -49,9 +49,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
+from guigym.vector import per_env_actions
 
 try:
     import ray
@@ -404,12 +405,7 @@ class RayVectorEnv(VectorEnv):
         """Step every env (NEXT_STEP autoreset: an env whose episode ended last step is reset
         instead and its action ignored). ``actions``: a batch of ``action_space`` or a list of
         per-env actions (anything ``env.step`` takes, e.g. action text)."""
-        if isinstance(actions, (list, tuple)):
-            if len(actions) != self.num_envs:
-                raise ValueError(f"{len(actions)} actions for num_envs={self.num_envs}")
-            per_env = list(actions)
-        else:
-            per_env = list(iterate(self.action_space, actions))
+        per_env = per_env_actions(self.action_space, actions, self.num_envs)
         if not self._reset_done.all():
             raise gym.error.ResetNeeded("call reset() before step()")
         n = self.num_envs

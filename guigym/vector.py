@@ -3,7 +3,7 @@
 A subclass of Gymnasium's :class:`~gymnasium.vector.AsyncVectorEnv` with the same API
 (``reset``/``step`` and their ``_async``/``_wait`` halves, the three autoreset modes,
 ``reset(options={"reset_mask": ...})``, ``call``, ``get_attr``, ``set_attr``, ``render``,
-seeding, ``close``) and four differences:
+seeding, ``close``) and five differences:
 
 * **Shared memory for every fixed-size observation key, the pipe for the rest.** The screenshot
   and the text keys (``instruction``, ``history``) go through shared memory; a key whose size
@@ -42,6 +42,9 @@ seeding, ``close``) and four differences:
   env usable. More than ``max_restarts`` env restarts in all (a worker's restart counts one
   for each of its envs) raise ``RuntimeError`` (an env that fails on every step is a bug to
   fix, not to retry forever).
+* **Per-env actions.** ``step`` also takes a list of ``num_envs`` actions, each anything
+  ``env.step`` takes (an action's text, an :class:`~guigym.actions.Action`), as
+  :class:`guigym.distributed.RayVectorEnv` does: a language model's policy gives one text per env.
 * **close() always returns**, within about ``close_timeout`` seconds plus one, and leaves no
   worker process: workers that do not exit when asked are terminated, then killed.
 
@@ -442,7 +445,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         if self._state != AsyncState.DEFAULT:
             raise AlreadyPendingCallError(f"Calling `step_async` while waiting for a pending call to `{self._state.value}` to complete.",
                                           str(self._state.value))
-        self._send("step", list(iterate(self.action_space, actions)))
+        self._send("step", per_env_actions(self.action_space, actions, self.num_envs))
         self._state = AsyncState.WAITING_STEP
 
     def step_wait(self, timeout: float | None = None) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -581,6 +584,22 @@ class GuiVectorEnv(AsyncVectorEnv):
         spec = getattr(self, "spec", None)
         per = f", envs_per_worker={self.envs_per_worker}" if self.envs_per_worker > 1 else ""
         return f"GuiVectorEnv({spec.id + ', ' if spec is not None else ''}num_envs={self.num_envs}{per})"
+
+
+def per_env_actions(action_space: spaces.Space[Any], actions: Any, num_envs: int) -> list[Any]:
+    """One action per env: a batch of ``action_space`` (what Gymnasium's vector envs take), or a
+    list or tuple of ``num_envs`` actions, each anything ``env.step`` takes (an action's text, an
+    :class:`~guigym.actions.Action`, a dict of the single action space). A list is never a batch
+    of guigym's ``Dict`` action space, so the two cannot be confused.
+
+    >>> per_env_actions(None, ["back()", 'type(text="hi")'], 2)
+    ['back()', 'type(text="hi")']
+    """
+    if isinstance(actions, (list, tuple)):
+        if len(actions) != num_envs:
+            raise ValueError(f"{len(actions)} actions for num_envs={num_envs}")
+        return list(actions)
+    return list(iterate(action_space, actions))
 
 
 def _integer_scalar(v: np.generic) -> tuple[type, tuple[int | bool]]:

@@ -749,3 +749,32 @@ def test_pipe_pickling_keeps_numpy_scalars_exact() -> None:
     for a, b in zip(back, values):
         assert (np.isnan(a) and np.isnan(b)) if isinstance(b, np.floating) and np.isnan(b) else a == b
     assert np.signbit(back[12]) and np.asarray(back[11]).tobytes() == np.asarray(values[11]).tobytes()
+
+
+def test_a_list_of_per_env_actions_text_included_steps_each_env_with_its_own() -> None:
+    """``step`` takes a list of ``num_envs`` actions too (what a language model's policy gives:
+    one action text per env), as ``RayVectorEnv`` does; each env gets its own, as ``env.step``
+    would; a list of another length is a ValueError, and the vector env stays usable."""
+    from guigym.actions import Back
+
+    venv = gym.make_vec("GuiGym-Login-v0", num_envs=3, envs_per_worker=2)
+    singles = [gym.make("GuiGym-Login-v0") for _ in range(3)]
+    try:
+        _, info = venv.reset(seed=[4, 5, 6])
+        refs = [s.reset(seed=seed)[1]["reference"] for s, seed in zip(singles, (4, 5, 6))]
+        assert [r[0].action for r in refs] == [r[0].action for r in info["reference"]]
+        first = refs[0][0].action
+        actions = [f"click(x={first.x}, y={first.y})", Back(), "not an action"]
+        obs, _, _, _, info = venv.step(actions)
+        for i, (single, action) in enumerate(zip(singles, actions)):
+            o, _, _, _, inf = single.step(action)
+            assert np.array_equal(obs["screenshot"][i], o["screenshot"]) and obs["instruction"][i] == o["instruction"]
+            assert info["action_error"][i] == inf["action_error"]
+        assert info["action_error"][0] is None and "could not parse" in info["action_error"][2]
+        with pytest.raises(ValueError, match="2 actions for num_envs=3"):
+            venv.step(["back()", "back()"])
+        venv.step(("back()", "back()", "back()"))  # a tuple too, and the env goes on
+    finally:
+        venv.close()
+        for s in singles:
+            s.close()
