@@ -24,6 +24,7 @@ import gymnasium as gym
 
 import guigym
 from guigym.registration import env_ids
+from guigym.variation import resolve as resolve_variation
 
 
 def random_policy(env: gym.Env, steps: int, level: str) -> float:
@@ -78,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variation", default=None, help="also measure every id under this variation preset (e.g. all)")
     p.add_argument("--split", default="train", help="the split of --variation")
     args = p.parse_args(argv)
+    if args.steps < 1 or args.vector < 0:
+        p.error(f"--steps must be >= 1 and --vector >= 0, got {args.steps} and {args.vector}")
+    if args.variation is not None:
+        try:
+            resolve_variation(args.variation, args.split)
+        except ValueError as e:
+            p.error(f"--variation {args.variation}: {e}")
     # pinned to one core while measuring, and given back whatever happens: main() also runs
     # in-process (tests, notebooks), where a leftover pin would slow everything after it
     affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None

@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(problem)
     if args.episodes < 1:
         p.error("--episodes must be >= 1")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        p.error(f"--out {args.out}: exists and is not a folder")
     out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend)
     print(f"wrote {out / 'episodes.jsonl'}, {out / 'steps.jsonl'} and {out / 'screenshots'}/")
     return 0

@@ -38,14 +38,26 @@ def test_unknown_command():
         cli(["fly"])
 
 
+def test_export_into_a_file_is_a_usage_error(tmp_path, capsys):
+    f = tmp_path / "a_file"
+    f.write_text("keep me")
+    with pytest.raises(SystemExit) as e:
+        cli(["export", "--episodes", "1", "--out", str(f)])
+    assert e.value.code == 2 and "exists and is not a folder" in capsys.readouterr().err
+    assert f.read_text() == "keep me"
+
+
 @pytest.mark.parametrize("argv,says", [
     (["demo", "--env", "GuiGym-Nope-v0"], "unknown env id GuiGym-Nope-v0; guigym ids: GuiGym-Login-v0"),
     (["demo", "--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are easy, medium, hard"),
     (["demo", "--episodes", "0"], "--episodes must be >= 1"),
     (["export", "--env", "GuiGym-Files-v0", "--level", "x", "--out", "never"], "GuiGym-Files-v0's levels are"),
     (["play", "--env", "GuiGym-Shop"], "unknown env id GuiGym-Shop;"),
+    (["bench", "--steps", "-5"], "--steps must be >= 1"),
+    (["bench", "--variation", "all", "--split", "val"], "unknown split 'val'"),
+    (["bench", "--variation", "nope"], "--variation nope: unknown variation preset"),
 ])
-def test_commands_name_a_bad_id_or_level_before_they_start(argv, says, capsys, tmp_path, monkeypatch):
+def test_commands_name_a_bad_argument_before_they_start(argv, says, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as e:
         cli(argv)
