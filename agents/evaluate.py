@@ -88,9 +88,7 @@ def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:
         planner: Any = OraclePlanner(horizon=args.horizon, noise=args.noise, grounded=not args.ungrounded)
     elif args.planner == "random":
         planner = RandomPlanner(horizon=args.horizon)
-    elif args.planner == "tiny":
-        if not args.checkpoint:
-            raise SystemExit("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
+    elif args.planner == "tiny":  # main() made sure there is a --checkpoint file
         from agents.tiny_policy import TinyPlanner, TinyPolicy
 
         policy = TinyPolicy.load(args.checkpoint)

@@ -13,7 +13,6 @@ import calendar
 from pathlib import Path
 
 import gymnasium as gym
-import numpy as np
 import pytest
 
 import guigym
@@ -79,4 +78,4 @@ def test_a_calendar_frame_shows_english_months_under_a_patched_locale(monkeypatc
     assert rows[0].cells[1].label == "March 2026"
     days = [c.label for r in rows[2:] for c in r.cells]
     assert "March 14" in days and not any("März" in d for d in days)
-    assert np.all([d.split()[0] in MONTH_NAMES for d in days])
+    assert all(d.split()[0] in MONTH_NAMES for d in days)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
+from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES, month_abbr
 from guigym.apps.schema import Scenario
 
 # --- the phrasebook -------------------------------------------------------------------------
@@ -859,7 +859,7 @@ _PREFIXES = {
     "Qty ": "Menge ",
     "Thank you, ": "Danke, ",
 }
-_MON = dict(zip((m[:3] for m in MONTH_NAMES), ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")))
+_MON = dict(zip(map(month_abbr, range(1, 13)), ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")))
 _WEEKDAY = dict(zip(WEEKDAY_NAMES, WEEKDAYS_DE))
 _WKD = {"Mon": "Mo", "Tue": "Di", "Wed": "Mi", "Thu": "Do", "Fri": "Fr", "Sat": "Sa", "Sun": "So"}
 
