@@ -30,8 +30,11 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date
+from functools import lru_cache
 from typing import Any, Union
+
+from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
 
 __all__ = ["MAX_ANSWER_CHARS", "Expected", "answers_match", "canonical_answer", "answer_f1"]
 
@@ -44,11 +47,31 @@ _WS = re.compile(r"\s+")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
 _TIME = re.compile(r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?")
 _LIST_SPLIT = re.compile(r"\s*(?:[,;\n]\s*(?:and\s+)?|\s+and\s+)\s*")
+#: The date spellings read (``strptime`` directives, in the C locale), with and without a year.
 _DATE_FORMATS = (
     "%Y-%m-%d", "%b %d %Y", "%B %d %Y", "%d %b %Y", "%d %B %Y", "%m/%d/%Y", "%a %b %d %Y", "%A %B %d %Y",
     "%a %d %b %Y", "%A %d %B %Y",
 )
 _DAY_FORMATS = ("%b %d", "%B %d", "%d %b", "%d %B", "%m/%d", "%a %b %d", "%A %B %d")
+#: English names, lower case, as the text compared is case-folded
+_MONTHS = {name.lower(): m for m, name in enumerate(MONTH_NAMES, 1)}
+_MONTH_ABBRS = {name[:3].lower(): m for m, name in enumerate(MONTH_NAMES, 1)}
+_DIRECTIVES = {
+    "%Y": r"(?P<Y>\d{4})", "%m": r"(?P<m>1[0-2]|0[1-9]|[1-9])", "%d": r"(?P<d>3[01]|[12]\d|0[1-9]|[1-9])",
+    "%b": f"(?P<b>{'|'.join(_MONTH_ABBRS)})", "%B": f"(?P<B>{'|'.join(_MONTHS)})",
+    "%a": f"(?:{'|'.join(n[:3].lower() for n in WEEKDAY_NAMES)})", "%A": f"(?:{'|'.join(n.lower() for n in WEEKDAY_NAMES)})",
+}
+
+
+def _date_pattern(fmt: str) -> re.Pattern[str]:
+    """The regular expression of one format: what ``strptime`` reads with it in the C locale."""
+    out = re.sub(r"%[YmdbBaA]", lambda m: _DIRECTIVES[m.group()], fmt.replace(" ", r"\s+"))
+    return re.compile(out)
+
+
+#: (pattern, has a year) in the order tried; the names are English whatever the process's
+#: locale (``strptime``'s ``%b`` reads the ``LC_TIME`` locale's, and is slow)
+_DATE_PATTERNS = [(_date_pattern(f), True) for f in _DATE_FORMATS] + [(_date_pattern(f), False) for f in _DAY_FORMATS]
 
 
 def _text(s: str) -> str:
@@ -83,13 +106,18 @@ def _as_time(s: str) -> str | None:
 def _as_date(s: str) -> str | None:
     t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", s.replace(",", " "))
     t = _WS.sub(" ", t).strip()
-    for fmts, with_year in ((_DATE_FORMATS, True), (_DAY_FORMATS, False)):
-        for f in fmts:
-            try:
-                d = datetime.strptime(t, f).date()
-            except ValueError:
-                continue
-            return d.isoformat() if with_year else f"--{d.month:02d}-{d.day:02d}"
+    for pattern, with_year in _DATE_PATTERNS:
+        m = pattern.fullmatch(t)
+        if m is None:
+            continue
+        g = m.groupdict()
+        month = int(g["m"]) if g.get("m") else _MONTHS.get(g.get("B") or "") or _MONTH_ABBRS[g["b"]]
+        try:  # a day the month does not have: the next spelling (as strptime's ValueError did)
+            # without a year, any day of the month in a leap year (29 February too)
+            d = date(int(g["Y"]) if with_year else 2000, month, int(g["d"]))
+        except ValueError:
+            continue
+        return d.isoformat() if with_year else f"--{d.month:02d}-{d.day:02d}"
     return None
 
 
@@ -106,7 +134,14 @@ def canonical_answer(value: Any) -> str:
         return f"n:{float(value)}" if math.isfinite(value) else _text(str(value))
     if isinstance(value, date):
         return f"d:{value.isoformat()}"
-    s = _text(str(value))
+    return _canonical_text(str(value))
+
+
+@lru_cache(maxsize=4096)
+def _canonical_text(value: str) -> str:
+    """:func:`canonical_answer` of a text, memoised: a success check compares the same answer
+    and the same expected fact with every state the oracle plans through."""
+    s = _text(value)
     for kind, parse in (("n", _as_number), ("t", _as_time), ("d", _as_date)):
         got = parse(s)
         if got is not None:

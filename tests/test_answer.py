@@ -55,6 +55,7 @@ def test_canonical_dict_and_checks():
     ("1,250", "1250"), ("$12.50", 12.5), ("12.0", 12), ("40%", "40"), ("-3", -3.0),
     ("3 pm", "15:00"), ("3:00 PM", "3 p.m."), ("7:05am", "07:05"), ("12 am", "0:00"),
     ("December 1, 2026", "2026-12-01"), ("Tue, Dec 1st 2026", "1 December 2026"), ("12/01/2026", "2026-12-01"), ("Dec 1", "1 Dec"),
+    ("Feb 29", "February 29"), ("Tuesday, February 29th", "2/29"),  # a day without a year: any day the month has
     ("Bob, Alice", ["alice", "bob"]), ("Alice and Bob", ["Bob", "Alice"]), ("a; b; c", ["c", "b", "a"]), ("3, 3 pm", ["15:00", "3"]),
 ])
 def test_answers_that_match(given, expected):

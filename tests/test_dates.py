@@ -60,11 +60,12 @@ def test_episodes_do_not_follow_the_locales_month_names(env_id, monkeypatch):
 
 
 def test_no_module_reads_the_locales_date_names():
-    """``strftime`` and calendar's name tables are the locale's; guigym.apps.dates has fixed ones."""
+    """``strftime``, ``strptime`` and calendar's name tables are the locale's; guigym.apps.dates
+    has fixed ones."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr in {"strftime", *GERMAN}:
+            if isinstance(node, ast.Attribute) and node.attr in {"strftime", "strptime", *GERMAN}:
                 found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}")
     assert not found, found
 
