@@ -23,6 +23,7 @@ from guigym.rewards import (
     trajectory_reward,
     trajectory_reward_range,
 )
+from tests.conftest import ID_LEVELS, make
 
 # --- fixtures -------------------------------------------------------------------------
 
@@ -521,3 +522,28 @@ def test_doctests(module):
     assert result.failed == 0, f"{result.failed} doctest(s) failed in {module}"
     if module != "guigym.rewards":
         assert result.attempted > 0, f"no doctest in {module}"
+
+
+# --- the reference's own plan scores the top, on every env ----------------------------
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_the_references_own_plan_scores_the_top(env_id, level):
+    """Grounded (its actions) or ungrounded (its instructions), with or without the visible
+    elements of the first screen, then ``done``: every step aligned, none a repeat. (Clicks at
+    one spot of two screens, or one text typed into two fields, used to count as repeats, and
+    the first screen's elements used to judge later screens' instructions.)"""
+    env = make(env_id, level=level)
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        ref = info["reference"]
+        top = trajectory_reward_range(len(ref) + 1)[1]
+        plans = {
+            "grounded": [r.action for r in ref],
+            "ungrounded": [PlanStep(action_type=r.action.type, instruction=r.instruction) for r in ref],
+        }
+        for name, plan in plans.items():
+            for elements in (None, info["elements"]):
+                got = trajectory_reward([*plan, PlanStep(action_type="done")], ref, elements=elements)
+                assert got == pytest.approx(top), (seed, name, elements is not None)
+    env.close()

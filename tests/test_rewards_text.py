@@ -294,7 +294,23 @@ def test_adapters_read_every_reference_form_and_column():
     done = ans('[{"action": "done"}]')
     assert UIR1Reward()([GOOD, done], reference=["[]", "[]"]) == [1.0, 3.0]  # a click there: format only
     assert TrajectoryReward()([GOOD, done], reference=["[]", "[]"]) == [0.0, 1.0]
+    assert ActionTypeReward()([GOOD, done], reference=["[]", "[]"]) == [0.0, 1.0]
+    assert ArgumentReward()([GOOD, done], reference=["[]", "[]"]) == [0.0, 1.0]
     assert FormatReward()([GOOD]) == [1.0]  # needs no reference
+    # ... but reads one when the dataset has it: `done` is well formed where the reference ends
+    assert FormatReward()([GOOD, done, done], reference=[REF_COL, "[]", REF_COL]) == [1.0, 1.0, 0.0]
+
+
+def test_trajectory_adapter_checks_its_settings_and_columns():
+    for horizon in (-1, 129):  # at construction, not at the first batch with a valid plan
+        with pytest.raises(ValueError, match="horizon"):
+            TrajectoryReward(horizon=horizon)
+    with pytest.raises(ValueError, match="2 completions but 1 'elements' cells"):  # zip would drop a reward
+        TrajectoryReward()([GOOD, GOOD], reference=[REF_COL] * 2, elements=[None])
+    plain = TrajectoryReward()([GOOD], reference=[REF_COL])
+    for box in ("abcd", {"a": 1, "b": 2, "c": 3, "d": 4}, [1, 2, "x", 4], [1, 2, 3], None, [0, 0, float("nan"), 9]):
+        cell = json.dumps([{"id": "user", "box": box}])  # a malformed box holds no point: no crash
+        assert TrajectoryReward()([GOOD], reference=[REF_COL], elements=[cell]) == plain
 
 
 @pytest.mark.parametrize(

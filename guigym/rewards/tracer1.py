@@ -84,10 +84,11 @@ def _exact(pred: str, ref: str) -> float:
 def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Element]] = None) -> bool:
     """Whether a grounding ``instruction`` names the target element of ``ref``.
 
-    With the visible ``elements``: the element the instruction matches best
-    (:func:`guigym.grounding.match_element`, the executor's rule) is ``ref.target``. Without
-    them: the instruction equals ``ref.instruction`` (lower-cased, whitespace-collapsed), or
-    names ``ref.label`` closely (match score ≥ 0.8).
+    With the visible ``elements``, when ``ref.target`` is one of them: the element the
+    instruction matches best (:func:`guigym.grounding.match_element`, the executor's rule) is
+    ``ref.target``. Otherwise (no elements, or the target is on another screen than the one
+    they describe): the instruction equals ``ref.instruction`` (lower-cased,
+    whitespace-collapsed), or names ``ref.label`` closely (match score ≥ 0.8).
 
     >>> from guigym.actions import Click, RefStep
     >>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click the 'Sign in' button", label="Sign in")
@@ -96,7 +97,7 @@ def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Elemen
     """
     if not instruction or ref.target is None:
         return False
-    if elements:
+    if elements and any(isinstance(e, dict) and e.get("id") == ref.target for e in elements):
         e = match_element(instruction, list(elements))
         return e is not None and e.get("id") == ref.target
     if norm_text(instruction) == norm_text(ref.instruction):
@@ -180,9 +181,12 @@ def _element_at(p: tuple[float, float], elements: Optional[Sequence[Element]], r
     ):
         best, area = None, math.inf
         for wid, box in boxes:
-            if wid is None or box is None or len(box) != 4:
+            if wid is None or not isinstance(box, (tuple, list)) or len(box) != 4:
                 continue
-            x0, y0, x1, y1 = box
+            try:  # a malformed box (a dataset's elements column) holds no point
+                x0, y0, x1, y1 = (float(v) for v in box)
+            except (TypeError, ValueError, OverflowError):
+                continue
             if x0 <= p[0] <= x1 and y0 <= p[1] <= y1 and (x1 - x0) * (y1 - y0) < area:
                 best, area = str(wid), (x1 - x0) * (y1 - y0)
         if best is not None:
@@ -190,7 +194,17 @@ def _element_at(p: tuple[float, float], elements: Optional[Sequence[Element]], r
     return None
 
 
-def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: Sequence[RefStep] = ()) -> Any:
+def _inside(p: tuple[float, float], box: Sequence[Any]) -> bool:
+    try:
+        x0, y0, x1, y1 = (float(v) for v in box)
+    except (TypeError, ValueError):  # a malformed box holds no point
+        return False
+    return x0 <= p[0] <= x1 and y0 <= p[1] <= y1
+
+
+def step_target(
+    pred: Pred, elements: Optional[Sequence[Element]] = None, ref: Sequence[RefStep] = (), t: Optional[int] = None
+) -> Any:
     """What a predicted step acts on, for telling repeats apart (hashable, or ``None``).
 
     Back: ``("back",)``. Click: ``("click", element id)`` — the element under a grounded point
@@ -198,12 +212,25 @@ def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: S
     element an ungrounded step's instruction names (matched against ``elements``, else against
     the reference's labels); an unresolved click is ``("click@", x, y)`` (a grounded point) or
     ``("click?", instruction)``. Scroll: ``("scroll", direction, container)``. OpenApp:
-    ``("open_app", name)``. Type: ``("type", text)``. Answer: ``("answer", canonical text)``
+    ``("open_app", name)``. Type: ``("type", field, text)``, the field ``None`` (any) unless
+    ``t`` says it (below). Answer: ``("answer", canonical text)``
     (:func:`guigym.answers.canonical_answer`). ``None`` for nothing or ``done``.
+
+    ``t``: the step's position in a plan made on the screen ``elements`` describe, whose
+    reference is ``ref``. Step ``t`` then acts on the screen of ``ref[t]``, not on that one:
+    a click that ``ref[t]`` would count as its own (a point in its box, an instruction that
+    :func:`refers_to` it) is on ``ref[t].target``, text typed where ``ref[t]`` types goes
+    into its field, and ``elements`` are read for step 0 only (two clicks at one spot of two
+    different screens, or one text typed into two fields, are not the same step).
 
     >>> els = [{"id": "user", "box": (0, 100, 359, 143), "label": "Username", "role": "input"}]
     >>> step_target(Click(20, 120), els) == step_target(Click(300, 130), els) == ("click", "user")
     True
+    >>> from guigym.actions import RefStep
+    >>> ref = [RefStep(Click(30, 120), "user", (0, 100, 359, 143), "Click 'Username'"),
+    ...        RefStep(Click(30, 120), "ok", (0, 100, 359, 143), "Click 'OK'")]  # the next screen
+    >>> step_target(Click(30, 120), els, ref, t=0), step_target(Click(30, 120), els, ref, t=1)
+    (('click', 'user'), ('click', 'ok'))
     """
     kind = pred_kind(pred)
     if kind is None or kind == DONE:
@@ -212,13 +239,22 @@ def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: S
     instruction = getattr(pred, "instruction", "") or ""
     if kind == "back":
         return ("back",)
+    own = ref[t] if t is not None and 0 <= t < len(ref) and ref[t].target is not None else None
+    if t is not None and t > 0:
+        elements = None  # they show step 0's screen
     if kind == "click":
+        if own is not None and own.action.type != "click":
+            own = None
         if a is not None:
             p = _finite_point(a)
             if p is None:
                 return ("click@", None, None)
+            if own is not None and own.box is not None and _inside(p, own.box):
+                return ("click", str(own.target))
             e = _element_at(p, elements, ref)
             return ("click", e) if e is not None else ("click@", p[0], p[1])
+        if own is not None and refers_to(instruction, own, elements):
+            return ("click", str(own.target))
         cands = list(elements) if elements else [{"id": r.target, "label": r.label} for r in ref if r.target and r.label]
         e = match_element(instruction, cands) if cands else None
         return ("click", str(e["id"])) if e is not None else ("click?", norm_text(instruction))
@@ -231,8 +267,8 @@ def step_target(pred: Pred, elements: Optional[Sequence[Element]] = None, ref: S
         return ("scroll", a.direction, _element_at(p, elements, ()) if p is not None else None)
     if isinstance(a, OpenApp):
         return ("open_app", norm_name(a.name))
-    if isinstance(a, Type):
-        return ("type", a.text)
+    if isinstance(a, Type):  # into the focused field: ref[t]'s when the plan types where it does
+        return ("type", str(own.target) if own is not None and own.action.type == "type" else None, a.text)
     if isinstance(a, Answer):  # two answers that state the same fact are the same step
         return ("answer", canonical_answer(a.text))
     return None
@@ -260,6 +296,8 @@ def same_target(ta: Any, tb: Any, radius: float = 8) -> bool:
     element within ``radius`` px; ``None`` is never the same as anything."""
     if ta is None or tb is None:
         return False
+    if ta[0] == tb[0] == "type" and None in (ta[1], tb[1]):  # a field not known: the same text is a repeat
+        return ta[2] == tb[2]
     if ta[0] == tb[0] == "click@":
         if None in ta[1:] or None in tb[1:]:
             return False
@@ -323,7 +361,7 @@ def repetition(
     """
     if not 0 <= t < len(pred):
         raise IndexError(f"t={t} outside the predicted trajectory of length {len(pred)}")
-    return _repetition([step_target(p, elements, ref) for p in pred[: t + 1]], ref, t, radius)
+    return _repetition([step_target(p, elements, ref, i) for i, p in enumerate(pred[: t + 1])], ref, t, radius)
 
 
 def _repetition(targets: Sequence[Any], ref: Sequence[RefStep], t: int, radius: float) -> float:
@@ -369,14 +407,15 @@ def trajectory_step_rewards(
     steps = list(itertools.islice(pred, MAX_STEPS if horizon is None else horizon))
     end = next((i + 1 for i, s in enumerate(steps) if _is_done(s)), len(steps))
     steps = steps[:end]
-    targets = [step_target(s, elements, ref) for s in steps] if lambda_rep != 0 else []
+    targets = [step_target(s, elements, ref, i) for i, s in enumerate(steps)] if lambda_rep != 0 else []
     out: list[float] = []
     discount = 1.0
     for t, step in enumerate(steps):
         if _is_done(step):
             out.append(discount * lambda_align * (1.0 if t == len(ref) else 0.0))
             break
-        sim = action_similarity(step, ref[t], similarity, text, elements) if t < len(ref) else 0.0
+        # the elements show the screen the plan was made on: step 0's
+        sim = action_similarity(step, ref[t], similarity, text, elements if t == 0 else None) if t < len(ref) else 0.0
         rep = _repetition(targets, ref, t, radius) if lambda_rep != 0 else 0.0
         out.append(discount * (lambda_align * sim - lambda_rep * rep))
         discount *= gamma
@@ -399,11 +438,16 @@ def trajectory_reward(
 
     ``T = len(pred)``, capped at ``horizon`` when given (at most ``MAX_STEPS`` = 128, the
     most any parser keeps; longer predictions are cut there), and ending at the first ``done``
-    step; ``sim`` is :func:`action_similarity` (``similarity``, ``text``, ``elements``) and 0
-    for ``t`` beyond the end of ``ref``, except that a ``done`` step scores 1 exactly at
-    ``t = len(ref)``; ``rep_t`` is :func:`repetition` (same element; clicks on no known
-    element within ``radius`` px). An empty prediction scores 0. The range is
-    :func:`trajectory_reward_range`.
+    step; ``sim`` is :func:`action_similarity` (``similarity``, ``text``; ``elements`` for
+    the first step) and 0 for ``t`` beyond the end of ``ref``, except that a ``done`` step
+    scores 1 exactly at ``t = len(ref)``; ``rep_t`` is :func:`repetition` (same element; clicks
+    on no known element within ``radius`` px). An empty prediction scores 0. The range is
+    :func:`trajectory_reward_range`; the reference's own plan (its actions, or ungrounded
+    steps with its instructions, then ``done``) scores its top.
+
+    ``elements`` are the visible widgets of the screen the plan is made on (``info["elements"]``
+    of the state whose reference ``ref`` is): they show where step 1 acts; later steps act on
+    the screens the reference reaches, judged by the reference (see :func:`step_target`).
 
     >>> from guigym.actions import Back, PlanStep, RefStep
     >>> back = RefStep(Back(), None, None, "Go back")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence, Union
 
-from guigym.actions import RefStep
+from guigym.actions import MAX_STEPS, RefStep
 from guigym.rewards._common import answer_region, check_fmt, parse_answer
 from guigym.rewards.tracer1 import _check, trajectory_reward, trajectory_reward_range
 from guigym.rewards.uir1 import (
@@ -110,7 +110,7 @@ def load_elements(value: Any) -> Optional[list[dict]]:
     try:
         if isinstance(value, (str, bytes)):
             value = json.loads(value)
-        return [dict(e) for e in value if isinstance(e, dict)] or None
+        return [dict(e) for e in value if isinstance(e, dict)] or None  # a malformed box holds no point
     except (TypeError, ValueError):
         return None
 
@@ -171,8 +171,9 @@ class ActionTypeReward(_ColumnReward):
         self.fmt = fmt
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        # a terminal state (empty reference) expects `done`, which only a plan step spells
         return [
-            action_type_reward(_first_predicted(completion_text(c), self.fmt), self._first(r))
+            action_type_reward(_first_predicted(completion_text(c), self.fmt, plan=not r), self._first(r))
             for c, r in zip(completions, self._refs(completions, kwargs))
         ]
 
@@ -189,28 +190,38 @@ class ArgumentReward(_ColumnReward):
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
         return [
-            argument_reward(_first_predicted(completion_text(c), self.fmt), self._first(r), strict=self.strict_args)
+            argument_reward(_first_predicted(completion_text(c), self.fmt, plan=not r), self._first(r), strict=self.strict_args)
             for c, r in zip(completions, self._refs(completions, kwargs))
         ]
 
 
 class FormatReward:
     """:func:`~guigym.rewards.format_reward`; needs no reference column (``plan=True`` for
-    TraceR1 plans, whose steps may be ungrounded)."""
+    TraceR1 plans, whose steps may be ungrounded). With ``plan=False``, a row whose reference
+    (the ``column`` cell, when the dataset has one) is empty is a terminal state: its answer
+    is read as a plan, so a ``done`` step is well formed there, as in :class:`UIR1Reward`."""
 
-    def __init__(self, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> None:
+    def __init__(self, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False,
+                 column: str = "reference") -> None:
         check_fmt(fmt)
-        self.fmt, self.require_think, self.plan = fmt, require_think, plan
+        self.fmt, self.require_think, self.plan, self.column = fmt, require_think, plan, column
         self.__name__ = "format_reward"
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        plans = [self.plan] * len(completions)
+        if not self.plan and kwargs.get(self.column) is not None:
+            refs = list(kwargs[self.column])
+            if len(refs) != len(completions):
+                raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(refs)} references")
+            plans = [not load_reference(r) for r in refs]
         return [
-            format_reward(completion_text(c), fmt=self.fmt, require_think=self.require_think, plan=self.plan)
-            for c in completions
+            format_reward(completion_text(c), fmt=self.fmt, require_think=self.require_think, plan=p)
+            for c, p in zip(completions, plans)
         ]
 
     def __repr__(self) -> str:
-        return f"FormatReward(fmt={self.fmt!r}, require_think={self.require_think!r}, plan={self.plan!r})"
+        return (f"FormatReward(fmt={self.fmt!r}, require_think={self.require_think!r}, plan={self.plan!r}, "
+                f"column={self.column!r})")
 
 
 class TrajectoryReward(_ColumnReward):
@@ -252,6 +263,8 @@ class TrajectoryReward(_ColumnReward):
         _check(similarity, text)
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+        if horizon is not None and not 0 <= horizon <= MAX_STEPS:  # here, not at the first valid plan
+            raise ValueError(f"horizon must be in [0, {MAX_STEPS}] (MAX_STEPS), got {horizon}")
         if invalid_reward == "bottom":
             invalid_reward = trajectory_reward_range(horizon, gamma, lambda_align, lambda_rep)[0]
         elif isinstance(invalid_reward, str):
@@ -269,6 +282,8 @@ class TrajectoryReward(_ColumnReward):
         out = []
         elements = kwargs.get(self.elements_column)
         elements = list(elements) if elements is not None else [None] * len(completions)
+        if len(elements) != len(completions):  # zip would drop completions' rewards silently
+            raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(elements)} {self.elements_column!r} cells")
         for c, ref, els in zip(completions, self._refs(completions, kwargs), elements):
             steps = self.plan(completion_text(c))
             if steps is None:
