@@ -637,8 +637,8 @@ def episode_metrics(args: Args, recs: list[EpisodeRecord], visited: list[list[Vi
                 reps.append(float(np.mean([repetition(steps, v.reference, t, elements=v.elements) for t in range(1, len(steps))])))
             if v.reference and steps:
                 first.append(action_similarity(steps[0], v.reference[0], elements=v.elements, **sim))
-                later.extend(action_similarity(steps[t], v.reference[t], elements=v.elements, **sim)
-                             for t in range(1, min(len(steps), len(v.reference))))
+                # v.elements show the screen the plan was made on: the first step's only
+                later.extend(action_similarity(steps[t], v.reference[t], **sim) for t in range(1, min(len(steps), len(v.reference))))
         acts = rec.actions
         targets = [step_target(a, v.elements, v.reference) if a is not None else None for a, v in zip(acts, seen)]
         exec_rep += sum(1 for a, b in zip(targets, targets[1:]) if same_target(a, b))
