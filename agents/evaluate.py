@@ -83,6 +83,19 @@ def _gif_path(base: str, env_id: str, level: str, seed: int, many: bool) -> Path
     return p.with_name(f"{p.stem}-{env_id}-{level}-seed{seed}{p.suffix or '.gif'}")
 
 
+def _unwritable(path: str) -> str | None:
+    """Why a file cannot be written at ``path``, or None."""
+    out = Path(path)
+    if out.is_dir():
+        return "is a directory"
+    parent = out.parent
+    if not parent.is_dir():
+        return f"no such directory {str(parent)!r}"
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        return "not writable"
+    return None
+
+
 def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:
     if args.planner == "oracle":
         planner: Any = OraclePlanner(horizon=args.horizon, noise=args.noise, grounded=not args.ungrounded)
@@ -170,6 +183,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error("--horizon and --episodes must be >= 1")
 
     ids = env_ids() if args.env == "all" else [s.strip() for s in args.env.split(",") if s.strip()]
+    if not ids:
+        p.error(f"--env {args.env!r} names no env id")
     unknown = [i for i in ids if i not in gym.registry]
     if unknown:
         p.error(f"unknown env id(s) {unknown}; registered: {env_ids()}")
@@ -182,6 +197,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error(f"--noise must be in [0, 1], got {args.noise}")
     if args.max_steps is not None and args.max_steps < 1:
         p.error(f"--max-steps must be >= 1, got {args.max_steps}")
+    if args.seed < 0:  # gymnasium's reset takes no negative seed
+        p.error(f"--seed must be >= 0, got {args.seed}")
+    if args.save_gif and args.gif_episodes < 1:
+        p.error(f"--gif-episodes must be >= 1 with --save-gif, got {args.gif_episodes}")
+    if args.json and (problem := _unwritable(args.json)):  # else found only after the model loads
+        p.error(f"--json {args.json}: {problem}")
     if args.planner == "tiny" and not args.checkpoint:
         p.error("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
     if args.checkpoint and not Path(args.checkpoint).is_file():

@@ -252,6 +252,12 @@ def _optional_point(d: Mapping[str, Any], action: str) -> tuple[int, int] | None
     return None
 
 
+def _direction(v: Any, action: str) -> str:
+    if not isinstance(v, str) or v.strip().lower() not in DIRECTIONS:
+        raise _Invalid(f"{action} 'direction' must be one of {list(DIRECTIONS)}, got {_short(v)}")
+    return v.strip().lower()
+
+
 def _swipe_direction(x0: int, y0: int, x1: int, y1: int) -> str:
     """Scroll direction of a finger swipe: swiping up reveals what is below ("down")."""
     dx, dy = x1 - x0, y1 - y0
@@ -301,14 +307,14 @@ def _canonical_fields(d: Mapping[str, Any], kind: str, mobile: bool) -> dict[str
             if "coordinate" not in d or "coordinate2" not in d:
                 raise _Missing("swipe needs 'coordinate' and 'coordinate2'")
             (x0, y0), (x1, y1) = _point(d["coordinate"], "coordinate"), _point(d["coordinate2"], "coordinate2")
-            out.update(direction=_swipe_direction(x0, y0, x1, y1), x=x0, y=y0)
+            # a zero-length swipe may name its direction: how a Scroll on the edge of ±MAX_COORD is written
+            in_place = (x0, y0) == (x1, y1) and "direction" in d
+            direction = _direction(d["direction"], "swipe") if in_place else _swipe_direction(x0, y0, x1, y1)
+            out.update(direction=direction, x=x0, y=y0)
             return out
         if "direction" not in d:
             raise _Missing("scroll needs 'direction'")
-        direction = d["direction"]
-        if not isinstance(direction, str) or direction.strip().lower() not in DIRECTIONS:
-            raise _Invalid(f"scroll 'direction' must be one of {list(DIRECTIONS)}, got {_short(direction)}")
-        out["direction"] = direction.strip().lower()
+        out["direction"] = _direction(d["direction"], "scroll")
         p = _optional_point(d, "scroll")
         if p is not None:
             out["x"], out["y"] = p
@@ -612,10 +618,16 @@ def _arguments(a: Action) -> dict[str, Any]:
 
 
 def _swipe(a: Scroll) -> dict[str, Any]:
-    """A Scroll as a mobile-use swipe: a finger moving against the direction."""
+    """A Scroll as a mobile-use swipe: a finger moving against the direction. Its end stays within
+    ±MAX_COORD, which the parsers check (shorter near the edge); on the edge itself, where the
+    finger cannot move that way, the swipe has zero length and names its ``"direction"``."""
     x, y = (a.x, a.y) if a.x is not None and a.y is not None else SWIPE_CENTRE
     dx, dy = {"down": (0, -1), "up": (0, 1), "right": (-1, 0), "left": (1, 0)}[a.direction]
-    return {"action": "swipe", "coordinate": [x, y], "coordinate2": [x + dx * SWIPE_LENGTH, y + dy * SWIPE_LENGTH]}
+    end = [max(-MAX_COORD, min(MAX_COORD, v)) for v in (x + dx * SWIPE_LENGTH, y + dy * SWIPE_LENGTH)]
+    d: dict[str, Any] = {"action": "swipe", "coordinate": [x, y], "coordinate2": end}
+    if end == [x, y]:
+        d["direction"] = a.direction
+    return d
 
 
 def _json_dict(a: Action | None, kind: str, instruction: str, mobile: bool) -> dict[str, Any]:
@@ -643,12 +655,23 @@ def _json_dict(a: Action | None, kind: str, instruction: str, mobile: bool) -> d
     return d
 
 
+#: A lone surrogate: valid in a str, not in UTF-8
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _literal(v: Any) -> str:
+    """``v`` as a JSON literal, which is a Python literal too; a lone surrogate, which UTF-8 (the
+    only source ``ast.parse`` reads) cannot hold, as a ``\\u`` escape: ``ensure_ascii`` would also
+    split astral characters into pairs, which Python reads as two characters."""
+    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(v, ensure_ascii=False))
+
+
 def _call(a: Action | None, kind: str, instruction: str) -> str:
     """One step in the function format: the canonical arguments as keywords."""
     args = [] if a is None else list(_arguments(a).items())
     if instruction:
         args.append(("instruction", instruction))
-    return f"{kind}(" + ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args) + ")"
+    return f"{kind}(" + ", ".join(f"{k}={_literal(v)}" for k, v in args) + ")"
 
 
 def _format_steps(steps: Sequence[tuple[Action | None, str, str]], fmt: str) -> str:
@@ -686,6 +709,8 @@ def format_action(action: Action, fmt: str = "json") -> str:
     In ``mobile_use`` a ``Scroll`` is a swipe of :data:`SWIPE_LENGTH` pixels from its point
     against the direction (``Scroll("down", x, y)``: ``(x, y)`` → ``(x, y - 300)``); a Scroll
     without a point starts at :data:`SWIPE_CENTRE`, so it reads back as ``Scroll(d, 180, 320)``.
+    The swipe ends within ``±``:data:`MAX_COORD` (shorter near it; on it, a zero-length swipe that
+    names its ``"direction"``).
     """
     if not isinstance(action, ACTION_CLASSES):
         raise TypeError(f"not an action: {action!r}")

@@ -153,13 +153,21 @@ def _items(given: str) -> list[str]:
     return [p for p in _LIST_SPLIT.split(_text(given)) if p]
 
 
+def _as_text(value: Any) -> str | None:
+    """``str(value)`` as a plain str, or None where ``str`` raises (an int past Python's digit
+    limit, a broken ``__str__``); a str subclass is copied so no override of it runs later."""
+    try:
+        return str.__str__(value) if isinstance(value, str) else str(value)
+    except Exception:  # noqa: BLE001 - any given text is scored, never raised on
+        return None
+
+
 def answers_match(given: Any, expected: Expected) -> bool:
     """Whether the answer ``given`` (a model's text) states ``expected`` (see the module
     docstring for the normalisation). Never raises: a non-string ``given`` is compared through
-    ``str``, an over-long one (> :data:`MAX_ANSWER_CHARS`) never matches."""
-    if not isinstance(given, str):
-        given = "" if given is None else str(given)
-    if len(given) > MAX_ANSWER_CHARS:
+    ``str`` (one that fails never matches), an over-long one (> :data:`MAX_ANSWER_CHARS`) never matches."""
+    given = "" if given is None else _as_text(given)
+    if given is None or len(given) > MAX_ANSWER_CHARS:
         return False
     try:
         if isinstance(expected, (list, tuple)):
@@ -179,10 +187,12 @@ def answer_f1(given: Any, expected: Expected) -> float:
     """
     if answers_match(given, expected):
         return 1.0
-    if not isinstance(given, str) or len(given) > MAX_ANSWER_CHARS:  # as answers_match reads it
-        given = "" if given is None or isinstance(given, str) else str(given)
+    given = "" if given is None else _as_text(given)
+    if given is None or len(given) > MAX_ANSWER_CHARS:  # as answers_match reads it
+        return 0.0
+    want = [_as_text(e) for e in expected] if isinstance(expected, (list, tuple)) else [_as_text(expected)]
     g = _text(given).split()
-    e = _text(" ".join(map(str, expected)) if isinstance(expected, (list, tuple)) else str(expected)).split()
+    e = _text(" ".join(w for w in want if w is not None)).split()
     common = sum((Counter(g) & Counter(e)).values())
     if not common:
         return 0.0

@@ -17,7 +17,7 @@ from guigym.action_text import (
     parse_plan,
     parse_trajectory,
 )
-from guigym.actions import DIRECTIONS, Back, Click, OpenApp, PlanStep, Scroll, Type, rescale_action
+from guigym.actions import DIRECTIONS, MAX_COORD, Back, Click, OpenApp, PlanStep, Scroll, Type, rescale_action
 
 # ------------------------------------------------------------------ concrete tables
 
@@ -156,6 +156,33 @@ def test_mobile_scroll_without_point_maps_to_centre(direction: str) -> None:
     text = format_action(Scroll(direction), "mobile_use")
     assert parse_action(text, "mobile_use") == Scroll(direction, *SWIPE_CENTRE)
     assert SWIPE_CENTRE == (180, 320)
+
+
+EDGES = [(x, y) for x in (-MAX_COORD, -MAX_COORD + 1, 0, MAX_COORD - 1, MAX_COORD) for y in (-MAX_COORD, 0, MAX_COORD)]
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_mobile_swipes_near_the_coordinate_limit_stay_within_it(direction: str) -> None:
+    for x, y in EDGES:
+        a = Scroll(direction, x, y)
+        text = format_action(a, "mobile_use")
+        assert parse_action(text, "mobile_use") == a and parse_action(text) == a, text
+    # shortened near the edge; on it the finger cannot move that way: zero length, direction named
+    assert '"coordinate2": [2147483647, 0]}' in format_action(Scroll("left", MAX_COORD - 10, 0), "mobile_use")
+    edge = _tool(f'{{"action": "swipe", "coordinate": [{MAX_COORD}, 0], "coordinate2": [{MAX_COORD}, 0], "direction": "left"}}')
+    assert format_action(Scroll("left", MAX_COORD, 0), "mobile_use") == edge
+    with pytest.raises(ActionParseError, match="'direction' must be one of"):
+        parse_action(_tool('{"action": "swipe", "coordinate": [1, 2], "coordinate2": [1, 2], "direction": "in"}'))
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\udfffb", "\ud83d\ude00 vs 😀", "é\x00\u2028"])
+def test_texts_that_are_not_utf8_round_trip_in_every_format(text: str) -> None:
+    for fmt in FORMATS:
+        for a in (Type(text), OpenApp(text)):
+            assert parse_action(format_action(a, fmt), fmt) == a and parse_action(format_action(a, fmt)) == a
+        plan = [PlanStep(Type(text), instruction=text)]
+        assert parse_plan(format_plan(plan, fmt), fmt) == plan
+    assert format_action(Type("é😀"), "function") == 'type(text="é😀")'  # escaped only where it must be
 
 
 # ------------------------------------------------------------------------ errors
@@ -391,8 +418,8 @@ def test_rescale_action() -> None:
 
 # --------------------------------------------------------------------- properties
 
-coords = st.integers(min_value=-10**6, max_value=10**6)
-texts = st.text() | st.text(alphabet="\"'\\\n\r\t{}[]()<>/ ,:`=aé😀\x00\u2028")
+coords = st.integers(min_value=-10**6, max_value=10**6) | st.sampled_from([-MAX_COORD, MAX_COORD])
+texts = st.text() | st.text(alphabet="\"'\\\n\r\t{}[]()<>/ ,:`=aé😀\x00\u2028\ud800\udfff")
 points = st.tuples(coords, coords)
 actions = st.one_of(
     st.builds(Click, coords, coords),

@@ -392,6 +392,12 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--max-steps", "0"], "--max-steps must be >= 1"),
     (["--planner", "tiny"], "--planner tiny needs --checkpoint"),
     (["--planner", "tiny", "--checkpoint", "no/such/policy.pt"], "no such file"),
+    (["--seed", "-5"], "--seed must be >= 0, got -5"),
+    (["--save-gif", "never.gif", "--gif-episodes", "-1"], "--gif-episodes must be >= 1 with --save-gif"),
+    (["--json", "/nonexistent/dir/x.jsonl"], "--json /nonexistent/dir/x.jsonl: no such directory"),
+    (["--json", "."], "--json .: is a directory"),
+    (["--env", ","], "--env ',' names no env id"),
+    (["--env", " , "], "names no env id"),
 ])
 def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     from agents.evaluate import main

@@ -79,6 +79,20 @@ def test_canonical_forms_never_raise_on_odd_text():
         assert isinstance(answers_match(s, s), bool)
 
 
+class _BrokenStr:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def test_answers_whose_str_fails_never_match_and_never_raise():
+    # str() of an int past Python's digit limit raises ValueError: no match, no credit
+    for given in (10**5000, _BrokenStr()):
+        assert not answers_match(given, "1") and not answers_match(given, ["1"])
+        assert answer_f1(given, "1") == 0.0
+    assert not answers_match("1", 10**5000) and answer_f1("1", 10**5000) == 0.0
+    assert answer_f1("a b", ["a", 10**5000]) == pytest.approx(2 / 3)  # the item that has text still counts
+
+
 REF = RefStep(Answer("3 pm"), None, None, "Answer '3 pm'", Event("answer", value="15:00"))
 LIST_REF = RefStep(Answer("Alice, Bob"), None, None, "Answer 'Alice, Bob'", Event("answer", value=["Alice", "Bob"]))
 
