@@ -194,7 +194,10 @@ class GuiEnv(gym.Env):
         self._load(scenario, start_state(scenario), history=[])
         ref = self._reference()
         self._initial_len = max(1, len(ref or ()))
-        return self._obs(), self._info(None, None)
+        obs = self._obs()
+        if self.render_mode == "human":  # the new episode's first screen, not the last one's end
+            self.render()
+        return obs, self._info(None, None)
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._state is None:
@@ -269,7 +272,8 @@ class GuiEnv(gym.Env):
 
     def set_state(self, snapshot: dict[str, Any]) -> None:
         """Restore a :meth:`get_state` snapshot: the next observation and step are exactly
-        those that followed the snapshot.
+        those that followed the snapshot. (Through ``gym.make``'s wrappers, ``reset`` the env
+        once first: Gymnasium's ``OrderEnforcing`` refuses a step before any reset.)
 
         The snapshot is checked first (:func:`~guigym.apps.snapshot.snapshot_problems`: the
         schema, the family, values the renderers and spaces can hold, ``history`` a list of

@@ -29,7 +29,8 @@ from PIL import Image
 
 from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type
 
-_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
+#: a quoted span: single quotes not inside a word (the apostrophe of "Wright's" opens nothing)
+_QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"")
 _STRIP = "()[]{}:;,.!?'\""
 
 
@@ -41,6 +42,8 @@ def instruction_spans(text: str, k: int) -> list[str]:
     ['Use', 'the', 'account', 'bob.lee', 'password', 'maple12']
     >>> instruction_spans("Open Notes and create a note titled 'Milk and eggs'", 3)
     ['Milk and eggs', 'Open', 'Notes']
+    >>> instruction_spans("Read Mallory Wright's address, then add it to a note called 'Packing list'", 2)
+    ['Packing list', 'Read']
     """
     out: list[str] = []
     for m in _QUOTED.finditer(text):
@@ -59,8 +62,9 @@ class DiscreteActions(gym.ActionWrapper):
 
     Index layout: click cells (row-major, each at its cell centre), scroll up/down/left/right,
     Back, OpenApp(apps[i]) over the env's own apps (so the size depends only on the env id),
-    Type(span k of the instruction). A Type slot past the last
-    span types nothing useful and becomes the env's documented no-op.
+    Type(span k of the instruction). A Type slot past the last span does nothing: it is
+    ``OpenApp("")``, which opens no app and changes no state (``info["action_error"]`` says
+    so), not ``Type("")``, which would empty the focused field.
 
     ``open_app=False`` drops the OpenApp block (``Discrete(cols*rows + 5 + type_slots)``): for
     tasks that start inside their app (Login and Settings below ``hard``) those actions
@@ -99,7 +103,7 @@ class DiscreteActions(gym.ActionWrapper):
             return OpenApp(self.apps[i])
         i -= len(self.apps)
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
-        return Type(spans[i] if i < len(spans) else "")
+        return Type(spans[i]) if i < len(spans) else OpenApp("")  # a spare slot: a no-op
 
     def index_of(self, action: Action) -> int:
         """The index whose action is closest to ``action`` (for imitation / evaluation)."""
@@ -118,6 +122,8 @@ class DiscreteActions(gym.ActionWrapper):
             return self.n_click + len(DIRECTIONS) + 1 + self.apps.index(action.name)
         if isinstance(action, Answer):  # its text is a fact read off the screen, not a span of the instruction
             raise ValueError(f"{action} is not expressible: DiscreteActions has no Answer block")
+        if self.type_slots == 0:
+            raise ValueError(f"{action} is not expressible: this wrapper has type_slots=0")
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
         k = spans.index(action.text) if action.text in spans else self.type_slots - 1
         return self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + k

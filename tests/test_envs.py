@@ -10,6 +10,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+import pygame
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -253,7 +254,10 @@ def test_render_modes(env_id):
     assert np.array_equal(env.render(), obs["screenshot"])
     env.close()
     env = make(env_id, render_mode="human")  # SDL dummy video driver in tests
-    env.reset(seed=0)
+    for seed in (0, 1):  # each reset shows its own first screen (the window used to wait for a step)
+        obs, _ = env.reset(seed=seed)
+        window = pygame.surfarray.array3d(env.unwrapped._window).transpose(1, 0, 2)
+        assert np.array_equal(window, obs["screenshot"]), seed
     assert env.render() is None
     env.close()
 

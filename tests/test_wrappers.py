@@ -54,6 +54,28 @@ def test_reference_expressed_in_discrete_actions(env_id):
         assert info["success"] or isinstance(step.action, Answer) or carried, seed
 
 
+def test_a_spare_type_slot_changes_nothing():
+    """Login's spans fill fewer than 16 slots: the spare ones are a no-op, not an emptying Type("")."""
+    env = DiscreteActions(make("GuiGym-Login-v0"))
+    _, info = env.reset(seed=0)
+    for _ in range(2):  # click the username field, type the username
+        _, _, _, _, info = env.step(env.index_of(info["reference"][0].action))
+    spans = instruction_spans(env.unwrapped.instruction, env.type_slots)
+    assert len(spans) < env.type_slots
+    before = env.unwrapped.get_state()
+    _, _, _, _, info = env.step(env.action_space.n - 1)
+    assert env.unwrapped.get_state()["state"] == before["state"] and info["action_error"] and info["event"] is None
+
+
+def test_possessives_do_not_open_quotes_and_no_type_block_is_said():
+    text = "Read Mallory Wright's address in Messages, then add it to a new note called 'Packing list'; then ..."
+    assert instruction_spans(text, 2) == ["Packing list", "Read"]
+    env = DiscreteActions(make("GuiGym-Login-v0"), type_slots=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="type_slots=0"):  # it used to return another block's index
+        env.index_of(Type("alice"))
+
+
 def test_spans_and_bad_index():
     assert instruction_spans('Create "Trip plan" now', 2) == ["Trip plan", "Create"]
     env = DiscreteActions(make("GuiGym-Login-v0"))
