@@ -6,9 +6,12 @@ import argparse
 import sys
 
 
-def _list() -> int:
+def _list(argv: list[str]) -> int:
     from guigym.registration import ENVS, family_of
 
+    # its own parser: `guigym list --help` prints this, and a stray argument is a usage error
+    argparse.ArgumentParser(prog="guigym list", description="The registered guigym env ids, their levels and "
+                            "step limits.").parse_args(argv)
     print(f"{'id':24} {'levels':20} {'max steps':>9}  summary")
     for e in ENVS:  # an entry naming an unknown family raises (family_of)
         print(f"{e.id:24} {' '.join(family_of(e).levels):20} {e.max_episode_steps:>9}  {e.summary}")
@@ -21,9 +24,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("command", choices=["list", "demo", "export", "play", "bench"],
                    help="list: the registered envs; demo: run the oracle and save a GIF; export: write reference "
                         "episodes as a dataset; play: play an env yourself; bench: measure steps/s")
-    args, rest = p.parse_known_args(argv)
+    # everything after the command (its --help included) goes to the command's own parser: with parse_known_args
+    # the top parser's -h took `guigym demo --help` and printed this parser's help instead
+    rest_arg = p.add_argument("rest", nargs=argparse.REMAINDER, default=[],
+                              help="the command's arguments (guigym COMMAND --help)")
+    rest_arg.required = False  # a missing command is reported alone, as before ("required: command")
+    args = p.parse_args(argv)
+    rest: list[str] = args.rest
     if args.command == "list":
-        return _list()
+        return _list(rest)
     if args.command == "export":
         from guigym.export import main as export
 

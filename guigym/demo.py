@@ -12,6 +12,7 @@ import gymnasium as gym
 from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
+from guigym.backends import BACKENDS
 from guigym.registration import id_level_problem
 from guigym.viz import annotate, save_gif
 
@@ -21,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--env", default="GuiGym-Login-v0")
     p.add_argument("--level", default=None, help="easy | medium | hard (default: all three)")
     p.add_argument("--episodes", type=int, default=200, help="seeds per level")
-    p.add_argument("--backend", default="mock")
+    p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo: a usage error, not a traceback
     p.add_argument("--gif", default="out/demo.gif", help="where to save one annotated episode ('' to skip)")
     args = p.parse_args(argv)
     problem = id_level_problem(args.env, args.level)

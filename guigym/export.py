@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
 from guigym.actions import Action, RefStep, Scroll, action_to_dict
+from guigym.backends import BACKENDS
 from guigym.registration import id_level_problem
 
 
@@ -113,13 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--level", default=None, help="easy | medium | hard (default: the env's default)")
     p.add_argument("--seed", type=int, default=0, help="first seed; episode i uses seed + i")
-    p.add_argument("--backend", default="mock")
+    p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo: a usage error, not a traceback
     args = p.parse_args(argv)
     problem = id_level_problem(args.env, args.level)
     if problem:
         p.error(problem)
     if args.episodes < 1:
         p.error("--episodes must be >= 1")
+    if args.seed < 0:  # gymnasium's reset takes no negative seed: it failed after the JSONL files were created
+        p.error(f"--seed must be >= 0, got {args.seed}")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         p.error(f"--out {args.out}: exists and is not a folder")
     out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend)

@@ -16,6 +16,7 @@ import gymnasium as gym
 
 import guigym  # noqa: F401
 from guigym.actions import Action, Back, Click, OpenApp, Scroll, Type
+from guigym.backends import BACKENDS
 from guigym.registration import id_level_problem
 
 
@@ -90,12 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="guigym play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env", default="GuiGym-Login-v0")
     p.add_argument("--level", default="easy")
-    p.add_argument("--backend", default="mock")
+    p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo: a usage error, not a traceback
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
     problem = id_level_problem(args.env, args.level)
     if problem:
         p.error(problem)
+    if args.seed is not None and args.seed < 0:  # gymnasium's reset takes no negative seed
+        p.error(f"--seed must be >= 0, got {args.seed}")
     summary = play(args.env, args.level, args.backend, args.seed)
     print(f"{summary['successes']} success(es) in {summary['episodes']} episode(s)")
     return 0

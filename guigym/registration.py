@@ -86,10 +86,25 @@ def id_levels() -> list[tuple[str, str]]:
     return [(e.id, level) for e in ENVS for level in family_of(e).levels]
 
 
+def _not_a_gui_env(spec: gym.envs.registration.EnvSpec) -> bool:
+    """Whether ``spec`` surely makes something other than a :class:`guigym.env.GuiEnv` (an entry
+    point that is a class, not GuiEnv's); a factory function is given the benefit of the doubt."""
+    from guigym.env import GuiEnv
+
+    entry_point = spec.entry_point
+    if isinstance(entry_point, str):
+        try:  # imports the entry point's module, as gym.make would
+            entry_point = gym.envs.registration.load_env_creator(entry_point)
+        except (ImportError, AttributeError, ValueError):
+            return False  # gym.make reports it
+    return isinstance(entry_point, type) and not issubclass(entry_point, GuiEnv)
+
+
 def id_level_problem(env_id: str, level: str | None = None) -> str | None:
     """Why ``env_id`` (with ``level``, unless None) is not something guigym can make, in one
-    line for a command's usage error; None when it is, or when ``env_id`` is registered by
-    someone else (a user's own id: ``gym.make`` judges its kwargs).
+    line for a command's usage error; None when it is, or when ``env_id`` is a user's own id of
+    a GuiEnv (``gym.make`` judges its kwargs). An id of another package's env (``CartPole-v1``)
+    is a problem: every command passes it guigym's kwargs (``backend``, ``level``).
 
     >>> id_level_problem("GuiGym-Login-v0", "hard") is None
     True
@@ -97,10 +112,17 @@ def id_level_problem(env_id: str, level: str | None = None) -> str | None:
     "--level extreme: GuiGym-Login-v0's levels are easy, medium, hard"
     >>> id_level_problem("GuiGym-Nope-v0")
     'unknown env id GuiGym-Nope-v0; guigym ids: GuiGym-Login-v0, ..., GuiGym-CrossApp-v0'
+    >>> id_level_problem("CartPole-v1")
+    'CartPole-v1 is not a guigym id (its env is not a GuiEnv); guigym ids: GuiGym-Login-v0, ..., GuiGym-CrossApp-v0'
     """
     entry = next((e for e in ENVS if e.id == env_id), None)
     if entry is None:
-        return None if env_id in gym.registry else f"unknown env id {env_id}; guigym ids: {', '.join(env_ids())}"
+        ids = ", ".join(env_ids())
+        if env_id not in gym.registry:
+            return f"unknown env id {env_id}; guigym ids: {ids}"
+        if _not_a_gui_env(gym.spec(env_id)):
+            return f"{env_id} is not a guigym id (its env is not a GuiEnv); guigym ids: {ids}"
+        return None
     levels = family_of(entry).levels
     if level is not None and level not in levels:
         return f"--level {level}: {env_id}'s levels are {', '.join(levels)}"

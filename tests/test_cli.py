@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 
+import gymnasium as gym
 import pygame
 import pytest
+from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 
 from guigym.actions import Back, Click, OpenApp, Scroll, Type
 from guigym.cli import main as cli
 from guigym.play import action_for_event, play
+from guigym.registration import id_level_problem
 
 
 def test_list(capsys):
@@ -56,6 +59,16 @@ def test_export_into_a_file_is_a_usage_error(tmp_path, capsys):
     (["bench", "--steps", "-5"], "--steps must be >= 1"),
     (["bench", "--variation", "all", "--split", "val"], "unknown split 'val'"),
     (["bench", "--variation", "nope"], "--variation nope: unknown variation preset"),
+    (["list", "--bogus"], "unrecognized arguments: --bogus"),
+    (["demo", "--backend", "bogus"], "argument --backend: invalid choice: 'bogus'"),
+    (["export", "--backend", "bogus", "--out", "never"], "argument --backend: invalid choice: 'bogus'"),
+    (["play", "--backend", "nope"], "argument --backend: invalid choice: 'nope'"),
+    (["export", "--out", "never", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    (["play", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    # another package's id: it used to reach gym.make with guigym's kwargs (a TypeError traceback)
+    (["demo", "--env", "CartPole-v1"], "CartPole-v1 is not a guigym id"),
+    (["export", "--env", "CartPole-v1", "--out", "never"], "CartPole-v1 is not a guigym id"),
+    (["play", "--env", "CartPole-v1"], "CartPole-v1 is not a guigym id"),
 ])
 def test_commands_name_a_bad_argument_before_they_start(argv, says, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -63,6 +76,36 @@ def test_commands_name_a_bad_argument_before_they_start(argv, says, capsys, tmp_
         cli(argv)
     assert e.value.code == 2 and says in capsys.readouterr().err
     assert not any(tmp_path.iterdir())  # nothing written (no export folder, no GIF)
+
+
+@pytest.mark.parametrize("command", ["list", "demo", "export", "play", "bench"])
+def test_a_command_prints_its_own_help(command, capsys):
+    # the top parser's -h used to take the flag and print guigym's help instead
+    with pytest.raises(SystemExit) as e:
+        cli([command, "--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith(f"usage: guigym {command} ")
+
+
+def test_top_level_help_and_missing_command(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli(["--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("usage: guigym [-h] {list,")
+    with pytest.raises(SystemExit) as e:
+        cli([])
+    assert e.value.code == 2 and capsys.readouterr().err.endswith("the following arguments are required: command\n")
+
+
+def test_a_users_own_id_of_a_gui_env_is_left_to_gym_make(monkeypatch):
+    from gymnasium.envs.registration import EnvSpec
+
+    def factory(**kw):  # a function: what it makes is not known before it runs
+        raise AssertionError("not called")
+
+    for i, entry_point in [("My-Login-v0", "guigym.env:GuiEnv"), ("My-Made-v0", factory)]:
+        monkeypatch.setitem(gym.registry, i, EnvSpec(i, entry_point=entry_point, kwargs={"family": "Login"}))
+        assert id_level_problem(i, "easy") is None
+    monkeypatch.setitem(gym.registry, "My-Cart-v0", EnvSpec("My-Cart-v0", entry_point=CartPoleEnv))
+    assert id_level_problem("My-Cart-v0").startswith("My-Cart-v0 is not a guigym id")
 
 
 def ev(kind, **kw):
