@@ -276,9 +276,9 @@ class GuiEnv(gym.Env):
         once first: Gymnasium's ``OrderEnforcing`` refuses a step before any reset.)
 
         The snapshot is checked first (:func:`~guigym.apps.snapshot.snapshot_problems`: the
-        schema, the family, values the renderers and spaces can hold, ``history`` a list of
-        str, ``initial_len`` an int ≥ 1) and by a dry run; a bad one raises one
-        ``ValueError`` listing every problem and leaves the env as it was. The history keeps its
+        schema, the family, its level and variation values, values the renderers and spaces can
+        hold, ``history`` a list of str, ``initial_len`` an int ≥ 1) and by a dry run; a bad one
+        raises one ``ValueError`` listing every problem and leaves the env as it was. The history keeps its
         last ``HISTORY_LEN`` lines, each cut to ``HISTORY_LINE`` characters."""
         found = snapshot_problems(snapshot, self.family, STATE_VERSION, HISTORY_LEN, trusted=self.scenario)
         if found:

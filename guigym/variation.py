@@ -9,7 +9,8 @@ the family's own instances, exactly as before), a preset name (:data:`PRESETS`) 
 draws) are those of the same seed without variation, and the same seed gives the same instance
 within a split. Every axis's train and test values are disjoint, so the two splits never share
 an instance. An axis fixed in a dict must hold one of its split's values, or its neutral one
-(:data:`NEUTRAL`: then that axis does not tell the splits apart). What was applied is in
+(:data:`NEUTRAL`: then that axis does not tell the splits apart), and is stored as the table's
+value (:func:`axis_value`: ``np.int64(2)`` as ``2``; a bool is none of an axis's numbers). What was applied is in
 ``info["variation"]`` (and ``scenario["variation"]``); the task template of the instance is in
 ``info["template"]``.
 
@@ -393,6 +394,27 @@ def _hint_app(scenario: Scenario, rng: np.random.Generator) -> str:
     return pool[int(rng.integers(len(pool)))]
 
 
+#: What :func:`axis_value` gives for a value that is none of the axis's.
+NO_VALUE: Any = object()
+
+
+def axis_value(axis: str, value: Any, splits: tuple[str, ...] = SPLITS) -> Any:
+    """The value of ``axis``'s table (:data:`AXES` in ``splits``, or :data:`NEUTRAL`) equal to
+    ``value`` (``np.int64(2)`` gives ``2``), else ``NO_VALUE``. A bool matches none (``True == 1``
+    is an accident: no axis has bools), nor does anything but a str, a number or None.
+
+    >>> axis_value("popup_at", __import__("numpy").int64(2)), axis_value("popup_at", True) is NO_VALUE
+    (2, True)
+    """
+    scalar = value is None or isinstance(value, (str, int, float, np.integer, np.floating))
+    if not scalar or isinstance(value, (bool, np.bool_)):
+        return NO_VALUE
+    for c in (*(v for s in splits for v in AXES[axis][s]), NEUTRAL[axis]):
+        if (c is None) == (value is None) and isinstance(c, str) == isinstance(value, str) and c == value:
+            return c
+    return NO_VALUE
+
+
 def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, Any] | None:
     """Check a ``variation`` argument (and ``split``) up front: ``None`` when off, else
     ``{axis: fixed value or "sample"}`` for every axis. Errors name what is allowed."""
@@ -419,10 +441,15 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
             from guigym.i18n import check_language
 
             check_language(v)
-        if v != "sample" and v not in AXES[a][split] and v != NEUTRAL[a]:
+        if isinstance(v, str) and v == "sample":
+            out[a] = v
+            continue
+        c = axis_value(a, v, (split,))
+        if c is NO_VALUE:
             raise ValueError(f"variation {a}={v!r} is not a {split!r} value; {split!r} has {AXES[a][split]} "
-                             f"(the other split: {AXES[a]['test' if split == 'train' else 'train']})")
-        out[a] = v
+                             f"(the other split: {AXES[a]['test' if split == 'train' else 'train']})"
+                             + (" (a bool is not a number here)" if isinstance(v, (bool, np.bool_)) else ""))
+        out[a] = c  # the table's own value: info and get_state hold plain JSON values (not np.int64, not True for 1)
     return out
 
 
@@ -445,7 +472,9 @@ def _resolved(variation: str | Mapping[str, Any] | None, split: str) -> dict[str
     """``resolve(variation, split)``, memoised (an env samples with the same arguments on every
     reset); the dict returned is shared: never modify it."""
     try:
-        key = (tuple(variation.items()) if isinstance(variation, Mapping) else variation, split)
+        # with each value's type: True and 1 (equal, one hash) must not share an entry, a bool being refused
+        items = tuple((k, type(v), v) for k, v in variation.items()) if isinstance(variation, Mapping) else variation
+        key = (items, split)
         hit = _RESOLVED.get(key, _RESOLVED)
     except TypeError:  # an unhashable value: checked anew each time
         return resolve(variation, split)

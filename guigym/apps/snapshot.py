@@ -1,10 +1,10 @@
 """Checking an env snapshot (``GuiEnv.get_state()``) before ``set_state`` loads it.
 
 A snapshot may come from disk or from another process, so ``set_state`` must not trust it:
-:func:`snapshot_problems` lists everything wrong with it (schema, family, values a renderer
-cannot draw or an observation space cannot hold) so that one ``ValueError`` reports them all
-and the env is left untouched. What only running the apps can reveal (a screen an app cannot
-show) ``set_state`` finds by a dry run.
+:func:`snapshot_problems` lists everything wrong with it (schema, family, a level or variation
+no env makes, values a renderer cannot draw or an observation space cannot hold) so that one
+``ValueError`` reports them all and the env is left untouched. What only running the apps can
+reveal (a screen an app cannot show) ``set_state`` finds by a dry run.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from guigym.apps.base import HOME, MAX_FIELD_LEN, home_pages, printable
 from guigym.apps.family import Family
 from guigym.apps.validate import scenario_problems, state_problems
+from guigym.variation import AXES, NO_VALUE, axis_value
 
 #: Longest instruction, widget id and label: the observation space's ``UnicodeText`` sizes.
 MAX_INSTRUCTION, MAX_ID, MAX_LABEL = 1024, 128, 256
@@ -55,6 +56,24 @@ def _scenario_semantic_problems(scenario: dict[str, Any]) -> list[str]:
                     out.append(f"$.scenario.apps[{_short(name)}].screens[{_short(sid)}].rows[{i}]: id over {MAX_ID} "
                                f"or label over {MAX_LABEL} characters")
     out += [f"$.scenario.home.icons: no app {_short(n)}" for n in scenario["home"]["icons"] if n not in apps]
+    return out
+
+
+def _level_variation_problems(scenario: dict[str, Any], family: Family) -> list[str]:
+    """A level the family lacks, or a variation axis or value :mod:`guigym.variation` does not
+    know (either split's, or the neutral one): ``info`` would report what no env can make."""
+    out: list[str] = []
+    level = scenario.get("level")
+    if isinstance(level, str) and level not in family.levels:  # not a str: the schema check says so
+        out.append(f"$.scenario.level: {_short(level)} is not a level of {family.name} {family.levels}")
+    var = scenario.get("variation")
+    if isinstance(var, dict):
+        for axis, v in var.items():
+            if axis not in AXES:
+                out.append(f"$.scenario.variation: unknown axis {_short(axis)}")
+            elif axis_value(axis, v) is NO_VALUE:
+                out.append(f"$.scenario.variation[{axis!r}]: {_short(v)} is not a value of the axis "
+                           f"(train {AXES[axis]['train']}, test {AXES[axis]['test']})")
     return out
 
 
@@ -113,6 +132,7 @@ def snapshot_problems(snapshot: Any, family: Family, version: int, history_len: 
         out.append(f"$.scenario: expected a dict, got {type(scenario).__name__}")
     elif not known:
         out += [p.replace("$", "$.scenario", 1) for p in scenario_problems(scenario, family.task_type)]
+        out += _level_variation_problems(scenario, family)
     if "state" in snapshot:
         out += [p.replace("$", "$.state", 1) for p in state_problems(state)]
     if out:
