@@ -110,7 +110,7 @@ def load_elements(value: Any) -> Optional[list[dict]]:
     try:
         if isinstance(value, (str, bytes)):
             value = json.loads(value)
-        return [dict(e) for e in value if isinstance(e, dict)] or None  # a malformed box holds no point
+        return [dict(e) for e in value if isinstance(e, dict)] or None  # a malformed box is read as holding no point
     except (TypeError, ValueError):
         return None
 
