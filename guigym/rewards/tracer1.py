@@ -172,6 +172,23 @@ def _finite_point(a: Any) -> Optional[tuple[float, float]]:
     return (fx, fy) if math.isfinite(fx) and math.isfinite(fy) else None
 
 
+def _box(box: Any) -> Optional[tuple[float, float, float, float]]:
+    """``box`` as four floats, or ``None`` when it is malformed (a dataset's elements column):
+    such a box holds no point."""
+    if not isinstance(box, (tuple, list)) or len(box) != 4:
+        return None
+    try:
+        x0, y0, x1, y1 = (float(v) for v in box)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return x0, y0, x1, y1
+
+
+def _inside(p: tuple[float, float], box: Any) -> bool:
+    b = _box(box)
+    return b is not None and b[0] <= p[0] <= b[2] and b[1] <= p[1] <= b[3]
+
+
 def _element_at(p: tuple[float, float], elements: Optional[Sequence[Element]], ref: Sequence[RefStep]) -> Optional[str]:
     """The smallest visible element containing ``p``; failing that, the smallest box of a
     (non-scroll) reference step containing it; ``None`` if neither does."""
@@ -181,25 +198,14 @@ def _element_at(p: tuple[float, float], elements: Optional[Sequence[Element]], r
     ):
         best, area = None, math.inf
         for wid, box in boxes:
-            if wid is None or not isinstance(box, (tuple, list)) or len(box) != 4:
+            b = _box(box)
+            if wid is None or b is None or not _inside(p, b):
                 continue
-            try:  # a malformed box (a dataset's elements column) holds no point
-                x0, y0, x1, y1 = (float(v) for v in box)
-            except (TypeError, ValueError, OverflowError):
-                continue
-            if x0 <= p[0] <= x1 and y0 <= p[1] <= y1 and (x1 - x0) * (y1 - y0) < area:
-                best, area = str(wid), (x1 - x0) * (y1 - y0)
+            if (b[2] - b[0]) * (b[3] - b[1]) < area:
+                best, area = str(wid), (b[2] - b[0]) * (b[3] - b[1])
         if best is not None:
             return best
     return None
-
-
-def _inside(p: tuple[float, float], box: Sequence[Any]) -> bool:
-    try:
-        x0, y0, x1, y1 = (float(v) for v in box)
-    except (TypeError, ValueError):  # a malformed box holds no point
-        return False
-    return x0 <= p[0] <= x1 and y0 <= p[1] <= y1
 
 
 def step_target(
