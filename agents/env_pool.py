@@ -84,7 +84,12 @@ class InlineEnvPool:
         self.with_state = with_state
         self.envs = [env_fn() for _ in range(num_envs)]
 
+    def _assert_open(self) -> None:
+        if not self.envs:  # closed: the same error as ProcessEnvPool's, not an IndexError
+            raise EnvPoolError("the pool is closed")
+
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
+        self._assert_open()
         out = []
         for i, s in zip(_check(indices, seeds, self.num_envs, "seeds"), seeds):
             obs, info = self.envs[i].reset(seed=s)
@@ -92,6 +97,7 @@ class InlineEnvPool:
         return out
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
+        self._assert_open()
         out = []
         for i, a in zip(_check(indices, actions, self.num_envs, "actions"), actions):
             obs, r, term, trunc, info = self.envs[i].step(a)

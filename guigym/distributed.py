@@ -37,6 +37,7 @@ The codecs need no cluster:
 
 from __future__ import annotations
 
+import copy as copy_module
 import io
 import os
 import pickle
@@ -234,8 +235,9 @@ class RayVectorEnv(VectorEnv):
         compress: ``None`` (raw numpy through the object store), ``"zlib"`` or ``"png"`` (the
             screenshot's codec; the info is then zlib-packed too).
         record_state: add ``info["state"] = env.unwrapped.get_state()`` after every reset/step.
-        copy: return writable copies of the screenshots from :meth:`reset_envs`/:meth:`step_envs`;
-            ``False`` returns read-only zero-copy views that pin their object in Ray's store.
+        copy: return writable copies of the screenshots from :meth:`reset_envs`/:meth:`step_envs`,
+            and from :meth:`reset`/:meth:`step` a batch of its own; ``False`` returns read-only
+            zero-copy views that pin their object in Ray's store, and the batch the next call overwrites.
         address: passed to ``ray.init`` when Ray is not initialised.
         init_kwargs: more ``ray.init`` arguments (a local start defaults to no dashboard, WARNING logs).
         actor_options: Ray ``.options()`` for the actors: one mapping for all or one per actor
@@ -354,6 +356,7 @@ class RayVectorEnv(VectorEnv):
         if len(opts) != len(idx):
             raise ValueError(f"{len(opts)} options for {len(idx)} envs")
         results = self._reset(idx, seeds, [dict(o) if o is not None else None for o in opts])
+        self._autoreset[idx] = False  # a new episode: step() must not reset it again (NEXT_STEP's pending autoreset)
         return [(self._public_obs(obs), info) for obs, info in results]
 
     def step_envs(self, indices: Sequence[int], actions: Sequence[Any]) -> list[tuple[dict[str, Any], float, bool, bool, dict[str, Any]]]:
@@ -399,7 +402,7 @@ class RayVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, i)
         self._autoreset[idx] = False
         self._observations = concatenate(self.single_observation_space, self._last_obs, self._observations)
-        return self._observations, infos
+        return self._batch(), infos
 
     def step(self, actions: Any) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env (NEXT_STEP autoreset: an env whose episode ended last step is reset
@@ -429,7 +432,7 @@ class RayVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, i)
         self._autoreset = terminated | truncated
         self._observations = concatenate(self.single_observation_space, self._last_obs, self._observations)
-        return self._observations, rewards, terminated, truncated, infos
+        return self._batch(), rewards, terminated, truncated, infos
 
     def render(self) -> tuple[Any, ...]:
         return self.call("render")
@@ -441,6 +444,7 @@ class RayVectorEnv(VectorEnv):
     def call_envs(self, indices: Sequence[int], name: str, *args: Any, **kwargs: Any) -> list[Any]:
         """:meth:`call` on envs ``indices`` only (e.g. ``call_envs([3], "set_state", snapshot)``),
         results in that order. An actor that fails is replaced and :class:`ActorFailure` raised."""
+        self._assert_open()
         idx = self._check_indices(indices)
         by_actor: dict[int, list[int]] = {}
         for i in idx:
@@ -550,12 +554,14 @@ class RayVectorEnv(VectorEnv):
         return out
 
     def _remote_each(self, submit: Callable[[Any, int], Any], what: str) -> dict[int, Any]:
+        self._assert_open()
         got = self._wait({k: submit(a, k) for k, a in enumerate(self.actors)})
         _raise_failures(got, what)
         return got
 
     def _describe(self, ks: Sequence[int]) -> list[dict[str, Any]]:
         """Where actors ``ks`` run and what their envs look like (asked once per actor, in parallel)."""
+        self._assert_open()
         got = self._wait({k: self.actors[k].describe.remote() for k in ks if self._described[k] is None})
         for k, d in got.items():
             if isinstance(d, _Failed):
@@ -567,6 +573,7 @@ class RayVectorEnv(VectorEnv):
         """Run ``(env index, job)`` items, one call per actor, all actors in parallel; one record
         per item: the actor's (``(True, ...)`` or ``(False, why)``), or ``(False, why)`` for a
         failed actor (replaced by then)."""
+        self._assert_open()
         jobs: dict[int, list[tuple[Any, ...]]] = {}
         where = []
         for i, job in items:
@@ -616,6 +623,14 @@ class RayVectorEnv(VectorEnv):
 
     def _failed(self, i: int, why: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self._last_obs[i], 0.0, False, True, {FAILED: True, FAILURE: why}
+
+    def _batch(self) -> dict[str, Any]:
+        # concatenate writes into the same arrays every call: a batch the caller keeps must not change under it
+        return copy_module.deepcopy(self._observations) if self.copy else self._observations
+
+    def _assert_open(self) -> None:
+        if self.closed:  # its actors are gone
+            raise gym.error.ClosedEnvironmentError("RayVectorEnv: the vector env is closed")
 
     def _public_obs(self, obs: dict[str, Any]) -> dict[str, Any]:
         if self.copy and isinstance(obs, dict):  # only zero-copy views are read-only; unpacked frames are fresh already

@@ -61,6 +61,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -85,6 +86,8 @@ from gymnasium.vector.utils import (
     read_from_shared_memory,
     write_to_shared_memory,
 )
+
+from guigym.spaces import SharedTexts
 
 #: Keyword arguments of :func:`make_vector` that configure the vector env, not the envs.
 VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_restarts", "close_timeout", "envs_per_worker",
@@ -187,6 +190,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._procs: list[Any] = [None] * n_workers
         self._dead: dict[int, str] = {}  # worker -> why it is known dead before a reply (a failed send)
         self._reset_kwargs: list[dict[str, Any] | None] = [None] * self.num_envs
+        self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset by the caller at least once (else stepping is a usage error)
         with clear_mpi_env_vars():
             for w in range(n_workers):
                 self._start_worker(w, needs_reset=False)
@@ -252,7 +256,10 @@ class GuiVectorEnv(AsyncVectorEnv):
         p = self._ctx.Process(
             target=_worker, name=f"Worker<{type(self).__name__}>-{w}", daemon=self.daemon,
             args=(envs.start, [CloudpickleWrapper(self.env_fns[i]) for i in envs], child, shm, self._pipe_keys,
-                  self.autoreset_mode, needs_reset, self.worker_threads),
+                  self.autoreset_mode, needs_reset, self.worker_threads,
+                  # Linux's parent-death signal fires when the forking thread ends: from another thread
+                  # (a short-lived one would kill the worker at once) the worker ends on its pipe's EOF instead
+                  threading.current_thread() is threading.main_thread()),
         )
         p.start()
         child.close()
@@ -313,19 +320,22 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._restart(w, _error_text(payload))
         return True
 
-    def _send_worker(self, w: int, command: str, items: list[Any]) -> None:
-        """Send ``command`` with one item per env of worker ``w``."""
+    def _send_worker(self, w: int, command: str, items: list[Any], message: memoryview | None = None) -> None:
+        """Send ``command`` with one item per env of worker ``w`` (``message``: both, pickled already)."""
         if w in self._dead:
             return
         try:
-            self._pipes[w].send_bytes(_dumps((command, items)))  # type: ignore[union-attr]
+            self._pipes[w].send_bytes(_dumps((command, items)) if message is None else message)  # type: ignore[union-attr]
         except (OSError, ValueError) as e:  # BrokenPipeError: the worker is gone
             self._dead[w] = f"worker process died ({type(e).__name__} on send; exit code {self._procs[w].exitcode})"
 
     def _send(self, command: str, items: Sequence[Any]) -> None:
         """Send ``command`` to every worker, with ``items[i]`` for env ``i``."""
-        for w, envs in enumerate(self.worker_envs):
-            self._send_worker(w, command, [items[i] for i in envs])
+        # pickle them all first: an item that cannot be pickled (an odd action) then raises before any
+        # worker got the command, whose reply the next call would otherwise read as its own
+        messages = [_dumps((command, [items[i] for i in envs])) for envs in self.worker_envs]
+        for w, message in enumerate(messages):
+            self._send_worker(w, command, [], message)
 
     def _collect(self, envs: Sequence[int], timeout: float | None) -> dict[int, tuple[bool, Any]]:
         """Each env's reply ``(ok, payload)`` (the replies of the workers that hold ``envs``); the
@@ -432,6 +442,8 @@ class GuiVectorEnv(AsyncVectorEnv):
             pipe_obs, info = payload
             if pipe_obs is not None:
                 self._pipe_obs[i] = pipe_obs
+            if self._reset_kwargs[i] is not None or i in failed:
+                self._reset_done[i] = True
             if i in failed:
                 info = {**info, "worker_failed": True, "worker_error": failed[i]}
             infos = self._add_info(infos, info, i)
@@ -445,6 +457,8 @@ class GuiVectorEnv(AsyncVectorEnv):
         if self._state != AsyncState.DEFAULT:
             raise AlreadyPendingCallError(f"Calling `step_async` while waiting for a pending call to `{self._state.value}` to complete.",
                                           str(self._state.value))
+        if not self._reset_done.all():  # else each env's ResetNeeded would count as a failure and restart its worker
+            raise gym.error.ResetNeeded(f"envs {np.flatnonzero(~self._reset_done).tolist()} were never reset; call reset() before step()")
         self._send("step", per_env_actions(self.action_space, actions, self.num_envs))
         self._state = AsyncState.WAITING_STEP
 
@@ -637,11 +651,27 @@ def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any]
     shm_keys, pipe_keys, buffers = [], [], {}
     for key, sub in items:
         try:
-            buffers[key] = create_shared_memory(sub, n=n, ctx=ctx)
-            shm_keys.append(key)
+            buf = create_shared_memory(sub, n=n, ctx=ctx)
         except (TypeError, gym.error.CustomSpaceError):  # dynamic size (Sequence, Graph) or no shared-memory support
             pipe_keys.append(key)
+            continue
+        if not _live(read_from_shared_memory(sub, buf, n=n)):  # the batch would keep showing what it holds now
+            pipe_keys.append(key)
+            continue
+        buffers[key] = buf
+        shm_keys.append(key)
     return shm_keys, pipe_keys, buffers
+
+
+def _live(view: Any) -> bool:
+    """Whether a read of shared memory shows later writes: numpy arrays and guigym's
+    :class:`~guigym.spaces.SharedTexts` do; Gymnasium's read of a plain ``Text`` (a tuple of
+    ``str``) or of a ``OneOf`` is built once, at the read."""
+    if isinstance(view, (np.ndarray, SharedTexts)):
+        return True
+    if isinstance(view, dict):
+        return all(_live(v) for v in view.values())
+    return isinstance(view, tuple) and all(_live(v) for v in view)
 
 
 def _gist(text: str) -> str:
@@ -670,7 +700,8 @@ def _exception(payload: Any, i: int) -> BaseException:
 
 
 def _die_with_parent() -> None:
-    """Linux: SIGTERM this worker when the process that started it dies (even by SIGKILL)."""
+    """Linux: SIGTERM this worker when the thread that started it ends (Linux counts the forking
+    thread as the parent): the main thread, whose end is the process's (even by SIGKILL)."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -696,13 +727,14 @@ def _slot_error(e: BaseException) -> tuple[bool, Any]:
 
 
 def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any], pipe_keys: list[Any], mode: AutoresetMode,
-            needs_reset: bool, threads: bool = False) -> None:
+            needs_reset: bool, threads: bool = False, die_with_parent: bool = True) -> None:
     """Envs ``first``, ``first + 1``, ... in one process: commands in (one item per env), one
     reply out: ``(True, [(ok, payload) per env])``, or ``(False, (exception, traceback))`` when
     the envs cannot be made (the worker then ends). Fixed-size observation keys are written to
     shared memory, the rest travel in the reply. ``threads``: reset and step the envs at once,
     each in a thread of its own (each writes only its own slots)."""
-    _die_with_parent()
+    if die_with_parent:
+        _die_with_parent()
     envs: list[Any] = []
     pool = None
     try:

@@ -373,6 +373,54 @@ def test_close_returns_when_every_actor_is_dead(cluster: Cluster) -> None:
         RayVectorEnv(functools.partial(divmod, 1, 0))
 
 
+
+def test_batches_from_reset_and_step_are_the_callers_own(venv: RayVectorEnv) -> None:
+    """With ``copy=True`` (default) a batch kept from ``reset``/``step`` does not change under
+    later calls (as Gymnasium's vector envs); ``copy=False`` hands out the buffer they overwrite."""
+    obs, _ = venv.reset(seed=0)
+    kept = obs["screenshot"].copy()
+    later, *_ = venv.step(["back()"] * 4)
+    fresh, _ = venv.reset(seed=50)
+    assert not np.array_equal(fresh["screenshot"], kept), "seeds 0 and 50 should show other screens"
+    assert np.array_equal(obs["screenshot"], kept) and later["screenshot"] is not fresh["screenshot"]
+    venv.copy = False
+    try:
+        a, _ = venv.reset(seed=0)
+        b, *_ = venv.step(["back()"] * 4)
+        assert a["screenshot"] is b["screenshot"]
+    finally:
+        venv.copy = True
+
+
+def test_a_closed_vector_env_says_so(cluster: Cluster) -> None:
+    """Every call after ``close()`` raises Gymnasium's ``ClosedEnvironmentError``, not an
+    ``IndexError`` from the emptied actor list."""
+    v = RayVectorEnv(ENV, num_actors=1, envs_per_actor=2, actor_options={"num_cpus": 0, "resources": {"node_a": 1}})
+    v.reset(seed=0)
+    v.close()
+    for call in (lambda: v.step(["back()", "back()"]), lambda: v.reset(seed=0), lambda: v.call("level"),
+                 lambda: v.set_attr("level", "hard"), lambda: v.reset_envs([0], [1]), lambda: v.step_envs([0], ["back()"]),
+                 v.pids):
+        with pytest.raises(gym.error.ClosedEnvironmentError):
+            call()
+
+
+def test_an_env_reset_with_reset_envs_after_its_episode_ended_is_stepped_not_reset_again(cluster: Cluster) -> None:
+    """``step`` resets an env whose episode ended (NEXT_STEP) unless ``reset_envs`` already started a new one."""
+    v = RayVectorEnv(functools.partial(gym.make, ENV, max_episode_steps=1), num_actors=1, envs_per_actor=2,
+                     actor_options={"num_cpus": 0, "resources": {"node_a": 1}})
+    local = gym.make(ENV, max_episode_steps=1)
+    try:
+        v.reset(seed=0)
+        assert v.step(["back()", "back()"])[3].all()
+        (obs, _), = v.reset_envs([0], [7])
+        assert same_obs(obs, local.reset(seed=7)[0])
+        obs, _, _, trunc, _ = v.step(["back()", "back()"])
+        assert trunc[0] and obs["instruction"][0] == local.step("back()")[0]["instruction"], "env 0's seed-7 episode was stepped"
+    finally:
+        v.close()
+        local.close()
+
 @pytest.mark.browser
 def test_browser_envs_on_two_nodes_match_local_and_survive_a_chromium_crash(cluster: Cluster) -> None:
     """backend="browser": a real headless Chromium in each actor, one per node. Oracle episodes

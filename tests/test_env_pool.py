@@ -100,3 +100,14 @@ def test_observations_are_what_a_single_env_gives():
     finally:
         pool.close()
         env.close()
+
+
+def test_a_closed_inline_pool_says_so():
+    pool = InlineEnvPool(ENV_FN, 2)
+    pool.reset([0, 1], [0, 1])
+    pool.close()
+    pool.close()  # idempotent
+    with pytest.raises(EnvPoolError, match="closed"):
+        pool.reset([0], [0])
+    with pytest.raises(EnvPoolError, match="closed"):
+        pool.step([0], [Click(5, 5)])

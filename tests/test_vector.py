@@ -778,3 +778,106 @@ def test_a_list_of_per_env_actions_text_included_steps_each_env_with_its_own() -
         venv.close()
         for s in singles:
             s.close()
+
+
+def test_step_before_reset_is_reset_needed_not_a_worker_failure() -> None:
+    """As in Gymnasium, stepping an env never reset is the caller's error: raised at once, no
+    worker restarted, no restart counted."""
+    venv = GuiVectorEnv([login, login])
+    try:
+        with pytest.raises(gym.error.ResetNeeded):
+            venv.step(["back()", "back()"])
+        venv.reset(seed=0, options={"reset_mask": np.array([True, False])})
+        with pytest.raises(gym.error.ResetNeeded, match=r"\[1\]"):
+            venv.step(["back()", "back()"])
+        assert venv.restarts == [0, 0]
+        venv.reset(seed=0)
+        *_, info = venv.step(["back()", "back()"])
+        assert "worker_failed" not in info and venv.restarts == [0, 0]
+    finally:
+        venv.close()
+
+
+def test_an_action_that_cannot_be_pickled_raises_before_any_worker_gets_the_step() -> None:
+    """No worker is left with a step whose reply the next call would read as its own."""
+    import threading
+
+    venv = GuiVectorEnv([login, login])
+    ref = login()
+    try:
+        venv.reset(seed=0)
+        with pytest.raises(TypeError, match="pickle"):
+            venv.step(["back()", threading.Lock()])
+        obs, _ = venv.reset(seed=3)
+        want, _ = ref.reset(seed=3)
+        assert obs["instruction"][0] == want["instruction"] and np.array_equal(obs["screenshot"][0], want["screenshot"])
+        _, _, _, tr, info = venv.step(["back()", "back()"])
+        assert not tr.any() and "worker_failed" not in info
+    finally:
+        venv.close()
+        ref.close()
+
+
+class _Texts(gym.Env):
+    """Observations whose Gymnasium shared-memory read is a snapshot: a plain ``Text``, a ``OneOf``."""
+
+    observation_space = gym.spaces.Dict({
+        "x": gym.spaces.Box(0, 99, (1,), np.int64), "t": gym.spaces.Text(8),
+        "c": gym.spaces.OneOf([gym.spaces.Discrete(3), gym.spaces.Discrete(99)]),
+    })
+    action_space = gym.spaces.Discrete(2)
+
+    def obs(self) -> dict[str, Any]:
+        return {"x": np.array([self.k]), "t": f"s{self.k}", "c": (1, np.int64(self.k))}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.k = 0
+        return self.obs(), {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self.k += 1
+        return self.obs(), 0.0, False, False, {}
+
+
+class _Text(_Texts):
+    observation_space = gym.spaces.Text(8)  # type: ignore[assignment]
+
+    def obs(self) -> Any:
+        return f"s{self.k}"
+
+
+def test_plain_text_and_one_of_observations_follow_the_env() -> None:
+    """Gymnasium reads a plain ``Text`` or a ``OneOf`` out of shared memory once, as it is then:
+    such keys go through the pipe, so every step shows the env's own observation."""
+    venv = GuiVectorEnv([_Texts, _Texts])
+    whole = GuiVectorEnv([_Text, _Text])
+    try:
+        obs, _ = venv.reset(seed=0)
+        assert obs["t"] == ("s0", "s0") and whole.reset(seed=0)[0] == ("s0", "s0")
+        for k in (1, 2):
+            obs, *_ = venv.step(np.array([0, 1]))
+            assert obs["t"] == (f"s{k}", f"s{k}") and obs["c"] == ((1, k), (1, k)) and list(obs["x"].ravel()) == [k, k]
+            assert whole.step(np.array([0, 1]))[0] == (f"s{k}", f"s{k}")
+    finally:
+        venv.close()
+        whole.close()
+
+
+def test_workers_started_from_a_thread_outlive_it() -> None:
+    """Linux's parent-death signal fires when the thread that forked a worker ends: a vector
+    env built in a short-lived thread must keep its workers."""
+    import threading
+
+    box: dict[str, GuiVectorEnv] = {}
+    t = threading.Thread(target=lambda: box.setdefault("venv", GuiVectorEnv([login, login])))
+    t.start()
+    t.join()
+    venv = box["venv"]
+    try:
+        time.sleep(1.0)
+        assert all(p.is_alive() for p in venv.processes)
+        _, info = venv.reset(seed=0)
+        assert "worker_failed" not in info and venv.restarts == [0, 0]
+    finally:
+        venv.close()
