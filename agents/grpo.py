@@ -269,6 +269,13 @@ def _take(seq: Sequence[Any], idx: Sequence[int]) -> list[Any]:
     return [seq[i] for i in idx]
 
 
+def _pad_to(x: torch.Tensor, width: int) -> torch.Tensor:
+    """Per-token values ``[N, L]`` right-padded with zeros (masked tokens) to ``width`` columns."""
+    if x.dim() != 2 or x.shape[1] >= width:
+        return x
+    return torch.nn.functional.pad(x, (0, width - x.shape[1]))
+
+
 def grpo_update(
     policy: Policy,
     optimizer: torch.optim.Optimizer,
@@ -319,8 +326,11 @@ def grpo_update(
             else:
                 new_lp, _ = policy.logprobs(obs_mb, comp_mb)
             r = torch.as_tensor(rows)
+            # a minibatch's longest completion can be shorter than the batch's: pad to its width
+            new_lp = _pad_to(new_lp, old_logp.shape[-1])
+            ref_mb = None if ref_lp is None else _pad_to(ref_lp, old_logp.shape[-1])[r]
             kw = dict(clip_eps=clip_eps, mask=lm[r])
-            loss = grpo_loss(new_lp, old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], beta=beta, norm_tokens=norm_tokens, **kw)
+            loss = grpo_loss(new_lp, old_logp[r], adv[r], ref_mb, beta=beta, norm_tokens=norm_tokens, **kw)
             if ent is not None:
                 loss = loss - ent_coef * ent.mean()
                 stats.entropy += float(ent.detach().mean())
@@ -329,7 +339,7 @@ def grpo_update(
             max_norm = config.max_grad_norm
             gn = torch.nn.utils.clip_grad_norm_(params, max_norm) if max_norm > 0 else torch.tensor(0.0)
             optimizer.step()
-            st = grpo_stats(new_lp.detach(), old_logp[r], adv[r], None if ref_lp is None else ref_lp[r], **kw)
+            st = grpo_stats(new_lp.detach(), old_logp[r], adv[r], ref_mb, **kw)
             stats.loss += float(loss.detach())
             stats.clip_frac += st["clip_frac"]
             stats.approx_kl_old += st["approx_kl_old"]

@@ -256,6 +256,11 @@ def _image_only_processor(path: Union[str, Path], **kwargs: Any) -> Any:
             self.video_token_id = tokenizer.convert_tokens_to_ids(self.video_token)
             ProcessorMixin.__init__(self, image_processor, tokenizer, chat_template=chat_template)
 
+        def to_dict(self) -> dict[str, Any]:
+            # saved under the base class's name: a checkpoint written from here (VLMPolicy.save) must
+            # load like the original; transformers knows no class by this subclass's name
+            return {**super().to_dict(), "processor_class": base.__name__}
+
     ImageOnlyProcessor.__name__ = ImageOnlyProcessor.__qualname__ = f"{base.__name__}ImageOnly"
     image_processor = AutoImageProcessor.from_pretrained(path, **kwargs)
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -273,15 +278,22 @@ def _read_chat_template(path: Path) -> Optional[str]:
 
 def load_processor(path: Union[str, Path]) -> Any:
     """``AutoProcessor.from_pretrained(path)``; if that fails only because torchvision is
-    missing, the image-only fallback (see the module docstring)."""
+    missing (or the folder, saved from the fallback, has no video processor), or gives no
+    image processor, the image-only fallback (see the module docstring)."""
     from transformers import AutoProcessor
 
     try:
-        return AutoProcessor.from_pretrained(path)
-    except (ImportError, AttributeError) as e:
-        if "torchvision" not in str(e).lower() and "video_processor" not in str(e).lower():
+        proc = AutoProcessor.from_pretrained(path)
+    except (ImportError, AttributeError, OSError) as e:
+        # OSError: a folder saved from the fallback has no video processor config to load
+        if not any(k in str(e).lower() for k in ("torchvision", "video_processor", "video processor")):
             raise
         return _image_only_processor(path)
+    if getattr(proc, "image_processor", None) is None:
+        # AutoProcessor silently returns the bare tokenizer for a processor class it does not know
+        # (a folder saved by an earlier version of the fallback names its subclass)
+        return _image_only_processor(path)
+    return proc
 
 
 def _pixel_bounds(image_processor: Any) -> tuple[Optional[int], Optional[int]]:

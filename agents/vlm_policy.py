@@ -32,6 +32,8 @@ class VLMPolicy:
 
     def __init__(self, vlm: VLM, horizon: int = 8, fmt: str = "json", history_len: int = 4,
                  max_new_tokens: int = 192, temperature: float = 1.0) -> None:
+        if not temperature > 0:  # the scores divide by it; greedy decoding is ``sample(greedy=True)``
+            raise ValueError(f"temperature must be > 0, got {temperature!r}")
         self.vlm, self.horizon, self.fmt, self.history_len = vlm, horizon, fmt, history_len
         self.max_new_tokens, self.temperature = max_new_tokens, temperature
         self.tokenizer = vlm.processor.tokenizer
@@ -69,8 +71,14 @@ class VLMPolicy:
     def state_dict(self) -> dict[str, Any]:
         return self.vlm.model.state_dict()
 
+    def load_state_dict(self, state: dict[str, Any]) -> Any:
+        """Restore weights from :meth:`state_dict` (``train_small.py``'s best-validation checkpoint)."""
+        return self.vlm.model.load_state_dict(state)
+
     def save(self, path: Union[str, Path], extra: Optional[dict[str, Any]] = None) -> None:
-        """Save in Hugging Face format (a folder), loadable with ``from_pretrained``."""
+        """Save in Hugging Face format (a folder), loadable with ``from_pretrained``
+        (:func:`agents.vlm.load_vlm`); with LoRA the folder holds the adapter, which names the
+        base checkpoint's path."""
         self.vlm.model.save_pretrained(str(path))
         self.vlm.processor.save_pretrained(str(path))
 
@@ -118,7 +126,10 @@ class VLMPolicy:
     def _generate_kw(self) -> dict[str, Any]:
         eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos
-        kw: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "pad_token_id": pad, "eos_token_id": eos}
+        # repetition_penalty 1: otherwise the checkpoint's (1.05 for Qwen2.5-VL-Instruct) reshapes the
+        # distribution sampled from, which ``logprobs`` does not score
+        kw: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "pad_token_id": pad, "eos_token_id": eos,
+                              "repetition_penalty": 1.0}
         if self.vision_ids:
             kw["suppress_tokens"] = self.vision_ids
         return kw
@@ -194,6 +205,7 @@ class VLMPolicy:
                 if k in extra:
                     extra[k] = torch.cat([extra[k].expand(n, -1), torch.zeros_like(comp)], dim=1)
             logits = self.vlm.model(input_ids=ids, attention_mask=attn, **extra).logits[:, P - 1:-1].float()
+            logits = logits / self.temperature  # the tempered distribution ``sample`` draws from
             if self.vision_ids:  # the distribution generation samples from (suppress_tokens); finite, so 0·log 0 stays 0
                 logits = logits.index_fill(-1, torch.tensor(self.vision_ids, device=logits.device), torch.finfo(logits.dtype).min)
             all_lp = torch.log_softmax(logits, dim=-1)

@@ -4,6 +4,7 @@ examples/trl_grpo.py and grpo_update."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 import typing
 from pathlib import Path
@@ -61,3 +62,35 @@ def test_grpo_update_follows_the_config(epochs, per_minibatch, updates):
     stats = grpo_update(policy, torch.optim.SGD(policy.parameters(), lr=0.1), [0, 1], comps, old.detach(), mask, adv, config=cfg)
     assert stats.n_updates == updates
     assert float(policy.w[0].detach()) > float(policy.w[1].detach())  # choice 0 had the positive advantage
+
+
+class _Ragged(_Toy):
+    """Like ``_Toy`` but a completion's ``data`` is its list of choices, and the log-probs are as
+    wide as the longest completion *given* (a text policy's right-padded tokens)."""
+
+    def logprobs(self, obs_batch, completions):
+        width = max(len(c.data) for c in completions)
+        lp, mask = torch.zeros(len(completions), width), torch.zeros(len(completions), width)
+        all_lp = torch.log_softmax(self.w, 0)
+        for i, c in enumerate(completions):
+            lp[i, : len(c.data)] = all_lp[torch.tensor(c.data)]
+            mask[i, : len(c.data)] = 1.0
+        return lp, mask
+
+
+def test_grpo_update_pads_minibatches_to_the_batch_width():
+    """Minibatches of whole groups whose completions are shorter than the batch's longest (the
+    README's VLM recipe, ``--groups-per-minibatch 2``) and a reference scored on fewer columns
+    than the sampler's padded log-probs (train_small drops flat groups after padding): both used
+    to raise "new_logp (…) and old_logp (…) differ"."""
+    policy = _Ragged()
+    comps = [Completion([], data=d) for d in ([0], [1], [0, 0, 0], [1])]  # group 2 holds the longest
+    old, mask = policy.logprobs([0, 1], comps)
+    old = torch.nn.functional.pad(old.detach(), (0, 2))  # padded wider still, as _pad_cat does
+    mask = torch.nn.functional.pad(mask, (0, 2))
+    ref = _Ragged()
+    cfg = GRPOConfig(epochs=1, groups_per_minibatch=1, ent_coef=0.0, beta=0.1)
+    stats = grpo_update(policy, torch.optim.SGD(policy.parameters(), lr=0.1), [0, 1], comps, old, mask,
+                        torch.tensor([1.0, -1.0, 1.0, -1.0]), ref_policy=ref, config=cfg)
+    assert stats.n_updates == 2 and math.isfinite(stats.loss)
+    assert float(policy.w[0].detach()) > float(policy.w[1].detach())

@@ -73,3 +73,16 @@ def test_ppo_baseline_cli(tmp_path):
     assert res["total_timesteps"] >= 1024 and 0.0 <= res["final_success"] <= 1.0
     for name in ("curves.csv", "curves.png", "eval.json", "ppo.zip"):
         assert (tmp_path / "ppo" / name).exists(), name
+
+
+def test_vlm_best_val_checkpoint(tiny, tmp_path):
+    """The default ``--checkpoint best-val`` restores the best validation point's weights into the
+    VLM policy before saving and evaluating (it used to raise AttributeError there, after training)."""
+    args = train_small.Args(
+        policy="vlm", vlm_path=str(tiny), device="cpu", max_new_tokens=8, stage="1", iterations=1, episodes_per_iter=1,
+        rollout_max_steps=1, states_per_iter=1, group_size=2, horizon=2, epochs=1, skip_flat_groups=False, val_every=1,
+        val_episodes=1, val_max_steps=1, eval_episodes=1, eval_max_steps=1, eval_random=False, progress=False,
+        out_dir=str(tmp_path), run_name="vlm-best", checkpoint="best-val",
+    )
+    res = train_small.Trainer(args).run()
+    assert res["selected_iter"] == 1 and (tmp_path / "vlm-best" / "policy.pt" / "config.json").exists()

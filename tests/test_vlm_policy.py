@@ -114,3 +114,58 @@ def test_completions_never_hold_vision_tokens(policy):
     assert torch.isfinite(lp).all() and torch.all(lp <= 0) and torch.isfinite(lp_s).all()
     lp2, _, ent = policy.logprobs_entropy(batch, comps)
     assert torch.allclose(lp, lp2.detach(), atol=1e-4) and torch.isfinite(ent).all()
+
+
+def test_scores_the_distribution_sampling_draws_from(policy, obs, monkeypatch):
+    """``logprobs`` must score the distribution ``sample`` drew from, or the GRPO ratio and its
+    gradient are off-policy from the first step. A checkpoint's own ``repetition_penalty``
+    (Qwen2.5-VL-Instruct ships 1.05) used to reshape sampling, and a ``temperature`` other than 1
+    was not applied when scoring."""
+    monkeypatch.setattr(policy.vlm.model.generation_config, "repetition_penalty", 1.5)
+    monkeypatch.setattr(policy, "temperature", 0.7)
+    scores = []
+    generate = policy.vlm.model.generate
+
+    def traced(**kw):  # the sampler's own (processed) scores of every step
+        out = generate(**kw, return_dict_in_generate=True, output_scores=True)
+        scores.append(torch.stack(out.scores, 1).float().log_softmax(-1))
+        return out.sequences
+
+    monkeypatch.setattr(policy.vlm.model, "generate", traced)
+    policy.eval()
+    comps, (lp, _) = policy.sample([obs], 3, generator=torch.Generator().manual_seed(0))
+    for i, c in enumerate(comps):
+        sampler = scores[0][i, : len(c.data)].gather(-1, torch.tensor(c.data)[:, None]).squeeze(-1)
+        assert torch.allclose(sampler, lp[i, : len(c.data)], atol=1e-4)
+
+
+def test_checkpoint_round_trip(policy, obs, tmp_path):
+    """``save`` writes a folder that ``load_vlm`` (``from_pretrained``) loads back to the same model
+    (the image-only processor used to save a processor class transformers does not know, and the
+    folder then loaded as a bare tokenizer); ``load_state_dict`` restores ``state_dict``
+    (train_small's best-validation checkpoint used to raise AttributeError for the VLM)."""
+    from agents.grpo import Completion
+    from agents.vlm import load_vlm
+
+    saved = {k: v.clone() for k, v in policy.state_dict().items()}
+    comps = [Completion([], data=policy.tokenizer("back()")["input_ids"])]
+    policy.eval()
+    with torch.no_grad():
+        before, _ = policy.logprobs([obs], comps)
+    policy.save(tmp_path / "ckpt")
+    again = VLMPolicy(load_vlm(tmp_path / "ckpt", device="cpu"), horizon=policy.horizon)
+    assert getattr(again.vlm.processor, "image_processor", None) is not None
+    with torch.no_grad():
+        assert torch.allclose(again.logprobs([obs], comps)[0], before, atol=1e-5)
+        for p in policy.parameters():
+            p.add_(0.01)
+    policy.load_state_dict(saved)
+    with torch.no_grad():
+        assert torch.equal(policy.logprobs([obs], comps)[0], before)
+
+
+def test_temperature_must_be_positive(policy):
+    """Scores are divided by the temperature: 0 (or less) is refused when the policy is built."""
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="temperature"):
+            VLMPolicy(policy.vlm, temperature=bad)
