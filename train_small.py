@@ -78,6 +78,7 @@ from guigym.rewards import (  # noqa: E402
     action_similarity,
     action_type_reward,
     argument_reward,
+    format_reward,
     grounded_rewards,
     iou_argument_reward,
     repetition,
@@ -89,6 +90,7 @@ from guigym.rewards import (  # noqa: E402
 from guigym.variation import resolve as resolve_variation  # noqa: E402
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
+VLM_FORMAT = "json"  # the answer format --policy vlm is prompted for (UI-R1's), which R_format checks
 # GRPO's hyper-parameters are defined once, in agents.grpo.GRPOConfig; Args repeats them only
 # as flags (names and defaults from there, help text here) so that the CLI stays flat.
 _GRPO = GRPOConfig()
@@ -168,8 +170,9 @@ class Args:
     partial credit)"""
     stage1_reward: Literal["trajectory", "uir1"] = "trajectory"
     """stage 1's reward: trajectory (TraceR1's ``trajectory_reward``); uir1 (UI-R1's rule-based
-    action reward of the plan's first step, ``R_type + R_coord``; ``R_format`` is constant for
-    the tiny policy's structured output) — UI-R1 proper is ``--stage1-reward uir1 --horizon 1
+    action reward of the plan's first step, ``R_type + R_coord``, plus ``R_format`` for a text
+    policy (``--policy vlm``; the tiny policy's structured output is always well formed, so
+    there it would be a constant) — UI-R1 proper is ``--stage1-reward uir1 --horizon 1
     --stage 1``"""
     uir1_type_reward: bool = True
     """``--stage1-reward uir1``: include the action-type reward ``R_type`` (UI-R1's ablation
@@ -425,7 +428,7 @@ def make_policy(args: Args) -> Any:
             raise SystemExit(f"--policy vlm needs torch and transformers (pip install 'guigym[vlm]'): {e}")
         if not args.vlm_path:
             raise SystemExit("--policy vlm needs --vlm-path (a local checkpoint)")
-        return VLMPolicy.from_pretrained(args.vlm_path, horizon=args.horizon, lora_rank=args.lora_rank,
+        return VLMPolicy.from_pretrained(args.vlm_path, horizon=args.horizon, fmt=VLM_FORMAT, lora_rank=args.lora_rank,
                                          gradient_checkpointing=args.gradient_checkpointing,
                                          max_new_tokens=args.max_new_tokens, device=args.device)
     labels = click_vocabulary(args) if args.plan_steps == "ungrounded" else ()
@@ -524,7 +527,8 @@ def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> 
     ``trajectory_reward`` against the state's reference, with the state's visible elements
     (zero-padded to ``T``; they sum to the reward). A completion whose text did not parse gets
     the bottom of the reward's range, as its first term. With ``--stage1-reward uir1`` the
-    first term is UI-R1's reward of the first step (:func:`uir1_first_step_reward`), the rest 0."""
+    first term is UI-R1's reward of the first step (:func:`uir1_first_step_reward`, plus
+    ``R_format`` of a completion's text where the policy writes one), the rest 0."""
     G, T = args.group_size, args.horizon
     uir1 = args.stage1_reward == "uir1"
     bottom = 0.0 if uir1 else trajectory_reward_range(T, args.gamma, args.lambda_align, args.lambda_rep)[0]
@@ -535,7 +539,10 @@ def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> 
             out.append([bottom] + [0.0] * (T - 1))
             continue
         if uir1:
-            out.append([uir1_first_step_reward(args, c.steps[0] if c.steps else None, v.reference[0])] + [0.0] * (T - 1))
+            r = uir1_first_step_reward(args, c.steps[0] if c.steps else None, v.reference[0])
+            if c.text is not None:  # UI-R1's R_format: a well-formed answer outscores garbage (think optional, as prompted)
+                r += format_reward(c.text, VLM_FORMAT, require_think=False, plan=True)
+            out.append([r] + [0.0] * (T - 1))
             continue
         terms = trajectory_step_rewards(c.steps, v.reference, **_reward_kw(args), elements=v.elements)
         out.append(terms + [0.0] * (T - len(terms)))

@@ -349,6 +349,23 @@ def test_uir1_stage1_reward_and_its_ablations(tmp_path):
     env.close()
 
 
+def test_uir1_stage1_reward_adds_r_format_for_text_completions():
+    """A text policy (``--policy vlm``) under ``--stage1-reward uir1`` also earns UI-R1's
+    R_format: a well-formed answer with the wrong action (1) outscores text that does not
+    parse (0), which the action rewards alone scored the same; the right click earns 2 + 1."""
+    from guigym.action_text import format_action
+    from guigym.actions import Back
+
+    args = train_small.Args(group_size=3, horizon=1, stage1_reward="uir1")
+    env, visited = _oracle_groups(args)
+    v = next(v for v in visited if v.reference and v.reference[0].action.type == "click")
+    right = v.reference[0].action
+    comps = [Completion([right], text=format_action(right)), Completion([Back()], text=format_action(Back())),
+             Completion([], text="click the button", valid=False)]
+    assert train_small.stage1_rewards(args, [v], comps) == pytest.approx([3.0, 1.0, 0.0])
+    env.close()
+
+
 def test_expert_step_metrics_score_the_reference_and_a_wrong_planner():
     """UI-R1's offline metrics on the expert trajectory: a planner that returns the reference's
     step scores 1 on all three; one that always clicks the bottom-left corner gets the type
