@@ -22,9 +22,20 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Union
+from typing import Any, Optional, Union
 
-__all__ = ["build_tiny_qwen25vl", "SPECIAL_TOKENS", "tiny_corpus"]
+__all__ = ["build_tiny_qwen25vl", "QWEN25VL_3B", "SPECIAL_TOKENS", "tiny_corpus"]
+
+#: The published dimensions of ``Qwen/Qwen2.5-VL-3B-Instruct`` (its ``config.json`` and
+#: ``preprocessor_config.json``), as :func:`build_tiny_qwen25vl` arguments: a random model of
+#: this shape has the real one's parameter count, memory and step time (but not its answers:
+#: random weights never emit the end token, so every completion runs to ``max_new_tokens``).
+QWEN25VL_3B: dict[str, Any] = dict(
+    hidden_size=2048, num_layers=36, num_heads=16, num_kv_heads=2, intermediate_size=11008, mrope_section=[16, 24, 24],
+    rope_theta=1_000_000.0, max_position_embeddings=128_000, model_vocab_size=151_936, tie_word_embeddings=True,
+    vision_hidden_size=1280, vision_depth=32, vision_heads=16, vision_intermediate_size=3420, window_size=112,
+    fullatt_block_indexes=[7, 15, 23, 31], min_pixels=3136, max_pixels=12_845_056,
+)
 
 #: Qwen2.5-VL's special tokens, in the order of the real tokenizer's added tokens.
 SPECIAL_TOKENS: tuple[str, ...] = (
@@ -88,6 +99,21 @@ def build_tiny_qwen25vl(
     min_pixels: int = 28 * 28 * 4,
     max_pixels: int = 28 * 28 * 16,
     seed: int = 0,
+    *,
+    num_kv_heads: Optional[int] = None,
+    intermediate_size: Optional[int] = None,
+    mrope_section: Optional[list[int]] = None,
+    rope_theta: float = 10000.0,
+    max_position_embeddings: int = 4096,
+    model_vocab_size: Optional[int] = None,
+    tie_word_embeddings: Optional[bool] = None,
+    vision_depth: int = 1,
+    vision_heads: int = 2,
+    vision_intermediate_size: Optional[int] = None,
+    window_size: int = 56,
+    fullatt_block_indexes: Optional[list[int]] = None,
+    device: str = "cpu",
+    dtype: Any = None,
 ) -> Path:
     """Build and save a tiny random Qwen2.5-VL at ``out_dir``; return its path.
 
@@ -96,6 +122,11 @@ def build_tiny_qwen25vl(
     (fewer if the corpus has fewer merges), and images resized to 4–16 merged 28 px patches
     (a 360×640 screenshot becomes 84×140: 15 image tokens). About 0.22 M parameters;
     building takes a few seconds, mostly importing transformers. Deterministic given ``seed``.
+
+    The keyword-only arguments give other shapes, e.g. ``**QWEN25VL_3B`` (built on ``device``
+    in ``dtype``, e.g. ``"cuda"`` and ``torch.bfloat16``: 3.8 B random parameters); the
+    embedding has ``model_vocab_size`` rows (default: the tokenizer's size; a real checkpoint
+    pads its vocabulary), of which the offline tokenizer uses the first.
     """
     import torch
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
@@ -141,23 +172,33 @@ def build_tiny_qwen25vl(
 
     # --- model ---
     third = head_dim // 2 // 3
-    mrope = [head_dim // 2 - 2 * third, third, third]  # sums to head_dim / 2
+    mrope = mrope_section or [head_dim // 2 - 2 * third, third, third]  # sums to head_dim / 2
+    if sum(mrope) != head_dim // 2:
+        raise ValueError(f"mrope_section {mrope} must sum to head_dim / 2 = {head_dim // 2}")
+    if model_vocab_size is not None and model_vocab_size < len(tok):
+        raise ValueError(f"model_vocab_size {model_vocab_size} is smaller than the tokenizer's {len(tok)} tokens")
+    extra: dict[str, Any] = {} if tie_word_embeddings is None else {"tie_word_embeddings": tie_word_embeddings}
     cfg = Qwen2_5_VLConfig(
         text_config=dict(
-            vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=2 * hidden_size, num_hidden_layers=num_layers,
-            num_attention_heads=num_heads, num_key_value_heads=max(1, num_heads // 2), max_position_embeddings=4096,
-            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": mrope},
-            bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
+            vocab_size=model_vocab_size or len(tok), hidden_size=hidden_size, intermediate_size=intermediate_size or 2 * hidden_size,
+            num_hidden_layers=num_layers, num_attention_heads=num_heads,
+            num_key_value_heads=num_kv_heads or max(1, num_heads // 2), max_position_embeddings=max_position_embeddings,
+            rope_parameters={"rope_type": "default", "rope_theta": rope_theta, "mrope_section": mrope},
+            bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], **extra,
         ),
         vision_config=dict(
-            depth=1, hidden_size=vision_hidden_size, intermediate_size=2 * vision_hidden_size, num_heads=2, patch_size=14,
-            spatial_merge_size=2, temporal_patch_size=2, window_size=56, out_hidden_size=hidden_size, fullatt_block_indexes=[0],
+            depth=vision_depth, hidden_size=vision_hidden_size, intermediate_size=vision_intermediate_size or 2 * vision_hidden_size,
+            num_heads=vision_heads, patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=window_size,
+            out_hidden_size=hidden_size, fullatt_block_indexes=fullatt_block_indexes or [0],
         ),
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"], **extra,
     )
     torch.manual_seed(seed)
-    model = Qwen2_5_VLForConditionalGeneration(cfg)
+    with torch.device(device):
+        model = Qwen2_5_VLForConditionalGeneration(cfg)
+    if dtype is not None:
+        model = model.to(getattr(torch, dtype) if isinstance(dtype, str) else dtype)
     gen = model.generation_config
     gen.eos_token_id = [ids["<|im_end|>"], ids["<|endoftext|>"]]
     gen.pad_token_id = ids["<|endoftext|>"]
