@@ -92,18 +92,30 @@ def episodes(env_id: str, n: int, out: Path, level: str | None = None, seed: int
 def export(
     env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True
 ) -> Path:
-    """Write ``episodes.jsonl``, ``steps.jsonl`` and ``screenshots/`` under ``out``."""
+    """Write ``episodes.jsonl``, ``steps.jsonl`` and ``screenshots/`` under ``out``.
+
+    The JSONL files are written under temporary names and renamed only once every episode is
+    done: an error or Ctrl-C leaves no truncated dataset that looks complete, and an earlier
+    export in ``out`` stays as it was."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "episodes.jsonl", "w", encoding="utf-8") as fe, open(out / "steps.jsonl", "w", encoding="utf-8") as fs:
-        for ep in tqdm(episodes(env_id, n, out, level, seed, backend), total=n, desc=f"export {env_id}", disable=not progress):
-            fe.write(json.dumps(ep, ensure_ascii=False) + "\n")
-            for t, action in enumerate(ep["actions"]):
-                fs.write(json.dumps({
-                    "episode_id": ep["episode_id"], "step": t, "goal": ep["goal"], "image": ep["screenshots"][t],
-                    "action": action, "step_instruction": ep["step_instructions"][t], "box": ep["boxes"][t],
-                    "reference": ep["references"][t], "width": ep["width"], "height": ep["height"],
-                }, ensure_ascii=False) + "\n")
+    tmp_e, tmp_s = out / "episodes.jsonl.partial", out / "steps.jsonl.partial"
+    try:
+        with open(tmp_e, "w", encoding="utf-8") as fe, open(tmp_s, "w", encoding="utf-8") as fs:
+            for ep in tqdm(episodes(env_id, n, out, level, seed, backend), total=n, desc=f"export {env_id}", disable=not progress):
+                fe.write(json.dumps(ep, ensure_ascii=False) + "\n")
+                for t, action in enumerate(ep["actions"]):
+                    fs.write(json.dumps({
+                        "episode_id": ep["episode_id"], "step": t, "goal": ep["goal"], "image": ep["screenshots"][t],
+                        "action": action, "step_instruction": ep["step_instructions"][t], "box": ep["boxes"][t],
+                        "reference": ep["references"][t], "width": ep["width"], "height": ep["height"],
+                    }, ensure_ascii=False) + "\n")
+    except BaseException:  # Ctrl-C too: no half-written files left beside the dataset
+        tmp_e.unlink(missing_ok=True)
+        tmp_s.unlink(missing_ok=True)
+        raise
+    tmp_e.replace(out / "episodes.jsonl")
+    tmp_s.replace(out / "steps.jsonl")
     return out
 
 

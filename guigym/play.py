@@ -1,7 +1,8 @@
 """``guigym play``: a human plays an env in a pygame window (either backend).
 
-Mouse click → Click; mouse wheel → Scroll; typing fills a buffer shown in the caption and
-Enter sends it as Type (a buffer ``/open Notes`` sends OpenApp); Esc → Back; F1 prints the
+Mouse click → Click; mouse wheel → Scroll (a sideways wheel or swipe: left / right, which pages
+a home screen); typing fills a buffer shown in the caption and Enter sends it as Type (a buffer
+``/open Notes`` sends OpenApp, ``/answer 42`` sends Answer); Esc → Back; F1 prints the
 oracle's next step; F5 starts a new episode; closing the window quits.
 
     guigym play --env GuiGym-Settings-v0 --level hard [--backend browser]
@@ -15,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 
 import guigym  # noqa: F401
-from guigym.actions import Action, Back, Click, OpenApp, Scroll, Type
+from guigym.actions import Action, Answer, Back, Click, OpenApp, Scroll, Type
 from guigym.backends import BACKENDS
 from guigym.registration import id_level_problem
 
@@ -29,7 +30,11 @@ def action_for_event(ev: Any, buffer: str) -> tuple[Action | None, str, str | No
     if ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
         return Click(*ev.pos), buffer, None
     if ev.type == pygame.MOUSEWHEEL:
-        return Scroll("up" if ev.y > 0 else "down"), buffer, None
+        if ev.y:
+            return Scroll("up" if ev.y > 0 else "down"), buffer, None
+        if ev.x:  # sideways (y == 0): it was read as a Scroll down; home screens page left / right
+            return Scroll("right" if ev.x > 0 else "left"), buffer, None
+        return None, buffer, None
     if ev.type == pygame.KEYDOWN:
         if ev.key == pygame.K_ESCAPE:
             return Back(), buffer, None
@@ -42,6 +47,8 @@ def action_for_event(ev: Any, buffer: str) -> tuple[Action | None, str, str | No
         if ev.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             if buffer.startswith("/open "):
                 return OpenApp(buffer[6:].strip()), "", None
+            if buffer.startswith("/answer "):  # information tasks end with an Answer: no other way to send one
+                return Answer(buffer[8:].strip()), "", None
             return Type(buffer), "", None
     if ev.type == pygame.TEXTINPUT:
         return None, buffer + ev.text, None

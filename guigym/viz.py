@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from guigym.action_text import format_action
 from guigym.actions import Action, Click, Scroll
@@ -32,6 +32,8 @@ def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.nda
     if caption:
         h = img.size[1]
         d.rectangle((0, h - 22, img.size[0], h), fill=(0, 0, 0))
+        if not isinstance(d.getfont(), ImageFont.FreeTypeFont):  # Pillow 10.0's default bitmap font: Latin-1 only
+            caption = caption.encode("latin-1", "replace").decode("latin-1")  # "•" of a step instruction raised
         d.text((4, h - 18), caption[:70], fill=(255, 255, 0))
     return np.asarray(img)
 

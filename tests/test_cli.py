@@ -9,7 +9,7 @@ import pygame
 import pytest
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
 
-from guigym.actions import Back, Click, OpenApp, Scroll, Type
+from guigym.actions import Answer, Back, Click, OpenApp, Scroll, Type
 from guigym.cli import main as cli
 from guigym.play import action_for_event, play
 from guigym.registration import id_level_problem
@@ -26,6 +26,20 @@ def test_demo_runs_and_writes_gif(tmp_path, capsys):
     assert cli(["demo", "--env", "GuiGym-Settings-v0", "--episodes", "5", "--gif", str(gif)]) == 0
     assert "success 5/5" in capsys.readouterr().out
     assert gif.stat().st_size > 1000
+
+
+def test_demo_frames_caption_non_latin1_text_with_a_bitmap_font(monkeypatch):
+    # Pillow 10.0's default font is a Latin-1 bitmap font: the "•" of a Contacts step
+    # instruction ("Open '• Bob Wright'") raised UnicodeEncodeError in the GIF captions
+    import numpy as np
+    from PIL import ImageFont
+
+    from guigym.viz import annotate
+
+    monkeypatch.setattr(ImageFont, "load_default", lambda *a, **k: ImageFont.load_default_imagefont())
+    frame = np.zeros((640, 360, 3), np.uint8)
+    out = annotate(frame, Type("Zoë ☕ 日本"), "Open '• Bob Wright'")
+    assert out.shape == frame.shape and out[-22:].any()
 
 
 def test_bench_runs_and_gives_the_cores_back(capsys):
@@ -121,6 +135,24 @@ def test_event_mapping():
     assert action_for_event(ev(pygame.KEYDOWN, key=pygame.K_RETURN), "alice")[:2] == (Type("alice"), "")
     assert action_for_event(ev(pygame.KEYDOWN, key=pygame.K_RETURN), "/open Notes")[0] == OpenApp("Notes")
     assert action_for_event(ev(pygame.QUIT), "")[2] == "quit"
+
+
+def test_a_sideways_wheel_pages_and_answer_is_sent():
+    # a sideways wheel (y == 0) was read as Scroll("down"), so home screens could not be paged;
+    # no input sent an Answer, so information tasks could not be finished
+    pygame.init()
+    assert action_for_event(ev(pygame.MOUSEWHEEL, x=1, y=0), "")[0] == Scroll("right")
+    assert action_for_event(ev(pygame.MOUSEWHEEL, x=-1, y=0), "")[0] == Scroll("left")
+    assert action_for_event(ev(pygame.MOUSEWHEEL, x=0, y=0), "")[0] is None
+    assert action_for_event(ev(pygame.KEYDOWN, key=pygame.K_RETURN), "/answer 3 ")[:2] == (Answer("3"), "")
+
+
+def test_play_loop_answers_a_question(monkeypatch):
+    events = [ev(pygame.TEXTINPUT, text=ch) for ch in "/answer 1"] + [ev(pygame.KEYDOWN, key=pygame.K_RETURN), ev(pygame.QUIT)]
+    it = iter(events)
+    monkeypatch.setattr(pygame.event, "poll", lambda: next(it))
+    summary = play("GuiGym-Calendar-v0", "easy", "mock", seed=0, max_events=len(events))  # the task: Answer("1")
+    assert summary["successes"] == 1
 
 
 def test_play_loop_reaches_success(monkeypatch):

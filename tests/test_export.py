@@ -40,3 +40,27 @@ def test_export_100_login_episodes(tmp_path):
     answer = f'<think>the field</think><answer>[{{"action": "click", "coordinate": [{x}, {y}]}}]</answer>'
     ref = RefStep.from_dict(json.loads(row["reference"])[0])
     assert uir1_reward(answer, ref) == 3.0
+
+
+def test_an_interrupted_export_leaves_the_earlier_dataset_whole(tmp_path, monkeypatch):
+    # the JSONL files were opened for writing at once: Ctrl-C mid-export left a truncated
+    # dataset that looked complete, and the earlier export in the folder was lost
+    import pytest
+
+    import guigym.export as export_mod
+
+    out = export_mod.export("GuiGym-Login-v0", 2, tmp_path / "d", progress=False)
+    before = {f: (out / f).read_bytes() for f in ("episodes.jsonl", "steps.jsonl")}
+    real = export_mod.episodes
+
+    def interrupted(*args, **kwargs):
+        for i, ep in enumerate(real(*args, **kwargs)):
+            if i == 1:
+                raise KeyboardInterrupt
+            yield ep
+
+    monkeypatch.setattr(export_mod, "episodes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        export_mod.export("GuiGym-Login-v0", 2, out, seed=5, progress=False)
+    assert {f: (out / f).read_bytes() for f in before} == before
+    assert sorted(p.name for p in out.iterdir()) == ["episodes.jsonl", "screenshots", "steps.jsonl"]

@@ -308,6 +308,13 @@ def test_checks_reject_a_nan_score(cases):
         check_bounded(nan, cases, max_examples=5)
 
 
+def test_checks_reject_a_score_given_as_text(cases):
+    # float("0.5") read it, so a reward returning strings passed every check (and broke TRL)
+    text = RewardUnderTest("text", 0.0, 1.0, score_plan=lambda steps, ref: "0.5")
+    with pytest.raises(AssertionError, match="not a number"):
+        check_bounded(text, cases, max_examples=5)
+
+
 def test_rescale_check_is_not_fooled_by_rounding(cases):
     """Point-in-box rewards are exactly invariant: the check keeps points off box borders."""
     def hit(steps, ref):

@@ -106,6 +106,8 @@ def _fail(check: str, reward: RewardUnderTest, case: Optional[Case], detail: str
 def _number(check: str, reward: RewardUnderTest, case: Case, what: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, complex):
         try:  # numpy / torch scalars
+            if isinstance(value, (str, bytes, bytearray)):  # float("0.5") reads it, a trainer's tensor does not
+                raise TypeError(type(value).__name__)
             value = float(value)
         except Exception:  # noqa: BLE001
             raise _fail(check, reward, case, f"returned {_short(value)} (not a number) for {what}") from None
