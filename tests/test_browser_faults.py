@@ -314,3 +314,120 @@ def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
     while process_tree(os.getpid())[1:] and time.monotonic() < end:
         time.sleep(0.05)
     assert [p for p in process_tree(os.getpid())[1:] if p not in mine] == []
+
+
+# ----------------------------------------------------------------- typed line breaks
+
+
+@pytest.mark.parametrize("kind", ["input", "textarea"])
+@pytest.mark.parametrize("typed", ["ab\n", "a\nb", "a\r\nb", "a\rb", "\n\n", "ab"])
+def test_typed_line_breaks_give_the_mock_event(kind: str, typed: str) -> None:
+    """The browser reports the typed text as the mock does, not the field's DOM value (which
+    has its line breaks dropped or turned into spaces): the same event on both backends."""
+    from guigym.apps.base import View, Widget
+    from guigym.backends.base import event_for
+    from guigym.backends.browser import BrowserBackend
+    from guigym.events import Event
+    from guigym.layout import layout
+
+    v = View("s", "s", "Form", [Widget("f", kind, "Field", value="")], focus="f")
+    lay = layout(v, 360, 640)
+    b = BrowserBackend(360, 640)
+    try:
+        b.show(v, lay)
+        assert b.perform(Type(typed)) == event_for(Type(typed), v, lay) == (Event("input", "f", typed), None)
+    finally:
+        b.close()
+
+
+def test_grounded_reward_of_typed_line_breaks_is_the_mocks() -> None:
+    """An agent that types the reference's text and a line break ("then Enter") gets the same
+    grounded reward on both backends (the event it is scored by is the same)."""
+    from guigym.rewards.grounded import grounded_reward
+
+    got = {}
+    for backend in ("mock", "browser"):
+        env = gym.make("GuiGym-Login-v0", backend=backend, disable_env_checker=True)
+        try:
+            _, info = env.reset(seed=0)
+            while not isinstance(info["reference"][0].action, Type):
+                _, _, _, _, info = env.step(info["reference"][0].action)
+            typed = Type(info["reference"][0].action.text + "\n")
+            reward = grounded_reward(env, typed)
+            _, _, _, _, info = env.step(typed)
+            got[backend] = (reward, info["event"], env.unwrapped.get_state()["state"])
+        finally:
+            env.close()
+    assert got["browser"] == got["mock"]
+
+
+# ------------------------------------------------------------------------- temp dirs
+
+
+_TEMP_DIRS = """
+import gc, os, signal, sys, time
+import gymnasium as gym
+import guigym
+env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+env.reset(seed=0)
+b = env.unwrapped.backend
+print(" ".join(map(str, b.chromium_pids())), flush=True)
+if sys.argv[1] == "killed":  # Chromium dies mid-episode; a reset starts another; then close
+    os.kill(b.browser_pid, signal.SIGKILL)
+    time.sleep(0.5)
+    env.reset(seed=1)
+    print(" ".join(map(str, b.chromium_pids())), flush=True)
+    env.close()
+elif sys.argv[1] == "collected":  # never closed, garbage-collected, then some work goes on
+    del env, b
+    gc.collect()
+    time.sleep(2)
+elif sys.argv[1] == "closed":
+    env.close()
+# "referenced": still referenced at exit
+"""
+
+
+@pytest.mark.parametrize("how", ["closed", "killed", "collected", "referenced"])
+def test_no_temp_dirs_left(tmp_path: Any, how: str) -> None:
+    """Nothing is left in the temp dir after an env's browser is gone: not after close(), a
+    Chromium killed mid-episode, an env garbage-collected unclosed or one alive at exit (a
+    killed Chromium leaves its singleton folder behind; a failed launch of a Playwright
+    Chromium that is not installed leaves a profile and an artifacts folder)."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    proc = subprocess.run([sys.executable, "-c", _TEMP_DIRS, how], capture_output=True, text=True, timeout=180, env=env, cwd=root,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for pid in {int(p) for p in proc.stdout.split()}:
+        assert _gone(pid), f"Chromium process {pid} left"
+    end = time.monotonic() + 5
+    while os.listdir(tmp_path) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_missing_playwright_build_is_not_launched(tmp_path: Any) -> None:
+    """Playwright's Chromium counts as missing (not launched) only when neither its full build
+    nor the headless shell is installed; an unknown layout is left to the launch."""
+    from types import SimpleNamespace
+
+    from guigym.backends.chromium import playwright_build_missing
+
+    def pw(exe: Any) -> Any:
+        return SimpleNamespace(chromium=SimpleNamespace(executable_path=str(exe)))
+
+    exe = tmp_path / "chromium-1255" / "chrome-linux64" / "chrome"
+    assert playwright_build_missing(pw(exe)) == str(tmp_path / "chromium-1255")
+    (tmp_path / "chromium_headless_shell-1255").mkdir()
+    assert playwright_build_missing(pw(exe)) is None
+    exe2 = tmp_path / "b" / "chromium-7" / "chrome-linux" / "chrome"
+    exe2.parent.mkdir(parents=True)
+    exe2.write_text("")
+    assert playwright_build_missing(pw(exe2)) is None
+    assert playwright_build_missing(pw(tmp_path / "elsewhere" / "chrome")) is None
+    assert playwright_build_missing(object()) is None

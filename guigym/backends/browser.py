@@ -59,6 +59,7 @@ import importlib.util
 import inspect
 import io
 import os
+import shutil
 import signal
 import time
 import uuid
@@ -72,7 +73,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from guigym.actions import Action, Click, Scroll, Type
-from guigym.apps.base import TEXT_KINDS, View
+from guigym.apps.base import TEXT_KINDS, View, field_text
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.browser_loop import Driver, SyncView, acquire, release
 from guigym.backends.chromium import ChromiumNotFound, launch_async
@@ -289,6 +290,7 @@ def _kill_all_at_exit() -> None:
     for b in list(_LIVE):
         if b._owner_pid == os.getpid():
             _kill(b.chromium_pids())
+            _remove_tmp(b._tmp)
 
 
 # ----------------------------------------------------------------------- the backend
@@ -344,6 +346,7 @@ class BrowserBackend(Backend):
         self._browser: Any = None
         self._tab: _Tab | None = None
         self._main_pid: int | None = None
+        self._tmp: str | None = None  # the running Chromium's temp folder (see _singleton_dir)
         self._marker = b""
         self._broken: str | None = None
         self._view: View | None = None
@@ -415,9 +418,10 @@ class BrowserBackend(Backend):
             out = self._input([("Input.dispatchMouseEvent", wheel)], until="wheel")
             return self._wheel_event(out["events"]), None
         if isinstance(action, Type):
-            if v.focus is None or v.find(v.focus) is None:
+            w = v.find(v.focus) if v.focus is not None else None
+            if w is None:
                 return event_for(action, v, lay)  # the mock's "needs a focused text field"
-            if v.find(v.focus).kind not in TEXT_KINDS:  # type: ignore[union-attr]
+            if w.kind not in TEXT_KINDS:
                 return Event("input", v.focus, action.text), None  # nothing to type into; the app ignores it
             if action.text:  # the runtime keeps the focused field's content selected: this replaces it
                 out = self._input([("Input.insertText", {"text": action.text})], until="input")
@@ -425,7 +429,12 @@ class BrowserBackend(Backend):
                 key = {"key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46, "nativeVirtualKeyCode": 46}
                 out = self._input([("Input.dispatchKeyEvent", {"type": kind, **key}) for kind in ("rawKeyDown", "keyUp")], until="keyup")
             value = out.get("focus_value")
-            return Event("input", v.focus, action.text if value is None else value), None
+            if value is None or value == field_text(action.text, multiline=w.kind == "textarea"):
+                # the field holds what the shared rule makes of the text: report the typed text, as
+                # the mock does (the DOM's value drops line breaks, so events, and the grounded
+                # reward that compares them, would differ between backends)
+                value = action.text
+            return Event("input", v.focus, value), None
         return event_for(action, v, lay)
 
     def boxes(self) -> dict[str, Box]:
@@ -454,6 +463,7 @@ class BrowserBackend(Backend):
                 return
             if self._main_pid is not None:
                 _kill(self.chromium_pids())
+                _remove_tmp(self._tmp)
             if self._driver is not None:
                 d, self._driver = self._driver, None
                 release(d, wait=False)
@@ -517,6 +527,7 @@ class BrowserBackend(Backend):
         self._driver.launches += 1
         self._browser = browser
         self._main_pid = _find_marked(self._marker, os.getpid())
+        self._tmp = _singleton_dir(self._main_pid)
         self._broken = None
         me = weakref.ref(self)  # handlers must not keep the backend alive
 
@@ -904,6 +915,8 @@ class BrowserBackend(Backend):
             if pids:
                 _kill(pids)
                 _wait_gone(pids, 3.0)
+            _remove_tmp(self._tmp)
+        self._tmp = None  # a forked copy's is the parent's
         self._main_pid = None
         self._broken = None
 
@@ -979,6 +992,30 @@ def _running(pid: int) -> bool:
         return True
     state = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
     return state not in (b"Z", b"X", b"x")
+
+
+def _singleton_dir(pid: int | None) -> str | None:
+    """The folder that Chromium ``pid`` made in the temp dir for its singleton socket (linked
+    from its profile), or None. Chromium removes it when it exits, not when it is killed (a
+    crash, a hang, an env never closed): the backend removes it once the browser is gone."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read().split(b"\0")
+    except (OSError, TypeError):
+        return None
+    profile = next((a.partition(b"=")[2] for a in args if a.startswith(b"--user-data-dir=")), None)
+    try:
+        folder = os.path.dirname(os.readlink(os.path.join(os.fsdecode(profile or b""), "SingletonSocket")))
+        # only Chromium's singleton files in it: never remove anything else
+        ok = bool(folder) and all(n.startswith("Singleton") for n in os.listdir(folder))
+    except OSError:
+        return None
+    return folder if ok else None
+
+
+def _remove_tmp(path: str | None) -> None:
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _wait_gone(pids: list[int], timeout: float) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 ENV_VAR = "GUIGYM_CHROMIUM"
@@ -105,13 +106,32 @@ def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
     return out
 
 
-def _attempts(executable: str | None) -> tuple[list[tuple[str, str | None]], list[str]]:
+def playwright_build_missing(pw: Any) -> str | None:
+    """Where Playwright's own Chromium should be if none of it is installed, else None (also
+    when unsure: then launching decides). A launch of a missing build fails only after
+    Playwright has made a profile and an artifacts folder in the temp dir, which it never
+    removes: each browser start on a machine with only a system Chromium would leave two."""
+    try:
+        exe = Path(pw.chromium.executable_path)
+    except Exception:  # not a Playwright object, or no build known for this platform
+        return None
+    build = next((p for p in exe.parents if p.name.startswith("chromium-")), None)
+    if build is None or exe.exists():
+        return None
+    # headless launches use the headless shell, installed next to the full build
+    shell = build.with_name("chromium_headless_shell-" + build.name.partition("-")[2])
+    return None if shell.exists() else str(build)
+
+
+def _attempts(executable: str | None, pw: Any = None) -> tuple[list[tuple[str, str | None]], list[str]]:
     """The candidates worth launching, and the errors of those that are not."""
     errors: list[str] = []
     ok = []
     for source, path in candidates(executable):
         if path is not None and not (os.path.isfile(path) and os.access(path, os.X_OK)):
             errors.append(f"{source}: {path!r} is not an executable file")
+        elif path is None and pw is not None and (missing := playwright_build_missing(pw)):
+            errors.append(f"{source}: not installed ({missing!r} not found)")
         else:
             ok.append((source, path))
     return ok, errors
@@ -138,7 +158,7 @@ def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), *
     ``$GUIGYM_CHROMIUM`` is used alone (an error if it fails); otherwise Playwright's own
     build, then the system ``chromium``. Raises :class:`ChromiumNotFound` when none works.
     """
-    todo, errors = _attempts(executable)
+    todo, errors = _attempts(executable, pw)
     for source, path in todo:
         try:
             browser = pw.chromium.launch(**_launch_kwargs(path, args, kwargs))
@@ -151,7 +171,7 @@ def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), *
 
 async def launch_async(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[Any, str, str | None]:
     """:func:`launch` for a started ``async_playwright()`` (what the browser backend uses)."""
-    todo, errors = _attempts(executable)
+    todo, errors = _attempts(executable, pw)
     for source, path in todo:
         try:
             browser = await pw.chromium.launch(**_launch_kwargs(path, args, kwargs))
