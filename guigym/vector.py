@@ -320,12 +320,16 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._restart(w, _error_text(payload))
         return True
 
-    def _send_worker(self, w: int, command: str, items: list[Any], message: memoryview | None = None) -> None:
-        """Send ``command`` with one item per env of worker ``w`` (``message``: both, pickled already)."""
+    def _send_worker(self, w: int, command: str, items: list[Any]) -> None:
+        """Send ``command`` with one item per env of worker ``w``."""
+        self._send_bytes(w, _dumps((command, items)))
+
+    def _send_bytes(self, w: int, message: memoryview) -> None:
+        """Send a pickled ``(command, items)`` to worker ``w`` (marked dead if it is gone)."""
         if w in self._dead:
             return
         try:
-            self._pipes[w].send_bytes(_dumps((command, items)) if message is None else message)  # type: ignore[union-attr]
+            self._pipes[w].send_bytes(message)  # type: ignore[union-attr]
         except (OSError, ValueError) as e:  # BrokenPipeError: the worker is gone
             self._dead[w] = f"worker process died ({type(e).__name__} on send; exit code {self._procs[w].exitcode})"
 
@@ -335,7 +339,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         # worker got the command, whose reply the next call would otherwise read as its own
         messages = [_dumps((command, [items[i] for i in envs])) for envs in self.worker_envs]
         for w, message in enumerate(messages):
-            self._send_worker(w, command, [], message)
+            self._send_bytes(w, message)
 
     def _collect(self, envs: Sequence[int], timeout: float | None) -> dict[int, tuple[bool, Any]]:
         """Each env's reply ``(ok, payload)`` (the replies of the workers that hold ``envs``); the
