@@ -124,7 +124,7 @@ def build_tiny_qwen25vl(
     building takes a few seconds, mostly importing transformers. Deterministic given ``seed``.
 
     The keyword-only arguments give other shapes, e.g. ``**QWEN25VL_3B`` (built on ``device``
-    in ``dtype``, e.g. ``"cuda"`` and ``torch.bfloat16``: 3.8 B random parameters); the
+    in ``dtype``, e.g. ``"cuda"`` and ``torch.bfloat16``: 3.75 B random parameters); the
     embedding has ``model_vocab_size`` rows (default: the tokenizer's size; a real checkpoint
     pads its vocabulary), of which the offline tokenizer uses the first.
     """

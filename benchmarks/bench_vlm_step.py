@@ -5,7 +5,7 @@ phase and peak GPU memory.
     python benchmarks/bench_vlm_step.py --size tiny               # the same code on CPU in seconds
 
 No model hub is needed: the checkpoint is a *randomly initialised* Qwen2.5-VL of the published
-3B dimensions (:data:`agents.tiny_vlm.QWEN25VL_3B`: 3.8 B parameters, 151,936-row embedding,
+3B dimensions (:data:`agents.tiny_vlm.QWEN25VL_3B`: 3.75 B parameters, 151,936-row embedding,
 real image-processor limits) with the offline tokenizer of :mod:`agents.tiny_vlm`, saved and
 loaded back through ``from_pretrained`` like a real one. So parameters, memory and the cost
 of every token are the real model's; what differs is the answers: random weights never emit
@@ -80,7 +80,7 @@ def main(args: Args) -> dict:
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     cuda = device.startswith("cuda")
     if args.size == "3b" and not cuda:
-        raise SystemExit("--size 3b needs a GPU (--device cuda): 3.8 B parameters; use --size tiny on a CPU")
+        raise SystemExit("--size 3b needs a GPU (--device cuda): 3.75 B parameters; use --size tiny on a CPU")
     out: dict = {"size": args.size, "device": torch.cuda.get_device_name() if cuda else "cpu", "args": vars(args).copy()}
 
     def peak_gib() -> Optional[float]:  # CUDA's allocator peak (None on a CPU)
