@@ -623,7 +623,7 @@ class TinyPolicy(nn.Module):
     ) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]:
         """``n`` plans per observation (grouped), with their per-decision log-probs
         (``[B·n, 3T]``) and mask (1 for the decisions a step has: type; argument unless Back;
-        span length for Type)."""
+        span length for Type). ``greedy``: the most likely plan, ``n`` identical copies."""
         obs = [self.prepare(o) for o in obs_batch]
         with torch.no_grad():
             enc = self._encode(obs)

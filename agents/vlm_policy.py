@@ -151,16 +151,21 @@ class VLMPolicy:
     # --- Policy protocol -------------------------------------------------------------------
     def sample(self, obs_batch: Sequence[dict[str, Any]], n: int, greedy: bool = False,
                generator: Optional[torch.Generator] = None) -> tuple[list[Completion], tuple[torch.Tensor, torch.Tensor]]:
+        """``n`` plans per observation (grouped), with their token log-probs and mask.
+        ``greedy``: the most likely plan, ``n`` identical copies of it (as :class:`TinyPolicy`
+        gives; a GRPO group of them has zero advantages)."""
         if generator is not None:  # transformers samples from the global RNG: seed it from ours
             torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator)))
         comps: list[Completion] = []
         for ob in obs_batch:
             inputs, size, screen = self._inputs(ob)
-            kw: dict[str, Any] = {**self._generate_kw(), "num_return_sequences": n}
+            # greedy: decode once and copy; generate refuses num_return_sequences > 1 without sampling
+            kw: dict[str, Any] = {**self._generate_kw(), "num_return_sequences": 1 if greedy else n}
             kw.update({"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0})
             with torch.no_grad():
                 out = self.vlm.model.generate(**inputs, **kw)
-            comps.extend(self._completion(seq, size, screen) for seq in out[:, inputs["input_ids"].shape[1]:].tolist())
+            seqs = out[:, inputs["input_ids"].shape[1]:].tolist()
+            comps.extend(self._completion(seq, size, screen) for seq in ([list(seqs[0]) for _ in range(n)] if greedy else seqs))
         with torch.no_grad():
             logp, mask = self.logprobs(obs_batch, comps)
         return comps, (logp, mask)

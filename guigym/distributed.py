@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import copy as copy_module
 import io
+import math
+import numbers
 import os
 import pickle
 import time
@@ -242,7 +244,8 @@ class RayVectorEnv(VectorEnv):
         init_kwargs: more ``ray.init`` arguments (a local start defaults to no dashboard, WARNING logs).
         actor_options: Ray ``.options()`` for the actors: one mapping for all or one per actor
             (e.g. ``{"num_cpus": 1}``, ``{"resources": {"node_a": 1}}``, ``{"scheduling_strategy": "SPREAD"}``).
-        timeout_s: deadline of a remote call; an actor that misses it is replaced.
+        timeout_s: deadline of a remote call, in seconds (finite, > 0; there is no "no deadline");
+            an actor that misses it is replaced.
         start_timeout_s: deadline of an actor's first call (process start, imports, a browser launch).
         reset_retries: fresh actors a failing reset is retried on before :class:`ActorFailure`.
         **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...).
@@ -279,8 +282,14 @@ class RayVectorEnv(VectorEnv):
             raise TypeError(f"env must be an env id or a callable returning an env, got {type(env).__name__}")
         if env_kwargs and not isinstance(env, str):
             raise ValueError(f"env kwargs {sorted(env_kwargs)} need an env id; a callable makes its env itself")
-        if timeout_s <= 0 or start_timeout_s <= 0 or reset_retries < 0:
-            raise ValueError("timeout_s and start_timeout_s must be > 0 and reset_retries >= 0")
+        for name, t in (("timeout_s", timeout_s), ("start_timeout_s", start_timeout_s)):
+            # None (or inf) would be "no deadline": a hung actor would block the caller forever,
+            # against the module's promise; it raised a bare TypeError (inf: OverflowError in Ray)
+            if isinstance(t, bool) or not isinstance(t, numbers.Real) or not (0 < t < math.inf):
+                raise ValueError(f"{name} must be a finite number of seconds > 0 (no deadline is not supported: "
+                                 f"a hung actor would block forever; pass a large value instead), got {t!r}")
+        if not isinstance(reset_retries, int) or isinstance(reset_retries, bool) or reset_retries < 0:
+            raise ValueError(f"reset_retries must be an int >= 0, got {reset_retries!r}")
         if isinstance(env, str):  # a bad id or kwarg fails here, clearly, not as a dead actor
             gym.make(env, **env_kwargs).close()
         if actor_options is None or isinstance(actor_options, Mapping):

@@ -6,7 +6,9 @@ widget of every step and the full dense reference from every state (``references
 string per state, the ``RefStep.to_dict()`` list, so the column has one type and loads with
 Hugging Face ``datasets``). A second file, ``steps.jsonl``, has one row per step (the
 screenshot, the goal, the reference from that state) — the shape of an offline GRPO dataset
-for :mod:`guigym.rewards.trl`.
+for :mod:`guigym.rewards.trl`. Episode ids are ``<env>-<backend>-<level>-<seed>``; screenshots
+are ``screenshots/<episode_id>/NNN.png``. Exporting again into the same folder replaces the
+earlier dataset, screenshots included, once the new one is complete.
 
     guigym export --env GuiGym-Login-v0 --episodes 100 --out data/login
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -53,22 +56,31 @@ def _refs_json(ref: list[RefStep]) -> str:
     return json.dumps([r.to_dict() for r in ref], ensure_ascii=False)
 
 
-def episodes(env_id: str, n: int, out: Path, level: str | None = None, seed: int = 0, backend: str = "mock") -> Iterator[dict[str, Any]]:
-    """Run the oracle for ``n`` episodes, save screenshots under ``out``, yield records."""
+def episodes(
+    env_id: str, n: int, out: Path, level: str | None = None, seed: int = 0, backend: str = "mock",
+    shots_dir: Path | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Run the oracle for ``n`` episodes, save screenshots, yield records.
+
+    PNGs go to ``shots_dir`` (default ``out / "screenshots"``); the records name them as
+    ``screenshots/<episode_id>/NNN.png``, relative to ``out``. The episode id is
+    ``<env_id>-<backend>-<level>-<seed>``: the backends draw different screenshots for one
+    seed, so datasets of both never share an id or a screenshot folder."""
+    shots_dir = out / "screenshots" if shots_dir is None else shots_dir
     env = gym.make(env_id, backend=backend)
     try:
         for i in range(n):
             options = {"level": level} if level else None
             obs, info = env.reset(seed=seed + i, options=options)
-            eid = f"{env_id}-{info['level']}-{seed + i}"
-            folder = out / "screenshots" / eid
+            eid = f"{env_id}-{backend}-{info['level']}-{seed + i}"
+            folder = shots_dir / eid
             folder.mkdir(parents=True, exist_ok=True)
             shots, actions, instr, boxes, targets, refs = [], [], [], [], [], []
             done, t = False, 0
             while True:
-                path = folder / f"{t:03d}.png"
-                Image.fromarray(obs["screenshot"]).save(path, compress_level=1)  # fast; PNG stays lossless
-                shots.append(str(path.relative_to(out)))
+                name = f"{t:03d}.png"
+                Image.fromarray(obs["screenshot"]).save(folder / name, compress_level=1)  # fast; PNG stays lossless
+                shots.append(f"screenshots/{eid}/{name}")
                 refs.append(_refs_json(info["reference"]))
                 if done or not info["reference"]:
                     break
@@ -89,20 +101,41 @@ def episodes(env_id: str, n: int, out: Path, level: str | None = None, seed: int
         env.close()
 
 
+def _foreign_screenshots(out: Path) -> str | None:
+    """Why ``out`` can't take an export, or None: a re-export replaces ``out/screenshots``
+    whole, so that folder must be an earlier export's, never someone's own files."""
+    if (out / "screenshots").exists() and not (out / "episodes.jsonl").is_file():
+        return (f"{out / 'screenshots'} exists but {out} holds no earlier guigym export (no episodes.jsonl); "
+                "export into an empty or new folder, or move that folder away")
+    return None
+
+
 def export(
     env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True
 ) -> Path:
     """Write ``episodes.jsonl``, ``steps.jsonl`` and ``screenshots/`` under ``out``.
 
-    The JSONL files are written under temporary names and renamed only once every episode is
-    done: an error or Ctrl-C leaves no truncated dataset that looks complete, and an earlier
-    export in ``out`` stays as it was."""
+    Everything is written under temporary names (``*.jsonl.partial``, ``.screenshots.partial/``)
+    and put in place only once every episode is done: an error or Ctrl-C leaves no truncated
+    dataset that looks complete, and an earlier export in ``out`` stays as it was. A finished
+    export replaces an earlier one in ``out`` whole, screenshots included, so a dataset never
+    mixes runs. Other files in ``out`` are left alone; a ``screenshots/`` folder that is not
+    an earlier export's (no ``episodes.jsonl`` beside it) is refused, not deleted."""
     out = Path(out)
+    shots, staged, old = out / "screenshots", out / ".screenshots.partial", out / ".screenshots.old"
+    if old.is_dir() and not shots.exists():  # an export killed mid-swap: put the earlier screenshots back
+        old.rename(shots)
+    problem = _foreign_screenshots(out)
+    if problem:
+        raise ValueError(problem)
     out.mkdir(parents=True, exist_ok=True)
+    for leftover in (staged, old):  # a run killed (SIGKILL) before it could clean up
+        shutil.rmtree(leftover, ignore_errors=True)
     tmp_e, tmp_s = out / "episodes.jsonl.partial", out / "steps.jsonl.partial"
     try:
         with open(tmp_e, "w", encoding="utf-8") as fe, open(tmp_s, "w", encoding="utf-8") as fs:
-            for ep in tqdm(episodes(env_id, n, out, level, seed, backend), total=n, desc=f"export {env_id}", disable=not progress):
+            eps = episodes(env_id, n, out, level, seed, backend, shots_dir=staged)
+            for ep in tqdm(eps, total=n, desc=f"export {env_id}", disable=not progress):
                 fe.write(json.dumps(ep, ensure_ascii=False) + "\n")
                 for t, action in enumerate(ep["actions"]):
                     fs.write(json.dumps({
@@ -110,12 +143,20 @@ def export(
                         "action": action, "step_instruction": ep["step_instructions"][t], "box": ep["boxes"][t],
                         "reference": ep["references"][t], "width": ep["width"], "height": ep["height"],
                     }, ensure_ascii=False) + "\n")
+        staged.mkdir(exist_ok=True)  # n == 0: still a (empty) screenshots/ folder
     except BaseException:  # Ctrl-C too: no half-written files left beside the dataset
         tmp_e.unlink(missing_ok=True)
         tmp_s.unlink(missing_ok=True)
+        shutil.rmtree(staged, ignore_errors=True)
         raise
+    # Renames only from here: the earlier screenshots go (stale episode folders with them)
+    # together with the earlier JSONL files.
+    if shots.exists():
+        shots.rename(old)
+    staged.rename(shots)
     tmp_e.replace(out / "episodes.jsonl")
     tmp_s.replace(out / "steps.jsonl")
+    shutil.rmtree(old, ignore_errors=True)
     return out
 
 
@@ -137,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--seed must be >= 0, got {args.seed}")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         p.error(f"--out {args.out}: exists and is not a folder")
+    problem = _foreign_screenshots(Path(args.out))
+    if problem:
+        p.error(f"--out: {problem}")
     out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend)
     print(f"wrote {out / 'episodes.jsonl'}, {out / 'steps.jsonl'} and {out / 'screenshots'}/")
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from pathlib import Path
 from typing import Sequence
 
@@ -39,9 +41,14 @@ def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.nda
 
 
 def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
-    """Write ``frames`` (H x W x 3 uint8) as a looping GIF."""
+    """Write ``frames`` (H x W x 3 uint8) as a looping GIF, ``fps`` frames a second
+    (0.002 to 100: a GIF stores each frame's delay in 1/100 s, in 16 bits)."""
     if not frames:
         raise ValueError("save_gif needs at least one frame")
+    # Outside this range Pillow raised ZeroDivisionError / OverflowError deep inside, or (fps > 100)
+    # wrote a delay of 0 that viewers play at a speed of their own.
+    if not (isinstance(fps, numbers.Real) and math.isfinite(fps) and 0.002 <= fps <= 100):
+        raise ValueError(f"save_gif: fps must be a number from 0.002 to 100, got {fps!r}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     imgs = [Image.fromarray(f) for f in frames]

@@ -42,6 +42,21 @@ def test_demo_frames_caption_non_latin1_text_with_a_bitmap_font(monkeypatch):
     assert out.shape == frame.shape and out[-22:].any()
 
 
+@pytest.mark.parametrize("fps", [0, -1, float("nan"), 1000, "2"])
+def test_save_gif_rejects_an_fps_a_gif_cannot_hold(tmp_path, fps):
+    # fps=0 raised ZeroDivisionError, < 0 or tiny an OverflowError inside Pillow, > 100 wrote
+    # a delay of 0 (played at the viewer's own speed)
+    import numpy as np
+
+    from guigym.viz import save_gif
+
+    frames = [np.full((8, 8, 3), i, np.uint8) for i in range(2)]
+    with pytest.raises(ValueError, match="fps must be a number from 0.002 to 100"):
+        save_gif(frames, tmp_path / "a.gif", fps=fps)
+    assert not (tmp_path / "a.gif").exists()
+    assert save_gif(frames, tmp_path / "b.gif", fps=100).stat().st_size > 0
+
+
 def test_bench_runs_and_gives_the_cores_back(capsys):
     before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     assert cli(["bench", "--steps", "60", "--vector", "0"]) == 0

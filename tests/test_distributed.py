@@ -153,6 +153,21 @@ def test_codecs_are_lossless_and_small(codec: str) -> None:
     env.close()
 
 
+@pytest.mark.parametrize("kw", [{"timeout_s": None}, {"start_timeout_s": None}, {"timeout_s": float("inf")},
+                                {"timeout_s": "5"}, {"reset_retries": None}, {"reset_retries": 1.5}])
+def test_a_timeout_of_none_or_a_bad_retry_count_is_a_clear_error(kw: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # timeout_s=None raised "'<=' not supported between NoneType and int"; inf an OverflowError
+    # inside ray.get; reset_retries=1.5 was accepted. No deadline is not offered: a hung actor
+    # would block forever. Checked before Ray starts (ray.init here would fail the test).
+    import guigym.distributed as dist
+
+    monkeypatch.setattr(dist.ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(dist.ray, "init", lambda *a, **k: pytest.fail("Ray started before the arguments were checked"))
+    name = next(iter(kw))
+    with pytest.raises(ValueError, match=f"^{name} must be (a finite number of seconds > 0|an int >= 0)"):
+        RayVectorEnv(ENV, **kw)
+
+
 def test_env_actor_isolates_each_envs_failure() -> None:
     """The actor's batch runner, in-process: one env's exception is that env's record, the others
     run; with a codec the frame and the info travel packed."""

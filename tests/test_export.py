@@ -51,6 +51,7 @@ def test_an_interrupted_export_leaves_the_earlier_dataset_whole(tmp_path, monkey
 
     out = export_mod.export("GuiGym-Login-v0", 2, tmp_path / "d", progress=False)
     before = {f: (out / f).read_bytes() for f in ("episodes.jsonl", "steps.jsonl")}
+    shots_before = {p: p.read_bytes() for p in (out / "screenshots").rglob("*.png")}
     real = export_mod.episodes
 
     def interrupted(*args, **kwargs):
@@ -64,3 +65,34 @@ def test_an_interrupted_export_leaves_the_earlier_dataset_whole(tmp_path, monkey
         export_mod.export("GuiGym-Login-v0", 2, out, seed=5, progress=False)
     assert {f: (out / f).read_bytes() for f in before} == before
     assert sorted(p.name for p in out.iterdir()) == ["episodes.jsonl", "screenshots", "steps.jsonl"]
+    # the screenshots too: the new episodes were written into screenshots/ before the rename
+    assert {p: p.read_bytes() for p in (out / "screenshots").rglob("*.png")} == shots_before
+
+
+def test_a_re_export_replaces_the_earlier_screenshots_and_ids_name_the_backend(tmp_path):
+    # a second export into the same folder left the first one's screenshot folders beside
+    # the new JSONL (a dataset mixing runs), and ids were the same for mock and browser
+    import guigym.export as export_mod
+
+    out = export_mod.export("GuiGym-Login-v0", 2, tmp_path / "d", progress=False)
+    export_mod.export("GuiGym-Login-v0", 2, out, seed=10, progress=False)
+    ids = [json.loads(line)["episode_id"] for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert ids == ["GuiGym-Login-v0-mock-easy-10", "GuiGym-Login-v0-mock-easy-11"]
+    assert sorted(p.name for p in (out / "screenshots").iterdir()) == ids
+    assert sorted(p.name for p in out.iterdir()) == ["episodes.jsonl", "screenshots", "steps.jsonl"]
+
+
+def test_export_refuses_a_screenshots_folder_that_is_not_an_export(tmp_path, capsys):
+    # a re-export replaces screenshots/ whole: someone's own folder of that name must not go
+    import pytest
+
+    import guigym.export as export_mod
+
+    (tmp_path / "screenshots").mkdir()
+    (tmp_path / "screenshots" / "mine.png").write_bytes(b"x")
+    with pytest.raises(ValueError, match="no earlier guigym export"):
+        export_mod.export("GuiGym-Login-v0", 1, tmp_path, progress=False)
+    with pytest.raises(SystemExit):
+        cli(["export", "--episodes", "1", "--out", str(tmp_path)])
+    assert "no earlier guigym export" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["mine.png", "screenshots"]

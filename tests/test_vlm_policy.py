@@ -116,6 +116,22 @@ def test_completions_never_hold_vision_tokens(policy):
     assert torch.allclose(lp, lp2.detach(), atol=1e-4) and torch.isfinite(ent).all()
 
 
+def test_greedy_sampling_of_n_gives_n_copies_of_the_greedy_plan(policy, obs):
+    # generate refused num_return_sequences > 1 without sampling ("Greedy methods ... do not
+    # support num_return_sequences"); the tiny policy gives n copies, the VLM now does too
+    was_training = policy.vlm.model.training
+    policy.eval()
+    try:
+        one, (lp1, _) = policy.sample([obs], 1, greedy=True)
+        comps, (lp, _) = policy.sample([obs, obs], 3, greedy=True)
+    finally:
+        policy.train(was_training)
+    assert len(comps) == 6 and lp.shape[0] == 6
+    assert all(c.data == one[0].data and c.text == one[0].text for c in comps)
+    assert comps[0].data is not comps[1].data  # copies, not one list shared by the group
+    assert torch.allclose(lp[:, : lp1.shape[1]], lp1.expand(6, -1), atol=1e-4)
+
+
 def test_scores_the_distribution_sampling_draws_from(policy, obs, monkeypatch):
     """``logprobs`` must score the distribution ``sample`` drew from, or the GRPO ratio and its
     gradient are off-policy from the first step. A checkpoint's own ``repetition_penalty``
