@@ -24,10 +24,11 @@ Each iteration:
 3. **GRPO**: group-relative advantages, clipped importance ratio, optional k3 KL to a frozen
    reference policy (the initial policy; at the switch to stage 2, the stage-1 policy).
    ``--advantage trajectory`` (default, TraceR1 as written) gives every token of a plan the
-   one group-normalised trajectory reward; ``--advantage step`` (a departure: DeepSeekMath's
-   process-supervised GRPO) splits the stage-1 reward into its per-step terms
-   ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` and gives each planned step the group-normalised
-   sum from that step on.
+   one group-relative trajectory reward (centred on the group's mean; ``--scale-rewards``
+   also divides by the group's std, as GRPO as written does); ``--advantage step`` (a
+   departure: DeepSeekMath's process-supervised GRPO) splits the stage-1 reward into its
+   per-step terms ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` and gives each planned step the
+   group-normalised sum from that step on.
 
 Determinism: the same seed on the same machine gives the same ``curves.csv`` (one torch
 thread, deterministic algorithms, every random draw from seeded generators; wall times go
@@ -172,8 +173,8 @@ class Args:
     """stage 1's reward: trajectory (TraceR1's ``trajectory_reward``); uir1 (UI-R1's rule-based
     action reward of the plan's first step, ``R_type + R_coord``, plus ``R_format`` for a text
     policy (``--policy vlm``; the tiny policy's structured output is always well formed, so
-    there it would be a constant) — UI-R1 proper is ``--stage1-reward uir1 --horizon 1
-    --stage 1``"""
+    there it would be a constant; the ``<think>`` block is optional, as the VLM prompt says,
+    where UI-R1 requires it) — UI-R1 proper is ``--stage1-reward uir1 --horizon 1 --stage 1``"""
     uir1_type_reward: bool = True
     """``--stage1-reward uir1``: include the action-type reward ``R_type`` (UI-R1's ablation
     finds it can hinder grounding)"""
@@ -549,6 +550,19 @@ def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> 
     return out
 
 
+def stage1_step_mask(args: Args, comps: list[Any]) -> list[list[bool]]:
+    """Which of :func:`stage1_step_rewards`' ``T`` terms per plan are real steps (the rest is
+    padding, left out of ``--advantage step``'s normalisation): the plan's steps up to ``T``;
+    the first term only for a completion that did not parse or under ``--stage1-reward uir1``
+    (where the first step alone is scored), and for an empty plan (scored as one term)."""
+    T, uir1 = args.horizon, args.stage1_reward == "uir1"
+    out = []
+    for c in comps:
+        n = 1 if uir1 or not getattr(c, "valid", True) else max(1, min(len(c.steps), T))
+        out.append([t < n for t in range(T)])
+    return out
+
+
 def uir1_first_step_reward(args: Args, step: Any, ref: Any) -> float:
     """UI-R1's rule-based action reward of one predicted step: ``R_type`` (unless
     ``--no-uir1-type-reward``) plus the argument reward, click-in-box ``R_C`` or ``R_IoU``."""
@@ -900,7 +914,8 @@ class Trainer:
         else:
             r = torch.tensor(stage2_rewards(a, self.score_env, groups, comps, self.executor), dtype=torch.float64).view(B, G)
         if self.stage == 1 and a.advantage == "step":
-            adv = token_advantages(self.policy, step_advantages(step_r.float()).view(B * G, -1), mask, comps)
+            real = torch.tensor(stage1_step_mask(a, comps)).view(B, G, -1)
+            adv = token_advantages(self.policy, step_advantages(step_r.float(), mask=real).view(B * G, -1), mask, comps)
             per_step = step_r
         else:
             adv = group_advantages(r.float(), scale=a.scale_rewards).flatten()

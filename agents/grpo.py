@@ -144,22 +144,41 @@ def group_advantages(rewards: torch.Tensor | Sequence[Sequence[float]], eps: flo
     return (r - mean) / (std + eps)
 
 
-def step_advantages(step_rewards: torch.Tensor | Sequence[Sequence[Sequence[float]]], eps: float = 1e-6) -> torch.Tensor:
+def step_advantages(
+    step_rewards: torch.Tensor | Sequence[Sequence[Sequence[float]]],
+    eps: float = 1e-6,
+    mask: torch.Tensor | Sequence[Sequence[Sequence[bool]]] | None = None,
+) -> torch.Tensor:
     """Per-step advantages ``[B, G, T]`` from per-step rewards ``[B, G, T]`` (DeepSeekMath's
     GRPO with process supervision): normalise every step reward by the mean and std of all
     step rewards of its group, ``r̃ = (r − mean) / (std + eps)``, then each step's advantage is
     the sum of the normalised rewards from that step on, ``A_t = Σ_{k ≥ t} r̃_k``.
+    ``mask`` (``[B, G, T]``, True for a step the plan has): padding after a shorter plan is
+    left out of the mean and std and gets ``r̃ = 0`` (a zero there would pull the group's
+    mean towards 0 and reward or punish steps that were never planned).
 
     >>> [round(a, 3) for a in step_advantages([[[1.0, 0.0], [0.0, 0.0]]])[0, 0].tolist()]
     [1.155, -0.577]
+    >>> [round(a, 3) for a in step_advantages([[[1.0, 0.0], [0.0, 0.0]]], mask=[[[1, 0], [1, 1]]])[0, 0].tolist()]
+    [1.414, 0.0]
     """
     r = torch.as_tensor(step_rewards, dtype=torch.float32)
     if r.dim() != 3:
         raise ValueError(f"step rewards must be [groups, group_size, steps], got shape {tuple(r.shape)}")
-    flat = r.flatten(1)
-    mean = flat.mean(dim=1)[:, None, None]
-    std = flat.std(dim=1, unbiased=False)[:, None, None]
-    norm = (r - mean) / (std + eps)
+    m = None if mask is None else torch.as_tensor(mask).bool()
+    if m is not None and m.shape != r.shape:
+        raise ValueError(f"the step mask's shape {tuple(m.shape)} is not the step rewards' {tuple(r.shape)}")
+    if m is None or bool(m.all()):  # every step real: the plain formula (bit for bit what it always gave)
+        flat = r.flatten(1)
+        mean = flat.mean(dim=1)[:, None, None]
+        std = flat.std(dim=1, unbiased=False)[:, None, None]
+        norm = (r - mean) / (std + eps)
+    else:
+        w = m.to(r.dtype)
+        n = w.flatten(1).sum(1).clamp(min=1.0)[:, None, None]
+        mean = (r * w).flatten(1).sum(1)[:, None, None] / n
+        std = (((r - mean) ** 2 * w).flatten(1).sum(1)[:, None, None] / n).sqrt()
+        norm = torch.where(m, (r - mean) / (std + eps), torch.zeros_like(r))
     return norm.flip(-1).cumsum(-1).flip(-1)
 
 

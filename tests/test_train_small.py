@@ -621,3 +621,29 @@ def test_short_ungrounded_run_executes_grounded_clicks(tmp_path):
     tr.close()
     with pytest.raises(SystemExit, match="executor"):
         train_small.Trainer(_tiny_args(tmp_path, "ug2", plan_steps="ungrounded", executor="none", label_vocab_seeds=5))
+
+
+def test_step_advantages_leave_padding_out():
+    # plan 0 has one real step (reward 1) and a padded one; plan 1 two real steps of 0:
+    # the group's real rewards are 1, 0, 0 -> mean 1/3, std sqrt(2)/3; padding gets r̃ = 0
+    a = step_advantages([[[1.0, 0.0], [0.0, 0.0]]], eps=1e-12, mask=[[[True, False], [True, True]]])[0]
+    s = math.sqrt(2) / 3
+    lo = -(1 / 3) / s
+    assert a.tolist() == [pytest.approx([(2 / 3) / s, 0.0]), pytest.approx([2 * lo, lo])]
+    # an all-True mask is the unmasked formula, bit for bit
+    r = torch.tensor([[[0.3, -1.2, 0.7], [2.0, 0.1, -0.4]]])
+    assert torch.equal(step_advantages(r, mask=torch.ones_like(r, dtype=torch.bool)), step_advantages(r))
+    with pytest.raises(ValueError, match="mask"):
+        step_advantages(r, mask=[[[True, True]]])
+
+
+def test_stage1_step_mask_marks_the_planned_steps():
+    from train_small import Args, stage1_step_mask
+
+    args = Args(horizon=3)
+    comps = [Completion(steps=["a", "b", "c"]), Completion(steps=["a"]), Completion(steps=[]),
+             Completion(steps=["a", "b"], valid=False), Completion(steps=["a", "b", "c", "d"])]
+    assert stage1_step_mask(args, comps) == [[True] * 3, [True, False, False], [True, False, False],
+                                             [True, False, False], [True] * 3]
+    args.stage1_reward = "uir1"
+    assert stage1_step_mask(args, comps[:1]) == [[True, False, False]]

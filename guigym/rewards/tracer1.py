@@ -123,7 +123,11 @@ def action_similarity(
     Scroll      1[same direction]                              1[instruction's direction]
     OpenApp     1[same name, case-insensitive]                 1[instruction's app name]
     Type        1[text = ref text] (``text="f1"``: token F1)    the same, on the quoted text
+    Answer      1[states the expected answer], else the        the same, on the stated answer
+                text rule (``answers_match``)
     ==========  =============================================  ==============================
+
+    A reference click without a box needs the exact point.
 
     "Names the target" is :func:`refers_to` (with ``elements`` when given). With
     ``similarity="grounded"`` an ungrounded step scores 0 (except Back). A ``done`` step never
