@@ -207,8 +207,25 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
     if args.checkpoint and not Path(args.checkpoint).is_file():
         p.error(f"--checkpoint {args.checkpoint}: no such file")
+    # each of these ran silently without effect (a plain train-split run, no GIFs) or ended in a traceback
+    if args.split != "train" and args.variations == "none":
+        p.error(f"--split {args.split} needs --variations (a preset or grid): without one every instance is the family's own")
+    if args.save_gif and args.variations == "grid":
+        p.error("--save-gif is not supported with --variations grid")
+    uses_vlm = "vlm" in (args.planner, args.executor)
+    if uses_vlm and args.model and not args.tiny_model and not Path(args.model).is_dir():
+        p.error(f"--model {args.model}: no such directory (a local Hugging Face checkpoint)")
+    for flag, v, low in (("--threads", args.threads, 1), ("--max-new-tokens", args.max_new_tokens, 1),
+                         ("--max-pixels", args.max_pixels, 1), ("--history", args.history, 0)):
+        if v is not None and v < low:
+            p.error(f"{flag} must be >= {low}, got {v}")
     vlm = _load_vlm(args)
-    agent = build_agent(args, vlm)
+    try:
+        agent = build_agent(args, vlm)
+    except Exception as e:  # the tiny planner's torch.load of a file that is not a policy
+        if args.planner != "tiny":
+            raise
+        p.error(f"--checkpoint {args.checkpoint}: not a train_small.py policy ({type(e).__name__}: {str(e)[:200]})")
     seeds = list(range(args.seed, args.seed + args.episodes))
     name = args.planner + (f"(ε={args.noise:g})" if args.planner == "oracle" and args.noise else "")
     mode = "open-loop" if args.open_loop else "plan-act"

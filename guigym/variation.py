@@ -431,7 +431,7 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
         return {a: "sample" if a in PRESETS[variation] else NEUTRAL[a] for a in AXES}
     if not isinstance(variation, Mapping):
         raise TypeError(f"variation must be None, a preset name or a dict of axes, got {type(variation).__name__}")
-    unknown = sorted(set(variation) - set(AXES))
+    unknown = sorted(set(variation) - set(AXES), key=repr)  # by repr: sorting keys of mixed types raised TypeError
     if unknown:
         raise ValueError(f"unknown variation axes {unknown}; expected some of {sorted(AXES)}")
     out = {}

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from PIL import Image
 
-from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type
+from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int
 
 #: a quoted span: single quotes not inside a word (the apostrophe of "Wright's" opens nothing)
 _QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"")
@@ -87,7 +87,9 @@ class DiscreteActions(gym.ActionWrapper):
         return int((c + 0.5) * self.width / self.cols), int((r + 0.5) * self.height / self.rows)
 
     def action(self, a: Any) -> Action:
-        i = int(a)
+        # as_int, not int(): int() took -0.5 for index 0, True for 1 and "3" for 3, and raised a
+        # TypeError on None or a 1-element array; every non-index is now the same ValueError
+        i = as_int(a, "action index")
         if not 0 <= i < self.action_space.n:
             raise ValueError(f"action index {i} outside Discrete({self.action_space.n})")
         if i < self.n_click:
@@ -157,6 +159,15 @@ class NumericObservation(gym.ObservationWrapper):
         return {"image": img, "instruction": hashed_bag_of_words(obs["instruction"], self.instruction_dim)}
 
 
+def _frame(obs: Any) -> np.ndarray:
+    """The screen of an observation: NumericObservation's ``image`` (or its bare image), else the
+    env's own ``screenshot`` (a wrapper over the raw env, or over ``DiscreteActions`` alone, used
+    to fail with ``KeyError: 'image'`` at reset)."""
+    if not isinstance(obs, dict):
+        return obs
+    return obs["image"] if "image" in obs else obs["screenshot"]
+
+
 class PreviousAction(gym.Wrapper):
     """Adds ``prev_action``: the last ``k`` ``Discrete`` actions, newest first, each a one-hot
     (float32, all zeros before the episode's first actions) followed by one bit "the screenshot
@@ -176,7 +187,7 @@ class PreviousAction(gym.Wrapper):
         self._image: np.ndarray | None = None
 
     def _add(self, obs: dict[str, Any]) -> dict[str, Any]:
-        self._image = obs["image"]
+        self._image = _frame(obs)
         return {**obs, "prev_action": self._hist.reshape(-1).copy()}
 
     def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -189,7 +200,7 @@ class PreviousAction(gym.Wrapper):
         self._hist[1:] = self._hist[:-1].copy()
         self._hist[0] = 0.0
         self._hist[0, int(action)] = 1.0
-        self._hist[0, self.n] = float(self._image is None or not np.array_equal(obs["image"], self._image))
+        self._hist[0, self.n] = float(self._image is None or not np.array_equal(_frame(obs), self._image))
         return self._add(obs), r, term, trunc, info
 
 
@@ -205,18 +216,14 @@ class NoEffectPenalty(gym.Wrapper):
         self.penalty = penalty
         self._image: np.ndarray | None = None
 
-    @staticmethod
-    def _img(obs: Any) -> np.ndarray:
-        return obs["image"] if isinstance(obs, dict) else obs
-
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
-        self._image = self._img(obs)
+        self._image = _frame(obs)
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, r, term, trunc, info = self.env.step(action)
-        img = self._img(obs)
+        img = _frame(obs)
         if self._image is not None and np.array_equal(img, self._image):
             r = float(r) - self.penalty
         self._image = img

@@ -398,6 +398,12 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--json", "."], "--json .: is a directory"),
     (["--env", ","], "--env ',' names no env id"),
     (["--env", " , "], "names no env id"),
+    (["--split", "test"], "--split test needs --variations"),  # used to run the plain instances without a word
+    (["--variations", "grid", "--save-gif", "never.gif"], "--save-gif is not supported with --variations grid"),
+    (["--planner", "vlm", "--model", "/nonexistent/model"], "--model /nonexistent/model: no such directory"),
+    (["--planner", "vlm", "--tiny-model", "--threads", "-2"], "--threads must be >= 1, got -2"),
+    (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1"),
+    (["--planner", "tiny", "--checkpoint", __file__], "not a train_small.py policy"),
 ])
 def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     from agents.evaluate import main

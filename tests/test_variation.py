@@ -245,6 +245,7 @@ def test_default_is_the_unvaried_env() -> None:
 @pytest.mark.parametrize("kwargs,match", [
     ({"variation": "wild"}, "unknown variation preset"),
     ({"variation": {"colour": "red"}}, "unknown variation axes"),
+    ({"variation": {1: "x", "colour": "red"}}, "unknown variation axes"),  # keys of mixed types: was a TypeError from sorted
     ({"variation": {"theme": "orange"}}, "not a 'train' value"),
     ({"split": "test"}, "needs a variation"),
     ({"split": "dev", "variation": "all"}, "unknown split"),

@@ -95,3 +95,24 @@ def test_short_ppo_run():
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=128)
     assert any(not np.allclose(a.numpy(), b.detach().numpy()) for a, b in zip(before, model.policy.parameters()))
+
+
+@pytest.mark.parametrize("bad", [-0.5, 2.7, True, "3", None, float("nan"), np.array([3])])
+def test_a_non_integer_action_index_is_a_value_error(bad):
+    """int() took -0.5 for index 0, True for 1 and "3" for 3, and raised TypeError on None or a 1-element array."""
+    env = DiscreteActions(make("GuiGym-Login-v0"))
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action index"):
+        env.action(bad)
+    assert env.action(np.array(3)) == env.action(np.int64(3)) == env.action(3)  # a 0-d array (SB3's predict) still works
+
+
+def test_previous_action_and_noop_penalty_read_the_raw_screenshot():
+    """Over DiscreteActions alone (no NumericObservation) they used to fail with KeyError: 'image'."""
+    from guigym.wrappers import NoEffectPenalty, PreviousAction
+
+    env = PreviousAction(NoEffectPenalty(DiscreteActions(make("GuiGym-Login-v0")), penalty=0.5))
+    obs, _ = env.reset(seed=0)
+    assert "screenshot" in obs and not obs["prev_action"].any()
+    obs, r, *_ = env.step(env.action_space.n - 1)  # a spare type slot: a no-op, the screen unchanged
+    assert r == -0.5 and obs["prev_action"][-1] == 0.0 and obs["prev_action"][env.action_space.n - 1] == 1.0
