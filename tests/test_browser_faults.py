@@ -299,6 +299,8 @@ def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
             except OSError:
                 pass
         assert len(node) == 1
+        profile = _profile(b.browser_pid)
+        assert os.path.basename(profile).startswith("playwright_chromiumdev_profile-")
         os.kill(node[0], signal.SIGKILL)
         assert _gone(node[0]) and _gone(b.browser_pid)
         for _ in range(2):
@@ -306,6 +308,7 @@ def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
                 env.step(info["reference"][0].action)
         obs, info = env.reset(seed=3)
         assert b.restarts == 1 and obs["screenshot"].tobytes() == obs0["screenshot"].tobytes()
+        assert not os.path.exists(profile), "the killed driver's browser left its profile folder"
         _, _, _, _, info = env.step(info["reference"][0].action)
         assert info["event"] is not None
     finally:
@@ -314,6 +317,96 @@ def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
     while process_tree(os.getpid())[1:] and time.monotonic() < end:
         time.sleep(0.05)
     assert [p for p in process_tree(os.getpid())[1:] if p not in mine] == []
+
+
+def _profile(pid: int) -> str:
+    """Chromium ``pid``'s profile folder (its ``--user-data-dir``)."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        args = f.read().split(b"\0")
+    return next(os.fsdecode(a.partition(b"=")[2]) for a in args if a.startswith(b"--user-data-dir="))
+
+
+def _driver_pid() -> int:
+    from guigym.backends.browser import process_tree
+
+    node = [p for p in process_tree(os.getpid())[1:] if b"run-driver" in _cmdline(p)]
+    assert len(node) == 1
+    return node[0]
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def test_hung_playwright_driver_is_replaced_at_the_next_reset() -> None:
+    """Playwright's node driver stops answering (SIGSTOP) mid-episode: the step raises
+    ``BrowserCrashed`` after the deadline, the hung driver is killed, and the next reset starts
+    a new driver and browser within seconds (not a launch timeout, again at every reset); the
+    env then works, and close leaves no process behind."""
+    from guigym.backends.browser import process_tree
+
+    mine = process_tree(os.getpid())[1:]
+    env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True, backend_kwargs={"timeout_s": 2})
+    node = None
+    try:
+        obs0, info = env.reset(seed=3)
+        b = env.unwrapped.backend
+        node, browser, profile = _driver_pid(), b.browser_pid, _profile(b.browser_pid)
+        os.kill(node, signal.SIGSTOP)
+        t = time.monotonic()
+        with pytest.raises(BrowserCrashed, match="reset"):
+            env.step(info["reference"][0].action)
+        assert time.monotonic() - t < 2 + 5
+        assert _gone(node) and _gone(browser), "the hung driver was not killed"
+        t = time.monotonic()
+        obs, info = env.reset(seed=3)
+        assert time.monotonic() - t < 8, "the reset waited on the hung driver"
+        assert b.restarts == 1 and b.browser_pid != browser and _driver_pid() != node
+        assert obs["screenshot"].tobytes() == obs0["screenshot"].tobytes()
+        _, _, _, _, info = env.step(info["reference"][0].action)
+        assert info["event"] is not None and info["action_error"] is None
+        assert not os.path.exists(profile)
+    finally:
+        env.close()
+        if node is not None and not _gone(node, 0.1):  # before the fix: a stopped orphan forever
+            os.kill(node, signal.SIGKILL)
+    end = time.monotonic() + 5
+    while [p for p in process_tree(os.getpid())[1:] if p not in mine] and time.monotonic() < end:
+        time.sleep(0.05)
+    assert [p for p in process_tree(os.getpid())[1:] if p not in mine] == []
+
+
+def test_only_playwrights_own_temp_folders_are_taken(tmp_path: Any) -> None:
+    """The folders removed once a browser is gone: Playwright's temp profile named on its
+    command line and an artifacts folder next to it; never a profile of another name (one a
+    user passed) nor an artifacts folder elsewhere."""
+    import subprocess
+    import sys
+
+    from guigym.backends.browser import _temp_dirs
+
+    art, pro = str(tmp_path / "playwright-artifacts-abc"), str(tmp_path / "playwright_chromiumdev_profile-x1")
+    for profile, artifacts, want in [
+        (pro, art, [pro, art]),
+        (pro, str(tmp_path / "sub" / "playwright-artifacts-abc"), [pro]),  # not next to the profile
+        (pro, str(tmp_path / "my-artifacts"), [pro]),
+        (str(tmp_path / "my-profile"), art, []),  # a profile Playwright did not make: nothing taken
+    ]:
+        sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+        p = subprocess.Popen([*sleeper, f"--user-data-dir={profile}"])
+        try:
+            end = time.monotonic() + 5
+            while f"--user-data-dir={profile}".encode() not in _cmdline(p.pid) and time.monotonic() < end:
+                time.sleep(0.01)
+            assert _temp_dirs(p.pid, artifacts) == want
+        finally:
+            p.kill()
+            p.wait()
+    assert _temp_dirs(None, art) == []
 
 
 # ----------------------------------------------------------------- typed line breaks
@@ -365,7 +458,7 @@ def test_grounded_reward_of_typed_line_breaks_is_the_mocks() -> None:
 
 
 _TEMP_DIRS = """
-import gc, os, signal, sys, time
+import gc, os, signal, sys, threading, time
 import gymnasium as gym
 import guigym
 env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
@@ -384,16 +477,46 @@ elif sys.argv[1] == "collected":  # never closed, garbage-collected, then some w
     time.sleep(2)
 elif sys.argv[1] == "closed":
     env.close()
+elif sys.argv[1].startswith("driver"):  # Playwright's node driver killed or stopped mid-episode
+    from guigym.backends.browser import BrowserCrashed, process_tree
+    envs = [env, gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True, backend_kwargs={"timeout_s": 2})]
+    envs[1].reset(seed=0)  # a second env on the same driver
+    node = [p for p in process_tree(os.getpid())[1:] if b"run-driver" in open(f"/proc/{p}/cmdline", "rb").read()]
+    assert len(node) == 1
+    os.kill(node[0], signal.SIGKILL if sys.argv[1] == "driver killed" else signal.SIGSTOP)
+    try:
+        for e in envs[::-1]:  # the short deadline first: then the other's browser is gone at once
+            try:
+                e.step("back()")
+            except BrowserCrashed:
+                pass
+        threads = [threading.Thread(target=e.reset, kwargs={"seed": 1}) for e in envs]  # launches at once
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for e in envs:
+            assert e.unwrapped.backend.started
+            print(" ".join(map(str, e.unwrapped.backend.chromium_pids())), flush=True)
+    finally:
+        try:
+            os.kill(node[0], signal.SIGKILL)  # a stopped driver left by a failed recovery
+        except OSError:
+            pass
+    for e in envs:
+        e.close()
 # "referenced": still referenced at exit
 """
 
 
-@pytest.mark.parametrize("how", ["closed", "killed", "collected", "referenced"])
+@pytest.mark.parametrize("how", ["closed", "killed", "collected", "referenced", "driver killed", "driver hung"])
 def test_no_temp_dirs_left(tmp_path: Any, how: str) -> None:
     """Nothing is left in the temp dir after an env's browser is gone: not after close(), a
-    Chromium killed mid-episode, an env garbage-collected unclosed or one alive at exit (a
+    Chromium killed mid-episode, an env garbage-collected unclosed or one alive at exit, nor
+    after Playwright's driver was killed or stopped under two envs, which then recover (a
     killed Chromium leaves its singleton folder behind; a failed launch of a Playwright
-    Chromium that is not installed leaves a profile and an artifacts folder)."""
+    Chromium that is not installed leaves a profile and an artifacts folder; so does every
+    browser of a driver that is killed, by anyone, since only the driver removes them)."""
     import subprocess
     import sys
 

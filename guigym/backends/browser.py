@@ -46,8 +46,12 @@ killed. Once the browser or the page's renderer has died (a failed call, Chromiu
 report, or the process gone from ``/proc``), every ``env.step()`` raises
 :class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
 ``show`` and ``screenshot`` all raise), until ``env.reset()`` (or ``set_state``), whose
-``show`` starts a new browser. ``close()`` is idempotent, kills what is left, and stops the
-driver thread and process when no other env uses them.
+``show`` starts a new browser. A Playwright driver that stops answering (its node process
+stopped or stuck) is killed when a call runs past its deadline; the next reset starts a new
+driver. ``close()`` is idempotent, kills what is left, and stops the driver thread and process
+when no other env uses them. Each browser's temp folders (Playwright's profile and artifacts
+folders, Chromium's singleton folder) are removed once it is gone, also when it or the driver
+was killed (Playwright removes them only when its driver sees the browser exit).
 """
 
 from __future__ import annotations
@@ -101,6 +105,9 @@ GC_EVERY = 256
 #: episode: +47 MiB PSS over 400 episodes); a new page costs ~30-60 ms, ~0.1 ms a reset.
 RECYCLE_EVERY = 500
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+#: The longest a driver suspected of hanging (a call ran past its deadline) may take to answer
+#: a request of its own before it is killed (it answers in milliseconds when healthy).
+DRIVER_PROBE_S = 5.0
 
 
 class BrowserCrashed(RuntimeError):
@@ -287,10 +294,12 @@ _LIVE: weakref.WeakSet[BrowserBackend] = weakref.WeakSet()
 
 @atexit.register
 def _kill_all_at_exit() -> None:
-    for b in list(_LIVE):
-        if b._owner_pid == os.getpid():
-            _kill(b.chromium_pids())
-            _remove_tmp(b._tmp)
+    mine = [b for b in list(_LIVE) if b._owner_pid == os.getpid()]
+    pids = [p for b in mine for p in b.chromium_pids()]
+    _kill(pids)
+    _wait_gone(pids, 2.0)  # a browser still exiting could write into a folder being removed
+    for b in mine:
+        _remove_tmp(b._tmp)
 
 
 # ----------------------------------------------------------------------- the backend
@@ -346,7 +355,7 @@ class BrowserBackend(Backend):
         self._browser: Any = None
         self._tab: _Tab | None = None
         self._main_pid: int | None = None
-        self._tmp: str | None = None  # the running Chromium's temp folder (see _singleton_dir)
+        self._tmp: list[str] = []  # the running Chromium's temp folders (see _temp_dirs)
         self._marker = b""
         self._broken: str | None = None
         self._view: View | None = None
@@ -510,12 +519,15 @@ class BrowserBackend(Backend):
             self.restarts += 1
         if self._owner_pid != os.getpid():  # forked: the parent's browser and driver are not ours
             self._owner_pid, self._driver = os.getpid(), None
+        if self._driver is not None and self._driver.dead:  # killed or hung: a new one
+            d, self._driver = self._driver, None
+            release(d, wait=False)
         if self._driver is None:
             self._driver = acquire()
         self._marker = f"--guigym-instance={os.getpid()}-{uuid.uuid4().hex}".encode()
         args = (*FAST_ARGS, *self.launch_args, self._marker.decode())
         try:
-            browser, self.source = self._launch(args)
+            browser, self.source, artifacts = self._launch(args)
         except ChromiumNotFound:
             if not self._driver.launches:
                 raise
@@ -523,11 +535,11 @@ class BrowserBackend(Backend):
             self._driver.dead = True
             release(self._driver, wait=False)
             self._driver = acquire()
-            browser, self.source = self._launch(args)
+            browser, self.source, artifacts = self._launch(args)
         self._driver.launches += 1
         self._browser = browser
         self._main_pid = _find_marked(self._marker, os.getpid())
-        self._tmp = _singleton_dir(self._main_pid)
+        self._tmp = _temp_dirs(self._main_pid, artifacts)
         self._broken = None
         me = weakref.ref(self)  # handlers must not keep the backend alive
 
@@ -538,6 +550,8 @@ class BrowserBackend(Backend):
             try:
                 self._driver.run(watch(), self.timeout_s)
             except Exception as e:
+                if isinstance(e, TimeoutError):
+                    self._check_driver()
                 self._mark_broken(f"could not watch the browser: {_first_line(e)}")
                 raise BrowserCrashed(f"could not watch the browser: {_first_line(e)}") from e
             self._tab = self._open_tab()
@@ -545,20 +559,31 @@ class BrowserBackend(Backend):
             self._shutdown()
             raise
 
-    def _launch(self, args: tuple[str, ...]) -> tuple[Any, str]:
-        assert self._driver is not None
-        try:
-            browser, source, _ = self._driver.run(
-                launch_async(self._driver.pw, self.executable, args=args, timeout=self.timeout_s * 3000), self.timeout_s * 3 + 5)
-        except TimeoutError as e:
-            pid = _find_marked(self._marker, os.getpid())
-            _kill(process_tree(pid) if pid else [])
-            raise BrowserCrashed(f"Chromium did not start within {self.timeout_s * 3:g} s") from e
-        except ChromiumNotFound:
-            raise
-        except RuntimeError as e:  # the driver thread is gone
-            raise BrowserCrashed(f"could not launch Chromium: {_first_line(e)}") from e
-        return browser, source
+    def _launch(self, args: tuple[str, ...]) -> tuple[Any, str, str | None]:
+        """Launch Chromium: ``(browser, source, artifacts)``, ``artifacts`` being the folder
+        Playwright made for this browser's artifacts (None if not known for sure): the one
+        ``playwright-artifacts-*`` folder that appeared in the driver's temp folder during the
+        launch (launches of a driver take turns; a concurrent one of another process makes
+        two appear, and then neither is taken)."""
+        d = self._driver
+        assert d is not None
+        with d.launch_lock:
+            tmp = d.temp_dir()
+            before = _artifacts_dirs(tmp)
+            try:
+                browser, source, _ = d.run(
+                    launch_async(d.pw, self.executable, args=args, timeout=self.timeout_s * 3000), self.timeout_s * 3 + 5)
+            except TimeoutError as e:
+                pid = _find_marked(self._marker, os.getpid())
+                _kill(process_tree(pid) if pid else [])
+                self._check_driver()
+                raise BrowserCrashed(f"Chromium did not start within {self.timeout_s * 3:g} s") from e
+            except ChromiumNotFound:
+                raise
+            except RuntimeError as e:  # the driver thread is gone
+                raise BrowserCrashed(f"could not launch Chromium: {_first_line(e)}") from e
+            new = _artifacts_dirs(tmp) - before if before is not None else set()
+        return browser, source, os.path.join(tmp, new.pop()) if tmp is not None and len(new) == 1 else None
 
     def _open_tab(self) -> _Tab:
         """Open the runtime page in a fresh context of the running browser (at start, and to
@@ -573,6 +598,7 @@ class BrowserBackend(Backend):
                 self._driver.submit(_quietly(tab.context.close()))
             if isinstance(e, TimeoutError):
                 _kill(self.chromium_pids())
+                self._check_driver()
             self._mark_broken(f"could not open the runtime page: {_first_line(e)}")
             raise BrowserCrashed(f"could not open the guigym runtime page in Chromium: {_first_line(e)}") from e
         new = [p for p in self._renderers() if p not in renderers]
@@ -690,6 +716,14 @@ class BrowserBackend(Backend):
             self._alive()
         self.start()
 
+    def _check_driver(self) -> None:
+        """After a call ran past its deadline: kill the Playwright driver if it does not answer
+        a request of its own either (its node process stopped or stuck), or every later call,
+        launches included, would time out too; the next start takes a new driver."""
+        d = self._driver
+        if d is not None and not d.dead and not d.answers(min(self.timeout_s, DRIVER_PROBE_S)):
+            d.discard()
+
     def _mark_broken(self, why: str) -> None:
         if self._broken is None:
             self._broken = why
@@ -801,6 +835,7 @@ class BrowserBackend(Backend):
             if isinstance(e, TimeoutError) or "Timeout" in type(e).__name__:
                 why = f"Chromium did not answer {what} within {self.timeout_s:g} s"
                 _kill(self.chromium_pids())
+                self._check_driver()
             else:
                 why = f"Chromium failed during {what}: {_first_line(e)}"
             self._mark_broken(why)
@@ -916,7 +951,7 @@ class BrowserBackend(Backend):
                 _kill(pids)
                 _wait_gone(pids, 3.0)
             _remove_tmp(self._tmp)
-        self._tmp = None  # a forked copy's is the parent's
+        self._tmp = []  # a forked copy's are the parent's
         self._main_pid = None
         self._broken = None
 
@@ -994,18 +1029,56 @@ def _running(pid: int) -> bool:
     return state not in (b"Z", b"X", b"x")
 
 
-def _singleton_dir(pid: int | None) -> str | None:
-    """The folder that Chromium ``pid`` made in the temp dir for its singleton socket (linked
-    from its profile), or None. Chromium removes it when it exits, not when it is killed (a
-    crash, a hang, an env never closed): the backend removes it once the browser is gone."""
+def _profile_dir(pid: int | None) -> str | None:
+    """The profile folder of Chromium ``pid`` (its ``--user-data-dir``), or None."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             args = f.read().split(b"\0")
     except (OSError, TypeError):
         return None
     profile = next((a.partition(b"=")[2] for a in args if a.startswith(b"--user-data-dir=")), None)
+    return os.fsdecode(profile) if profile else None
+
+
+def _temp_dirs(pid: int | None, artifacts: str | None) -> list[str]:
+    """The temp folders of Chromium ``pid`` to remove once it is gone: its singleton folder, and
+    the profile and artifacts folders Playwright made for it. Playwright removes the last two
+    when its driver sees the browser exit, never when the driver is killed or hung (each crash
+    recovery of that kind would leave two folders). Only Playwright's own temp profile (its
+    ``playwright_*dev_profile-`` name) is taken, never a profile a user passed; ``artifacts``
+    only when it lies next to that profile (made by the same launch in the same folder)."""
+    out = [d for d in (_singleton_dir(pid),) if d]
+    profile = os.path.normpath(_profile_dir(pid) or ".")
+    name = os.path.basename(profile)
+    if name.startswith("playwright_") and "dev_profile-" in name:
+        out.append(profile)
+        if artifacts and os.path.basename(artifacts).startswith(_ARTIFACTS) and os.path.dirname(artifacts) == os.path.dirname(profile):
+            out.append(artifacts)
+    return out
+
+
+_ARTIFACTS = "playwright-artifacts-"
+
+
+def _artifacts_dirs(folder: str | None) -> set[str] | None:
+    """Names of Playwright's artifacts folders in ``folder`` (None: not readable)."""
+    if folder is None:
+        return None
     try:
-        folder = os.path.dirname(os.readlink(os.path.join(os.fsdecode(profile or b""), "SingletonSocket")))
+        return {n for n in os.listdir(folder) if n.startswith(_ARTIFACTS)}
+    except OSError:
+        return None
+
+
+def _singleton_dir(pid: int | None) -> str | None:
+    """The folder that Chromium ``pid`` made in the temp dir for its singleton socket (linked
+    from its profile), or None. Chromium removes it when it exits, not when it is killed (a
+    crash, a hang, an env never closed): the backend removes it once the browser is gone."""
+    profile = _profile_dir(pid)
+    if not profile:
+        return None
+    try:
+        folder = os.path.dirname(os.readlink(os.path.join(profile, "SingletonSocket")))
         # only Chromium's singleton files in it: never remove anything else
         ok = bool(folder) and all(n.startswith("Singleton") for n in os.listdir(folder))
     except OSError:
@@ -1013,8 +1086,8 @@ def _singleton_dir(pid: int | None) -> str | None:
     return folder if ok else None
 
 
-def _remove_tmp(path: str | None) -> None:
-    if path is not None:
+def _remove_tmp(paths: list[str]) -> None:
+    for path in paths:
         shutil.rmtree(path, ignore_errors=True)
 
 

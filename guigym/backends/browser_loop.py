@@ -8,7 +8,9 @@ coroutine and waits for its answer (:meth:`Driver.run`, with a deadline), so env
 any thread, inside a running loop, and several envs in several threads at once (their calls
 interleave on the loop while each caller waits for its own). One Playwright driver (a node
 process) serves the whole process; it stops, with its thread, when the last backend using it
-closes. A forked child (an ``AsyncVectorEnv`` worker) starts its own.
+closes. A forked child (an ``AsyncVectorEnv`` worker) starts its own. A driver that stops
+answering (its node process stopped or stuck) is killed (:meth:`Driver.discard`); the next
+:func:`acquire` starts a fresh one.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import atexit
 import concurrent.futures
 import inspect
 import os
+import signal
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -50,14 +53,21 @@ class Driver:
         self.users = 0
         self.launches = 0
         self.dead = False  # set when the node driver stopped answering
+        self.node_pid: int | None = None  # Playwright's node process (None: not found)
+        # held around a launch: the backend tells its browser's artifacts folder by the folders
+        # that appeared during the launch, which needs one launch at a time per driver
+        self.launch_lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._serve, name="guigym-playwright", daemon=True)
         self.thread.start()
+        before = _node_children()  # acquire() starts one driver at a time
         try:
             self.pw = self.run(api.async_playwright().start(), start_timeout)
         except BaseException:
             self._stop_loop(join=True)
             raise
+        new = [p for p in _node_children() if p not in before]
+        self.node_pid = new[0] if len(new) == 1 else None
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -106,6 +116,52 @@ class Driver:
         if inspect.iscoroutine(aw):  # never to run: closed, so Python does not warn "never awaited"
             aw.close()
 
+    def answers(self, timeout: float) -> bool:
+        """Whether the node driver answers a request of its own (no browser involved) within
+        ``timeout`` seconds; False at once when its process is gone or stopped (SIGSTOP)."""
+        if self.on_loop:  # cannot wait for it here: no verdict
+            return True
+        if self.dead or self.pid != os.getpid() or not self.thread.is_alive():
+            return False
+        if self.node_pid is not None and (_node_state(self.node_pid) or "X") in "TtZXx":
+            return False
+
+        async def ping() -> None:
+            ctx = await self.pw.request.new_context()
+            await ctx.dispose()
+
+        try:
+            self.run(ping(), timeout)
+        except Exception:
+            return False
+        return True
+
+    def discard(self) -> None:
+        """Mark the driver dead and kill its node process (a hung driver never answers again;
+        the browsers it launched exit with it). New backends get a new driver."""
+        self.dead = True
+        self._kill_node()
+
+    def _kill_node(self) -> None:
+        # only our own child that is still Playwright's driver: never a reused pid
+        if self.node_pid is not None and self.pid == os.getpid() and _node_state(self.node_pid) not in (None, "Z", "X"):
+            try:
+                os.kill(self.node_pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def temp_dir(self) -> str | None:
+        """The node driver's temp folder (Node's ``os.tmpdir()``: ``$TMPDIR``, ``$TMP``,
+        ``$TEMP`` or ``/tmp``, read from its environment), where Playwright makes each
+        browser's profile and artifacts folders; None if unknown."""
+        try:
+            with open(f"/proc/{self.node_pid}/environ", "rb") as f:
+                env = dict(e.partition(b"=")[::2] for e in f.read().split(b"\0") if e)
+        except (OSError, TypeError):
+            return None
+        path = env.get(b"TMPDIR") or env.get(b"TMP") or env.get(b"TEMP") or b"/tmp"
+        return os.path.normpath(os.fsdecode(path))
+
     def stop(self, timeout: float = 5.0) -> None:
         """Stop Playwright (its node process exits) and the loop's thread."""
         if self.pid != os.getpid():  # a forked copy: its thread and node belong to the parent
@@ -116,8 +172,8 @@ class Driver:
         if self.thread.is_alive():
             try:
                 self.run(self.pw.stop(), timeout)
-            except Exception:  # a dead node driver: nothing left to stop
-                pass
+            except Exception:  # dead: nothing left to stop; hung: it would never exit
+                self._kill_node()
         self._stop_loop(join=True, timeout=timeout)
 
     def stop_soon(self) -> None:
@@ -126,8 +182,8 @@ class Driver:
         async def stop() -> None:
             try:
                 await asyncio.wait_for(self.pw.stop(), 5.0)
-            except Exception:
-                pass
+            except Exception:  # as in stop()
+                self._kill_node()
             self.loop.stop()
 
         self.submit(stop())
@@ -139,6 +195,32 @@ class Driver:
             return
         if join and not self.on_loop:
             self.thread.join(timeout)
+
+
+def _node_state(pid: int) -> str | None:
+    """The state letter of ``pid`` (``R``, ``S``, ``T``: stopped, ``Z``, ...) if it is a child
+    of this process running Playwright's driver, else None (gone, or another process)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        rest = stat[stat.rfind(b")") + 2:].split()
+        if len(rest) < 2 or int(rest[1]) != os.getpid():
+            return None
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"run-driver" not in f.read():
+                return None
+    except (OSError, ValueError):
+        return None
+    return rest[0].decode()
+
+
+def _node_children() -> set[int]:
+    """This process's children that run a Playwright driver (``node ... run-driver``)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return set()
+    return {int(n) for n in names if n.isdigit() and _node_state(int(n)) is not None}
 
 
 _LOCK = threading.RLock()  # re-entrant: a finaliser may release while this thread acquires
