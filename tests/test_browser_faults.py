@@ -554,3 +554,27 @@ def test_missing_playwright_build_is_not_launched(tmp_path: Any) -> None:
     assert playwright_build_missing(pw(exe2)) is None
     assert playwright_build_missing(pw(tmp_path / "elsewhere" / "chrome")) is None
     assert playwright_build_missing(object()) is None
+
+
+def test_kill_removes_a_shared_memory_file_not_yet_unlinked(tmp_path: Any) -> None:
+    """Chromium unlinks each shared-memory file it makes in the temp dir right after making it;
+    a process killed between the two (an env alive at exit, a hung browser) left it behind.
+    ``_kill`` stops the processes, removes such files they hold, then kills them; files they do
+    not hold, and other names, stay."""
+    import subprocess
+    import sys
+
+    from guigym.backends.browser import _SHM_PREFIX, _kill
+
+    held, other, not_held = tmp_path / f"{_SHM_PREFIX}abc", tmp_path / "mine.txt", tmp_path / f"{_SHM_PREFIX}xyz"
+    not_held.write_bytes(b"")
+    code = "import sys, time; fs = [open(p, 'w') for p in sys.argv[1:]]; print('ok', flush=True); time.sleep(60)"
+    p = subprocess.Popen([sys.executable, "-c", code, str(held), str(other)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ok"
+        _kill([p.pid])
+        assert p.wait(timeout=10) == -9
+    finally:
+        p.kill()
+    assert not held.exists()
+    assert other.exists() and not_held.exists()

@@ -191,12 +191,52 @@ def _smaps_kib(pids: list[int], keys: tuple[str, ...]) -> int:
     return total
 
 
+#: The prefix of the shared-memory files Chromium makes in the temp dir (``--disable-dev-shm-usage``):
+#: each is unlinked right after it is made, so one killed between the two is left behind.
+_SHM_PREFIX = ".org.chromium.Chromium."
+
+
 def _kill(pids: list[int]) -> None:
+    """SIGKILL ``pids`` (a Chromium's processes). They are stopped first, so that none can make
+    a file between the look and the kill: a shared-memory file one of them made and had not yet
+    unlinked (caught by the kill in that window, it would stay in the temp dir) is removed."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except OSError:
+            pass
+    end = time.monotonic() + 0.2  # a signal is taken at the process's next return to user space
+    for pid in pids:
+        while _state(pid) in (b"R", b"S", b"D") and time.monotonic() < end:
+            time.sleep(0.001)
+    half_made = {f for pid in pids for f in _linked_shm_files(pid)}
     for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    for f in half_made:
+        try:
+            os.unlink(f)
+        except OSError:
+            pass
+
+
+def _linked_shm_files(pid: int) -> list[str]:
+    """Chromium shared-memory files that ``pid`` holds open and that still have a name."""
+    out = []
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if os.path.basename(target).startswith(_SHM_PREFIX) and not target.endswith(" (deleted)"):
+            out.append(target)
+    return out
 
 
 # ------------------------------------------------------------------------------ images
@@ -1027,6 +1067,16 @@ def _running(pid: int) -> bool:
         return True
     state = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
     return state not in (b"Z", b"X", b"x")
+
+
+def _state(pid: int) -> bytes | None:
+    """The state letter of ``pid`` (``R``, ``S``, ``D``, ``T``: stopped, ``Z``, ...), None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
 
 
 def _profile_dir(pid: int | None) -> str | None:
