@@ -31,6 +31,7 @@ from guigym.backends import make_backend
 from guigym.backends.base import event_for
 from guigym.backends.browser import BrowserBackend, BrowserCrashed, _guard, decode_png, process_tree
 from guigym.backends.chromium import ENV_VAR, ChromiumNotFound, candidates, launch
+from guigym.backends.procfs import cmdline, stat
 from guigym.layout import layout
 from guigym.registration import id_levels
 
@@ -48,30 +49,13 @@ def make(env_id: str, backend: str = "mock", **kw: Any) -> gym.Env:
 
 def running(pids: list[int]) -> list[int]:
     """The pids that are still running (zombies count as gone)."""
-    out = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state not in ("Z", "X"):
-            out.append(pid)
-    return out
+    return [pid for pid in pids if (stat(pid) or ("X",))[0] not in ("Z", "X")]
 
 
 def chromium_descendants() -> set[int]:
     """Running Chromium processes started (directly or not) by this test process."""
-    out = set()
-    for pid in process_tree(os.getpid()):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                exe = f.read().split(b"\0")[0].lower()
-        except OSError:
-            continue
-        if b"chrom" in exe or b"headless_shell" in exe:
-            out.add(pid)
-    return out
+    exes = {pid: cmdline(pid).split(b"\0")[0].lower() for pid in process_tree(os.getpid())}
+    return {pid for pid, exe in exes.items() if b"chrom" in exe or b"headless_shell" in exe}
 
 
 class _Pool:

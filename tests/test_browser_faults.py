@@ -23,6 +23,8 @@ import pytest
 import guigym  # noqa: F401
 from guigym.actions import Back, Click, OpenApp, Scroll, Type
 from guigym.backends.browser import BrowserCrashed
+from guigym.backends.procfs import cmdline as _cmdline
+from guigym.backends.procfs import stat
 
 pytestmark = pytest.mark.browser
 
@@ -30,11 +32,7 @@ pytestmark = pytest.mark.browser
 def _gone(pid: int, timeout: float = 5.0) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
-                    return True
-        except OSError:
+        if (stat(pid) or ("X",))[0] in ("Z", "X"):
             return True
         time.sleep(0.01)
     return False
@@ -220,11 +218,7 @@ def test_periodic_garbage_collection_is_invisible_and_frees_the_heap() -> None:
 
 
 def _is_renderer(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"--type=renderer" in f.read()
-    except OSError:
-        return False
+    return b"--type=renderer" in _cmdline(pid)
 
 
 @pytest.mark.parametrize("first", ["click", "back", "unparsable text"])
@@ -290,14 +284,7 @@ def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
         obs0, info = env.reset(seed=3)
         b = env.unwrapped.backend
         mine = process_tree(os.getpid())[1:]
-        node = []
-        for pid in mine:
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if b"run-driver" in f.read():
-                        node.append(pid)
-            except OSError:
-                pass
+        node = [pid for pid in mine if b"run-driver" in _cmdline(pid)]
         assert len(node) == 1
         profile = _profile(b.browser_pid)
         assert os.path.basename(profile).startswith("playwright_chromiumdev_profile-")
@@ -321,8 +308,7 @@ def test_dead_playwright_driver_raises_then_reset_starts_a_new_one() -> None:
 
 def _profile(pid: int) -> str:
     """Chromium ``pid``'s profile folder (its ``--user-data-dir``)."""
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        args = f.read().split(b"\0")
+    args = _cmdline(pid).split(b"\0")
     return next(os.fsdecode(a.partition(b"=")[2]) for a in args if a.startswith(b"--user-data-dir="))
 
 
@@ -332,14 +318,6 @@ def _driver_pid() -> int:
     node = [p for p in process_tree(os.getpid())[1:] if b"run-driver" in _cmdline(p)]
     assert len(node) == 1
     return node[0]
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
 
 
 def test_hung_playwright_driver_is_replaced_at_the_next_reset() -> None:
@@ -481,7 +459,8 @@ elif sys.argv[1].startswith("driver"):  # Playwright's node driver killed or sto
     from guigym.backends.browser import BrowserCrashed, process_tree
     envs = [env, gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True, backend_kwargs={"timeout_s": 2})]
     envs[1].reset(seed=0)  # a second env on the same driver
-    node = [p for p in process_tree(os.getpid())[1:] if b"run-driver" in open(f"/proc/{p}/cmdline", "rb").read()]
+    from guigym.backends.procfs import cmdline
+    node = [p for p in process_tree(os.getpid())[1:] if b"run-driver" in cmdline(p)]
     assert len(node) == 1
     os.kill(node[0], signal.SIGKILL if sys.argv[1] == "driver killed" else signal.SIGSTOP)
     try:

@@ -15,16 +15,13 @@ import pytest
 
 import guigym  # noqa: F401
 from guigym.backends.browser import RECYCLE_EVERY, BrowserBackend
+from guigym.backends.procfs import stat
 
 pytestmark = pytest.mark.browser
 
 
 def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
+    return (stat(pid) or ("X",))[0] not in ("Z", "X")
 
 
 def _episode(env: gym.Env, seed: int) -> list[Any]:

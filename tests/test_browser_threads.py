@@ -21,6 +21,8 @@ import pytest
 
 import guigym  # noqa: F401
 from guigym.backends.browser import process_tree
+from guigym.backends.procfs import cmdline as _cmdline
+from guigym.backends.procfs import stat
 
 pytestmark = pytest.mark.browser
 
@@ -59,14 +61,6 @@ def plain() -> dict[str, Rollout]:
     return {b: _plain(b) for b in ("mock", "browser")}
 
 
-def _cmdline(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
-
-
 def helpers() -> list[int]:
     """Running descendants of this process that belong to the browser backend: Chromium
     processes and Playwright's node driver."""
@@ -80,11 +74,7 @@ def helpers() -> list[int]:
 
 
 def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
+    return (stat(pid) or ("X",))[0] not in ("Z", "X")
 
 
 def driver_threads() -> list[str]:

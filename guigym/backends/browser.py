@@ -81,6 +81,7 @@ from guigym.apps.base import TEXT_KINDS, View, field_text
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.browser_loop import Driver, SyncView, acquire, release
 from guigym.backends.chromium import ChromiumNotFound, launch_async
+from guigym.backends.procfs import cmdline, private_kib, process_tree, pss_kib, stat
 from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
 from guigym.fonts import family, font_base64
@@ -117,78 +118,9 @@ class BrowserCrashed(RuntimeError):
 # --------------------------------------------------------------------------- processes
 
 
-def _proc_table() -> dict[int, tuple[int, str]]:
-    """``pid -> (ppid, state)`` of every process (Linux ``/proc``; empty elsewhere)."""
-    out: dict[int, tuple[int, str]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return out
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read().decode("utf-8", "replace")
-        except OSError:
-            continue
-        rest = stat[stat.rfind(")") + 2:].split()
-        if len(rest) >= 2:
-            out[int(name)] = (int(rest[1]), rest[0])
-    return out
-
-
-def process_tree(root: int, include_zombies: bool = False) -> list[int]:
-    """``root`` and its descendants that are still running (zombies left out by default)."""
-    table = _proc_table()
-    if root not in table:
-        return []
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
-        if include_zombies or table[p][1] not in ("Z", "X"):
-            out.append(p)
-        todo.extend(children.get(p, ()))
-    return out
-
-
 def _find_marked(marker: bytes, under: int) -> int | None:
     """The descendant of ``under`` whose command line holds ``marker`` (the browser process)."""
-    for pid in process_tree(under):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker in f.read():
-                    return pid
-        except OSError:
-            continue
-    return None
-
-
-def pss_kib(pids: list[int]) -> int:
-    """Proportional set size (KiB) of ``pids``, summed (from ``/proc/PID/smaps_rollup``)."""
-    return _smaps_kib(pids, ("Pss:",))
-
-
-def private_kib(pids: list[int]) -> int:
-    """Memory (KiB) that only ``pids`` use (``Private_Clean`` + ``Private_Dirty``): unlike PSS,
-    it does not move when other programs map the same libraries (a steadier drift measure)."""
-    return _smaps_kib(pids, ("Private_Clean:", "Private_Dirty:"))
-
-
-def _smaps_kib(pids: list[int], keys: tuple[str, ...]) -> int:
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith(keys):
-                        total += int(line.split()[1])
-        except OSError:
-            continue
-    return total
+    return next((pid for pid in process_tree(under) if marker in cmdline(pid)), None)
 
 
 #: The prefix of the shared-memory files Chromium makes in the temp dir (``--disable-dev-shm-usage``):
@@ -207,7 +139,7 @@ def _kill(pids: list[int]) -> None:
             pass
     end = time.monotonic() + 0.2  # a signal is taken at the process's next return to user space
     for pid in pids:
-        while _state(pid) in (b"R", b"S", b"D") and time.monotonic() < end:
+        while (stat(pid) or ("X",))[0] in ("R", "S", "D") and time.monotonic() < end:
             time.sleep(0.001)
     half_made = {f for pid in pids for f in _linked_shm_files(pid)}
     for pid in pids:
@@ -688,15 +620,7 @@ class BrowserBackend(Backend):
     def _renderers(self) -> list[int]:
         """Renderer processes of this browser (Chromium puts ``--type=renderer`` in their
         command line)."""
-        out = []
-        for pid in self.chromium_pids():
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if b"--type=renderer" in f.read():
-                        out.append(pid)
-            except OSError:
-                continue
-        return out
+        return [pid for pid in self.chromium_pids() if b"--type=renderer" in cmdline(pid)]
 
     def _calibrate(self, probe: bool = True) -> None:
         """Learn the page's layers (one frame) and, with ``probe``, check that the page draws
@@ -1058,34 +982,15 @@ def _weak_call(ref: weakref.ref[BrowserBackend], method: str, *args: Any) -> Non
 
 def _running(pid: int) -> bool:
     """Whether ``pid`` is a running process (a zombie is not); True where ``/proc`` is absent."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except FileNotFoundError:
+    st = stat(pid)
+    if st is None:
         return not os.path.isdir("/proc/self")
-    except OSError:
-        return True
-    state = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
-    return state not in (b"Z", b"X", b"x")
-
-
-def _state(pid: int) -> bytes | None:
-    """The state letter of ``pid`` (``R``, ``S``, ``D``, ``T``: stopped, ``Z``, ...), None if gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
+    return st[0] not in ("Z", "X", "x")
 
 
 def _profile_dir(pid: int | None) -> str | None:
     """The profile folder of Chromium ``pid`` (its ``--user-data-dir``), or None."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            args = f.read().split(b"\0")
-    except (OSError, TypeError):
-        return None
+    args = cmdline(pid).split(b"\0")
     profile = next((a.partition(b"=")[2] for a in args if a.startswith(b"--user-data-dir=")), None)
     return os.fsdecode(profile) if profile else None
 
@@ -1144,8 +1049,7 @@ def _remove_tmp(paths: list[str]) -> None:
 def _wait_gone(pids: list[int], timeout: float) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        table = _proc_table()
-        if all(p not in table or table[p][1] in ("Z", "X") for p in pids):
+        if all((stat(p) or ("X",))[0] in ("Z", "X") for p in pids):
             return
         time.sleep(0.01)
 

@@ -25,6 +25,8 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from guigym.backends.procfs import cmdline, stat
+
 __all__ = ["Driver", "SyncView", "acquire", "release"]
 
 
@@ -200,18 +202,10 @@ class Driver:
 def _node_state(pid: int) -> str | None:
     """The state letter of ``pid`` (``R``, ``S``, ``T``: stopped, ``Z``, ...) if it is a child
     of this process running Playwright's driver, else None (gone, or another process)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-        rest = stat[stat.rfind(b")") + 2:].split()
-        if len(rest) < 2 or int(rest[1]) != os.getpid():
-            return None
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            if b"run-driver" not in f.read():
-                return None
-    except (OSError, ValueError):
+    st = stat(pid)
+    if st is None or st[1] != os.getpid() or b"run-driver" not in cmdline(pid):
         return None
-    return rest[0].decode()
+    return st[0]
 
 
 def _node_children() -> set[int]:
