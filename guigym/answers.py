@@ -173,9 +173,17 @@ def answers_match(given: Any, expected: Expected) -> bool:
         if isinstance(expected, (list, tuple)):
             want = Counter(canonical_answer(e) for e in expected)
             return Counter(canonical_answer(p) for p in _items(given)) == want
-        return canonical_answer(given) == canonical_answer(expected)
+        want_one = canonical_answer(expected)
+        # "15.00" reads first as the number 15 (a price); where a time is expected it is 15:00
+        return canonical_answer(given) == want_one or (want_one.startswith("t:") and _time_text(given) == want_one)
     except (ValueError, OverflowError):
         return False
+
+
+def _time_text(given: str) -> str | None:
+    """``given`` read as a time (``"t:HH:MM"``) even where it also reads as a number ("15.00")."""
+    t = _as_time(_text(given))
+    return None if t is None else f"t:{t}"
 
 
 def answer_f1(given: Any, expected: Expected) -> float:

@@ -63,6 +63,15 @@ def test_answers_that_match(given, expected):
     assert answer_f1(given, expected) == 1.0
 
 
+@pytest.mark.parametrize("given,expected", [("15.00", "15:00"), ("15.00", "3 pm"), ("9.30", "9:30 AM"), ("21.45", "9:45 PM")])
+def test_a_time_written_with_a_dot_matches_the_time(given, expected):
+    """The module docstring: "15.00" is 15:00 like "3 pm" (it read as the number 15 and never
+    matched a time); as a number it still matches a price."""
+    assert answers_match(given, expected)
+    assert answers_match(given, float(given))
+    assert not answers_match("15.00", "3:00 AM")
+
+
 @pytest.mark.parametrize("given,expected", [
     ("Room C", "Room B"), ("1251", "1,250"), ("3 am", "15:00"), ("Dec 2, 2026", "2026-12-01"), ("Dec 1", "2026-12-01"),
     ("Alice", ["Alice", "Bob"]), ("Alice, Bob, Carol", ["Alice", "Bob"]), ("Alice, Alice", ["Alice", "Bob"]), ("", "0"),

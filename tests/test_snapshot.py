@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 from guigym.apps.snapshot import snapshot_problems
-from guigym.env import HISTORY_LEN, STATE_VERSION
+from guigym.env import HISTORY_LEN, STATE_VERSION, GuiEnv
 from guigym.registration import env_ids
 from guigym.variation import AXES
 
@@ -103,3 +103,90 @@ def test_every_axis_value_is_accepted_in_a_snapshot(env: Any) -> None:
             s = copy.deepcopy(snap)
             s["scenario"]["variation"][axis] = v
             assert snapshot_problems(s, family, STATE_VERSION, HISTORY_LEN) == [], (axis, v)
+
+
+
+def _unshown_event(s: dict[str, Any]) -> dict[str, Any]:
+    """An event of a month the main screen does not show (so its screen does not draw it)."""
+    app = s["state"]["apps"]["Calendar"]
+    return next(e for e in app["data"]["events"] if e["date"][:7] != app["values"]["main.shown"])  # type: ignore[no-any-return]
+
+
+def _unshown_node(s: dict[str, Any]) -> dict[str, Any]:
+    """A file in a folder below the top one (the top folder's screen does not draw it)."""
+    return next(n for n in s["state"]["apps"]["Files"]["data"]["nodes"] if n["parent"] != 0 and not n["folder"])  # type: ignore[no-any-return]
+
+
+def _in_app(s: dict[str, Any]) -> list[str]:
+    """The home screen's icons, the device put in front of an app first (so home is not drawn)."""
+    icons: list[str] = s["scenario"]["home"]["icons"]
+    s["state"]["fg"] = next(a for a in icons if a in s["state"]["apps"])
+    return icons
+
+
+def _stack(s: dict[str, Any], app: str) -> list[str]:
+    return s["state"]["apps"][app]["stack"]  # type: ignore[no-any-return]
+
+
+#: Snapshots that fit the schema and show their current screen, so the dry run passed them, but
+#: that a later step could not show: each was loaded, then a step or two later raised from the
+#: renderer or the app (an exception out of ``step``).
+CRASH_LATER = [
+    ("GuiGym-Login-v0", "easy", None, "theme", lambda s: s["scenario"]["theme"].__setitem__("error", [0, 0, 256])),
+    ("GuiGym-Login-v0", "easy", None, "color", lambda s: s["scenario"]["apps"][_in_app(s)[0]].__setitem__("color", [1, 2])),
+    ("GuiGym-Login-v0", "easy", None, r"\.to: no screen",
+     lambda s: next(r for a in s["scenario"]["apps"].values() for scr in a["screens"].values() for r in scr["rows"]
+                    if "to" in r).__setitem__("to", "nowhere")),
+    ("GuiGym-CrossApp-v0", "easy", {"icons": "recoloured"}, "looks",
+     lambda s: s["scenario"]["home"]["looks"].__setitem__(_in_app(s)[0], ["", _in_app(s)[0]])),
+    ("GuiGym-CrossApp-v0", "easy", {"icons": "recoloured"}, "looks", lambda s: s["scenario"]["home"]["looks"].pop(_in_app(s)[1])),
+    ("GuiGym-Launcher-v0", "easy", None, "cannot be shown", lambda s: _stack(s, "Notes").append("-1")),
+    ("GuiGym-Calendar-v0", "medium", None, "repeat", lambda s: _unshown_event(s).__setitem__("repeat", "fortnightly")),
+    ("GuiGym-Calendar-v0", "medium", None, "date", lambda s: _unshown_event(s).__setitem__("date", "2026-02-30")),
+    ("GuiGym-Calendar-v0", "medium", None, "not a month",
+     lambda s: s["state"]["apps"]["Calendar"]["values"].__setitem__("form.date.shown", "soon")),
+    ("GuiGym-Messages-v0", "easy", None, "new.to", lambda s: s["state"]["apps"]["Messages"]["values"].__setitem__("new.to", 5)),
+    ("GuiGym-Files-v0", "medium", None, "expected a int", lambda s: _unshown_node(s).__setitem__("size", "big")),
+    ("GuiGym-Mail-v0", "medium", None, "keys", lambda s: s["state"]["apps"]["Mail"]["data"]["mails"][-1].pop("subject")),
+]
+
+
+@pytest.mark.parametrize("env_id,level,variation,match,corrupt", CRASH_LATER)
+def test_a_snapshot_a_later_step_could_not_show_is_refused(env_id: str, level: str, variation: Any, match: str,
+                                                           corrupt: Any) -> None:
+    """Colours, the icons' looks, links, the screens under the current one (Back) and every
+    app's data and values are checked, not only what the current screen draws: each of these
+    was loaded and made a later step raise (README: "a bad one raises one ValueError")."""
+    e = gym.make(env_id, level=level, variation=variation)
+    e.reset(seed=0)
+    snap = e.unwrapped.get_state()
+    corrupt(snap)
+    _refused(e, snap, match)
+    e.unwrapped.step(e.unwrapped.reference()[0].action)  # still usable
+    e.close()
+
+
+def test_a_state_seen_valid_is_not_checked_again_and_a_changed_copy_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stage-2 reward's case, a set_state per candidate to the same state of the env's own
+    episode, skips the state checks (the env made that state, or checked it once); any state
+    not equal to one of those is checked in full."""
+    e = gym.make("GuiGym-Messages-v0", level="easy").unwrapped
+    e.reset(seed=0)
+    e.step(e.reference()[0].action)
+    snap = e.get_state()
+    stacks: list[int] = []
+    full = GuiEnv._check_stacks
+    monkeypatch.setattr(GuiEnv, "_check_stacks", lambda self: (stacks.append(1), full(self))[1])
+    for _ in range(3):
+        e.set_state(snap)
+        assert e.get_state() == snap
+    assert stacks == []  # the env's own state: no dry run of its stacks
+    other = e.get_state()
+    other["state"]["apps"]["Messages"]["values"]["new.to"] = 5
+    with pytest.raises(ValueError, match="new.to"):
+        e.set_state(other)
+    assert e.get_state() == snap and stacks == []  # refused by the state checks, before any dry run
+    e.reset(seed=1)
+    e.set_state(snap)  # another episode's state: checked in full, once
+    e.set_state(snap)
+    assert stacks == [1] and e.get_state() == snap

@@ -301,6 +301,13 @@ class App:
             path.insert(0, p)
         return path
 
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """What in ``state`` (already of the shape of :meth:`initial_state`'s: see
+        ``guigym.apps.snapshot``) this app cannot show or act on: values of the right type but
+        out of their domain (a date that is no date). ``set_state`` refuses a snapshot with
+        any; ``[]`` by default."""
+        return []
+
     # --- behaviour ---------------------------------------------------------------------
     def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
         """Mutate ``state`` (a private copy) for ``ev`` on the current screen."""

@@ -169,6 +169,25 @@ def minutes_of(t: str) -> int:
     return int(t[:2]) * 60 + int(t[3:5])
 
 
+def _is_date(s: Any) -> bool:
+    """Whether ``s`` is a ``"YYYY-MM-DD"`` date whose months before and after exist (the pickers page)."""
+    if not isinstance(s, str) or len(s) != 10 or s[4] != "-" or s[7] != "-" or not _digits(s[:4] + s[5:7] + s[8:]):
+        return False
+    try:
+        return dt.date(int(s[:4]), int(s[5:7]), int(s[8:])).year in range(2, 9999)
+    except ValueError:
+        return False
+
+
+def _is_time(t: Any) -> bool:
+    """Whether ``t`` is a 24-hour ``"HH:MM"`` time."""
+    return isinstance(t, str) and len(t) == 5 and t[2] == ":" and _digits(t[:2] + t[3:]) and int(t[:2]) < 24 and int(t[3:]) < 60
+
+
+def _digits(s: str) -> bool:
+    return s.isascii() and s.isdigit()
+
+
 def ordinal(n: int) -> str:
     """>>> ordinal(1), ordinal(12), ordinal(22), ordinal(13)
     ('1st', '12th', '22nd', '13th')
@@ -236,6 +255,30 @@ class CalendarApp(App):
         state["values"][SHOWN] = month_of(spec["today"])
         state["values"].update(self._form_values(spec, None))
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """Events, the in-app today and the form's values that the screens parse: ISO dates
+        ("2026-03-14"), months ("2026-03"), 24-hour times ("15:30"), repeats of ``REPEATS``,
+        hours 0..23 and minutes 0..59 (a snapshot's, so none of them raises mid-episode)."""
+        out = [] if _is_date(spec["today"]) else [f"today: {spec['today']!r:.40} is not a date (YYYY-MM-DD)"]
+        for where, events in (("spec.events", spec["events"]), ("data.events", state["data"]["events"])):
+            for i, e in enumerate(events):
+                if not _is_date(e["date"]) or not _is_time(e["time"]) or e["repeat"] not in REPEATS:
+                    out.append(f"{where}[{i}]: date {e['date']!r:.40}, time {e['time']!r:.20} or repeat {e['repeat']!r:.20} "
+                               f"is not a YYYY-MM-DD date, an HH:MM time and one of {REPEATS}")
+        vals = state["values"]
+        for key in (SHOWN, F_DATE + ".shown"):
+            if key in vals and not (isinstance(vals[key], str) and _is_date(vals[key] + "-01")):
+                out.append(f"values[{key!r}]: {vals[key]!r:.40} is not a month (YYYY-MM)")
+        if F_DATE in vals and vals[F_DATE] is not None and not (isinstance(vals[F_DATE], str) and _is_date(vals[F_DATE])):
+            out.append(f"values[{F_DATE!r}]: {vals[F_DATE]!r:.40} is not a date (YYYY-MM-DD)")
+        for key, hi in ((F_TIME + ".h", 23), (F_TIME + ".m", 59)):
+            v = vals.get(key, 0)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= hi:
+                out.append(f"values[{key!r}]: {v!r:.40} is not an int in 0..{hi}")
+        if vals.get(F_REPEAT, "never") not in REPEATS:
+            out.append(f"values[{F_REPEAT!r}]: {vals[F_REPEAT]!r:.40} is not one of {REPEATS}")
+        return out
 
     @staticmethod
     def _form_values(spec: AppSpec, e: CalEvent | None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from guigym.apps.base import HOME, MAX_FIELD_LEN, home_pages, printable
+from guigym.apps.base import APP_KINDS, HOME, MAX_FIELD_LEN, home_pages, printable
 from guigym.apps.family import Family
 from guigym.apps.validate import scenario_problems, state_problems
 from guigym.variation import AXES, NO_VALUE, axis_value
@@ -40,6 +40,15 @@ def _bad_strings(value: Any, where: str, out: list[str]) -> None:
             _bad_strings(v, f"{where}[{i}]", out)
 
 
+#: The theme's colours (``guigym.apps.family.THEMES``); any other list in a theme must be a colour too.
+THEME_COLOURS = frozenset({"primary", "on_primary", "bg", "surface", "text", "muted", "error"})
+
+
+def _is_colour(v: Any) -> bool:
+    """Whether ``v`` is an ``[r, g, b]`` list of ints 0..255 (what both renderers can draw)."""
+    return isinstance(v, list) and len(v) == 3 and all(type(c) is int and 0 <= c <= 255 for c in v)
+
+
 def _scenario_semantic_problems(scenario: dict[str, Any]) -> list[str]:
     """What in a scenario fits the schema but no app could show."""
     out: list[str] = []
@@ -47,15 +56,87 @@ def _scenario_semantic_problems(scenario: dict[str, Any]) -> list[str]:
     apps = scenario["apps"]
     if len(scenario["task"]["instruction"]) > MAX_INSTRUCTION:
         out.append(f"$.scenario.task.instruction: longer than {MAX_INSTRUCTION} characters")
+    # colours are drawn only on the screens that use them, so the dry run alone misses most
+    out += [f"$.scenario.theme[{_short(k)}]: {_short(v)} is not a colour [r, g, b] (0..255)" for k, v in scenario["theme"].items()
+            if (k in THEME_COLOURS or isinstance(v, list)) and not _is_colour(v)]
     for name, spec in apps.items():
         if spec["root"] not in spec["screens"]:
             out.append(f"$.scenario.apps[{_short(name)}].root: no screen {_short(spec['root'])}")
+        if "color" in spec and not _is_colour(spec["color"]):
+            out.append(f"$.scenario.apps[{_short(name)}].color: {_short(spec['color'])} is not a colour [r, g, b] (0..255)")
         for sid, scr in spec["screens"].items():
             for i, r in enumerate(scr["rows"]):
                 if len(r["id"]) > MAX_ID or len(r["label"]) > MAX_LABEL:
                     out.append(f"$.scenario.apps[{_short(name)}].screens[{_short(sid)}].rows[{i}]: id over {MAX_ID} "
                                f"or label over {MAX_LABEL} characters")
+                if "to" in r and r["to"] not in spec["screens"]:
+                    out.append(f"$.scenario.apps[{_short(name)}].screens[{_short(sid)}].rows[{i}].to: no screen {_short(r['to'])}")
     out += [f"$.scenario.home.icons: no app {_short(n)}" for n in scenario["home"]["icons"] if n not in apps]
+    looks = scenario["home"].get("looks")
+    if looks:  # the ``icons`` variation: every icon drawn with [colour app, glyph app], both on the device
+        out += [f"$.scenario.home.looks[{_short(n)}]: expected [colour app, glyph app] of this device's apps, got "
+                f"{_short(looks.get(n))}" for n in scenario["home"]["icons"]
+                if not (isinstance(looks.get(n), list) and len(looks[n]) == 2 and all(a in apps for a in looks[n]))]
+    return out
+
+
+def _shape_problems(value: Any, ref: Any, where: str, out: list[str], record: bool | None = False) -> None:
+    """Where ``value`` does not have the JSON shape of ``ref`` (what an app's ``initial_state``
+    makes): the same types (``None`` in ``ref``: any), a list's items each shaped like ``ref``'s
+    first, a record's (``record=True``: a dict in a list) keys exactly ``ref``'s, and with
+    ``record=None`` (an app's ``data``, which never loses a key) every key of ``ref`` present;
+    otherwise (``values``, which lose keys as rows go) only the keys both have are compared."""
+    if ref is None or len(out) >= 20:
+        return
+    if isinstance(ref, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(ref, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(ref, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif isinstance(ref, (str, list, dict)):
+        ok = isinstance(value, type(ref))
+    else:
+        ok = True
+    if not ok:
+        out.append(f"{where}: expected a {type(ref).__name__}, got {_short(value)}")
+    elif isinstance(ref, list) and ref:
+        for i, v in enumerate(value):
+            _shape_problems(v, ref[0], f"{where}[{i}]", out, record=True)
+    elif isinstance(ref, dict):
+        if record and set(value) != set(ref):
+            out.append(f"{where}: keys {sorted(map(str, value))} differ from {sorted(ref)}")
+            return
+        for k, r in ref.items():
+            if k in value:
+                _shape_problems(value[k], r, f"{where}[{_short(k)}]", out)
+            elif record is None:
+                out.append(f"{where}: missing key {_short(k)}")
+
+
+def _app_state_problems(scenario: dict[str, Any], state: dict[str, Any]) -> list[str]:
+    """Each app's ``data`` and ``values`` against the shape its app kind starts with (records of
+    the right fields and types), then the app's own :meth:`~guigym.apps.base.App.state_problems`:
+    data no screen of the current one reads may be read after a few steps, which a dry run
+    cannot find."""
+    out: list[str] = []
+    for name, spec in scenario["apps"].items():
+        where = f"$.state.apps[{_short(name)}]"
+        app = APP_KINDS.get(spec["kind"])
+        if app is None:
+            out.append(f"$.scenario.apps[{_short(name)}].kind: no app kind {_short(spec['kind'])}")
+            continue
+        try:
+            ref = app.initial_state(spec)
+        except Exception as e:  # noqa: BLE001 - a scenario the schema admits but the app cannot start from
+            out.append(f"$.scenario.apps[{_short(name)}]: the app cannot start from it ({type(e).__name__}: {str(e)[:80]})")
+            continue
+        found: list[str] = []
+        _shape_problems(state["apps"][name]["data"], ref["data"], f"{where}.data", found, record=None)
+        _shape_problems(state["apps"][name]["values"], ref["values"], f"{where}.values", found)
+        if not found:
+            found = [f"{where}: {p}" for p in app.state_problems(spec, state["apps"][name])]
+        out += found
     return out
 
 
@@ -97,15 +178,20 @@ def _semantic_problems(scenario: dict[str, Any], state: dict[str, Any], trusted:
                 if not 0 <= v < 2**31]
         out += [f"{where}.values[{_short(k)}]: text over {MAX_FIELD_LEN} characters" for k, v in app["values"].items()
                 if isinstance(v, str) and len(v) > MAX_FIELD_LEN]
+    if not out:
+        out += _app_state_problems(scenario, state)
     return out
 
 
-def snapshot_problems(snapshot: Any, family: Family, version: int, history_len: int, trusted: Any = None) -> list[str]:
+def snapshot_problems(snapshot: Any, family: Family, version: int, history_len: int, trusted: Any = None,
+                      state_known: bool = False) -> list[str]:
     """Everything wrong with ``snapshot`` as a ``get_state()`` snapshot of an env of ``family``
     (``[]``: it can be loaded). Only the last ``history_len`` lines of ``history`` are read
     (``set_state`` keeps those, cut to the history's line length, as ``step`` would).
     A snapshot whose scenario equals ``trusted`` (the env's own, already checked) has only its
-    state checked against it: the common case, a snapshot of the env's own episode.
+    state checked against it: the common case, a snapshot of the env's own episode. With
+    ``state_known`` as well (the caller has seen this very state valid in that scenario: the
+    env's own, or one it checked before), the state is not checked again either.
 
     >>> from guigym.apps import FAMILIES
     >>> snapshot_problems({"version": 1, "scenario": {}, "state": {}, "initial_len": 0}, FAMILIES["Login"], 1, 8)[:2]
@@ -133,6 +219,8 @@ def snapshot_problems(snapshot: Any, family: Family, version: int, history_len: 
     elif not known:
         out += [p.replace("$", "$.scenario", 1) for p in scenario_problems(scenario, family.task_type)]
         out += _level_variation_problems(scenario, family)
+    if known and state_known:
+        return out
     if "state" in snapshot:
         out += [p.replace("$", "$.state", 1) for p in state_problems(state)]
     if out:
