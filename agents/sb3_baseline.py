@@ -8,10 +8,11 @@ oracle's remaining length). Every ``eval_every`` steps the deterministic policy 
 held-out seeds.
 
 :data:`PPO_SETTING` is the setting measured over seeds in ``docs/ppo_baseline.md`` (smaller action
-space, action history, tuned PPO): it makes steady progress on Login easy (shaped return); at 80k
-env steps one seed of three succeeds above random, at 200k every seed does (4 / 27 / 22 % vs 0 %);
-see that page for the learning curves. ``train_ppo``'s own defaults reproduce the original
-full-action-space baseline.
+space, action history, tuned PPO): its shaped return rises on Login easy, but in the README's
+tables (commit 7d28fe5) one seed of three (seed 0: 4 %) succeeds above random (0 %), at 80k and
+at 200k env steps alike; the 4 / 27 / 22 % at 200k were measured at b20a3c1, before a fix of
+the wrappers. See that page and the README for the curves. ``train_ppo``'s own defaults
+reproduce the original full-action-space baseline.
 """
 
 from __future__ import annotations
@@ -61,6 +62,34 @@ def ppo_setting(env_id: str | None = None, level: str | None = None, total_times
     return s
 
 
+def _check_seeds(seeds: Any) -> None:
+    """A success rate over no episodes is no measurement (``max(1, len(seeds))`` made it 0 %)."""
+    if len(seeds) == 0:
+        raise ValueError(f"no seeds to evaluate on (got {seeds!r}): a success rate needs at least one episode")
+
+
+def train_ppo_problems(env_id: str, level: str, total_timesteps: int, seed: int, eval_every: int, eval_episodes: int,
+                       max_steps: int, n_envs: int) -> list[str]:
+    """What is wrong with :func:`train_ppo`'s arguments, one line each (checked before anything
+    is built or written: ``eval_every=0`` evaluated after every env step, ``total_timesteps=0``
+    reported a run that trained nothing, ``n_envs=0`` was an IndexError inside SB3).
+
+    >>> train_ppo_problems("GuiGym-Login-v0", "easy", 100, 0, 0, 5, 10, 0)
+    ['eval_every must be >= 1, got 0', 'n_envs must be >= 1, got 0']
+    """
+    from guigym.registration import id_level_problem
+
+    out: list[str] = []
+    problem = id_level_problem(env_id, level)
+    if problem:
+        out.append(problem)
+    for name, value, low in [("total_timesteps", total_timesteps, 1), ("seed", seed, 0), ("eval_every", eval_every, 1),
+                             ("eval_episodes", eval_episodes, 0), ("max_steps", max_steps, 1), ("n_envs", n_envs, 1)]:
+        if value < low:
+            out.append(f"{name} must be >= {low}, got {value}")
+    return out
+
+
 def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: int, deterministic: bool = True,
                  **env_kwargs: Any) -> float:
     """Success rate of ``model`` over ``seeds`` (argmax actions, or sampled ones with
@@ -68,6 +97,7 @@ def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: i
     model was trained with."""
     from guigym.wrappers import make_sb3_env
 
+    _check_seeds(seeds)
     env = make_sb3_env(env_id, level=level, max_episode_steps=max_steps, **env_kwargs)
     wins = 0
     for s in seeds:
@@ -79,13 +109,14 @@ def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: i
             done = term or trunc
         wins += bool(info["success"])
     env.close()
-    return wins / max(1, len(seeds))
+    return wins / len(seeds)
 
 
 def evaluate_random(env_id: str, level: str, seeds: range, max_steps: int, seed: int = 0, **env_kwargs: Any) -> float:
     """Success rate of uniformly random actions in the same wrapped env over ``seeds``."""
     from guigym.wrappers import make_sb3_env
 
+    _check_seeds(seeds)
     env = make_sb3_env(env_id, level=level, max_episode_steps=max_steps, **env_kwargs)
     rng = np.random.default_rng(seed)
     wins = 0
@@ -97,7 +128,7 @@ def evaluate_random(env_id: str, level: str, seeds: range, max_steps: int, seed:
             done = term or trunc
         wins += bool(info["success"])
     env.close()
-    return wins / max(1, len(seeds))
+    return wins / len(seeds)
 
 
 def train_ppo(
@@ -112,7 +143,14 @@ def train_ppo(
     the PPO hyper-parameters (default ``n_steps=256, batch_size=256, n_epochs=4,
     learning_rate=3e-4, ent_coef=0.01``). ``threads`` caps torch's CPU threads (None: leave).
     Pass ``**PPO_SETTING`` for the setting that learns.
+
+    The curve's points are the deterministic policy's success on ``eval_episodes`` held-out
+    seeds (NaN with ``eval_episodes=0``: not evaluated); the last point, ``final_success``, is
+    always the saved policy's. Bad arguments raise one ``ValueError`` before anything starts.
     """
+    problems = train_ppo_problems(env_id, level, total_timesteps, seed, eval_every, eval_episodes, max_steps, n_envs)
+    if problems:
+        raise ValueError("train_ppo: " + "; ".join(problems))
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -120,61 +158,74 @@ def train_ppo(
 
     from guigym.wrappers import make_sb3_env
 
+    # the cap holds for this run only: a caller's (a notebook's, a test session's) torch keeps its threads
+    threads_before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(seed)
-    ekw = dict(env_kwargs or {})
-    ekw["image_only"] = policy == "CnnPolicy"
-    venv = make_vec_env(lambda: make_sb3_env(env_id, level=level, reward_mode=reward_mode, max_episode_steps=max_steps, **ekw),
-                        n_envs=n_envs, seed=seed)
-    hp = {"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01, **(ppo_kwargs or {})}
-    model = PPO(policy, venv, seed=seed, verbose=0, device="cpu", **hp)
-    held_out = range(100_000 + seed * 1000, 100_000 + seed * 1000 + eval_episodes)
-    t0 = time.process_time()
+    try:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        torch.manual_seed(seed)
+        ekw = dict(env_kwargs or {})
+        ekw["image_only"] = policy == "CnnPolicy"
+        venv = make_vec_env(lambda: make_sb3_env(env_id, level=level, reward_mode=reward_mode, max_episode_steps=max_steps, **ekw),
+                            n_envs=n_envs, seed=seed)
+        hp = {"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01, **(ppo_kwargs or {})}
+        model = PPO(policy, venv, seed=seed, verbose=0, device="cpu", **hp)
+        held_out = range(100_000 + seed * 1000, 100_000 + seed * 1000 + eval_episodes)
+        t0 = time.process_time()
 
-    def evaluate() -> float:
-        return evaluate_sb3(model, env_id, level, held_out, max_steps, **ekw)
+        def evaluate() -> float:
+            if not held_out:  # eval_episodes=0: no evaluation, and no 0 % that looks measured
+                return float("nan")
+            return evaluate_sb3(model, env_id, level, held_out, max_steps, **ekw)
 
-    def train_return() -> float:
-        """Mean return of the last 100 training episodes (shaped: 1 + progress ≈ 2 at success)."""
-        buf = model.ep_info_buffer or []
-        return round(float(np.mean([e["r"] for e in buf])), 3) if buf else float("nan")
+        def train_return() -> float:
+            """Mean return of the last 100 training episodes (shaped: 1 + progress ≈ 2 at success)."""
+            buf = model.ep_info_buffer or []
+            return round(float(np.mean([e["r"] for e in buf])), 3) if buf else float("nan")
 
-    rows: list[dict[str, float]] = [{"step": 0, "success": evaluate(), "cpu_s": 0.0, "train_return": float("nan")}]
+        rows: list[dict[str, float]] = [{"step": 0, "success": evaluate(), "cpu_s": 0.0, "train_return": float("nan")}]
 
-    class Eval(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.next = eval_every
+        class Eval(BaseCallback):
+            def __init__(self) -> None:
+                super().__init__()
+                self.next = eval_every
 
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self.next:
-                self.next += eval_every
-                rows.append({"step": self.num_timesteps, "success": evaluate(), "cpu_s": round(time.process_time() - t0, 1),
-                             "train_return": train_return()})
-                print(f"PPO {env_id} [{level}] step {self.num_timesteps}: eval success {rows[-1]['success']:.1%}, "
-                      f"train return {rows[-1]['train_return']:.2f} ({rows[-1]['cpu_s']:.0f} CPU-s)", flush=True)
-            return True
+            def _on_step(self) -> bool:
+                if self.num_timesteps >= self.next:
+                    self.next += eval_every
+                    rows.append({"step": self.num_timesteps, "success": evaluate(), "cpu_s": round(time.process_time() - t0, 1),
+                                 "train_return": train_return()})
+                    print(f"PPO {env_id} [{level}] step {self.num_timesteps}: eval success {rows[-1]['success']:.1%}, "
+                          f"train return {rows[-1]['train_return']:.2f} ({rows[-1]['cpu_s']:.0f} CPU-s)", flush=True)
+                return True
 
-    model.learn(total_timesteps=total_timesteps, callback=Eval(), progress_bar=progress)
-    if rows[-1]["step"] < model.num_timesteps:
-        rows.append({"step": model.num_timesteps, "success": evaluate(), "cpu_s": round(time.process_time() - t0, 1),
-                     "train_return": train_return()})
-    with open(out / "curves.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["step", "success", "cpu_s", "train_return"])
-        w.writeheader()
-        w.writerows(rows)
-    _plot(rows, out / "curves.png", f"PPO ({policy}) on {env_id} [{level}]")
-    model.save(out / "ppo.zip")
-    result = {"algo": "ppo", "env_id": env_id, "level": level, "seed": seed, "total_timesteps": int(model.num_timesteps),
-              "final_success": rows[-1]["success"], "curve": rows, "eval_seeds": [held_out.start, held_out.stop],
-              "cpu_s": rows[-1]["cpu_s"], "max_steps": max_steps, "n_envs": n_envs, "reward_mode": reward_mode,
-              "policy": policy, "env_kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in ekw.items()}, "ppo_kwargs": hp}
-    (out / "eval.json").write_text(json.dumps(result, indent=2))
-    venv.close()
-    return result
+        model.learn(total_timesteps=total_timesteps, callback=Eval(), progress_bar=progress)
+        # The callback runs inside a rollout, before that rollout's update: a point it took at the
+        # last step measured the policy before PPO's last update. The final point is always the
+        # final (saved) policy's; at the same step it replaces the callback's point.
+        final = {"step": model.num_timesteps, "success": evaluate(), "cpu_s": round(time.process_time() - t0, 1),
+                 "train_return": train_return()}
+        if rows[-1]["step"] == model.num_timesteps and len(rows) > 1:
+            rows[-1] = final
+        else:
+            rows.append(final)
+        with open(out / "curves.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["step", "success", "cpu_s", "train_return"])
+            w.writeheader()
+            w.writerows(rows)
+        _plot(rows, out / "curves.png", f"PPO ({policy}) on {env_id} [{level}]")
+        model.save(out / "ppo.zip")
+        result = {"algo": "ppo", "env_id": env_id, "level": level, "seed": seed, "total_timesteps": int(model.num_timesteps),
+                  "final_success": rows[-1]["success"], "curve": rows, "eval_seeds": [held_out.start, held_out.stop],
+                  "cpu_s": rows[-1]["cpu_s"], "max_steps": max_steps, "n_envs": n_envs, "reward_mode": reward_mode,
+                  "policy": policy, "env_kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in ekw.items()}, "ppo_kwargs": hp}
+        (out / "eval.json").write_text(json.dumps(result, indent=2))
+        venv.close()
+        return result
+    finally:
+        torch.set_num_threads(threads_before)
 
 
 def _plot(rows: list[dict[str, float]], path: Path, title: str) -> None:

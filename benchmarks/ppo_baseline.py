@@ -11,7 +11,8 @@ deterministic (argmax) policy, and the sampled policy. Writes ``<out>/table.md``
 ``<out>/results.json`` and the learning curves of all seeds (``--png``, default
 ``docs/ppo_baseline.png``), and prints the table and the git commit. Runs are sequential; with
 one thread SB3's PPO is deterministic per seed (same seed, same machine: same numbers). A seed
-whose ``<out>/seed<k>/row.json`` has the same setting is reused, not retrained.
+whose ``<out>/seed<k>/row.json`` has the same setting, held-out seeds and curve flags
+(``--eval-every``, ``--curve-episodes``) is reused, not retrained.
 """
 
 from __future__ import annotations
@@ -58,12 +59,16 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     p.add_argument("--out", default="runs/ppo_baseline", help="run folder (per-seed runs, table.md, results.json)")
     p.add_argument("--png", default="docs/ppo_baseline.png", help="learning-curve figure")
     args = p.parse_args(argv)
+    problems = arg_problems(args)
+    if problems:  # before any training: a bad --eval-seed or --png used to fail after every seed had trained
+        p.error("; ".join(problems))
 
     torch.set_num_threads(1)
     setting = {**PPO_SETTING, "total_timesteps": args.steps}
     env_id, level, max_steps = setting["env_id"], setting["level"], setting["max_steps"]
     ekw = {**setting["env_kwargs"], "image_only": setting["policy"] == "CnnPolicy"}
     held_out = range(args.eval_seed, args.eval_seed + args.eval_episodes)
+    curve_flags = {"eval_every": args.eval_every, "curve_episodes": args.curve_episodes}
     commit = git_commit()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -74,7 +79,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         cached = out / f"seed{seed}" / "row.json"
         if cached.exists():
             old = json.loads(cached.read_text())
-            if old.get("setting") == json.loads(json.dumps(setting)) and old.get("held_out") == [held_out.start, held_out.stop]:
+            # the curve's flags too: a row trained with another --eval-every / --curve-episodes has
+            # another learning curve, and was reused for the figure as if it were this run's
+            if (old.get("setting") == json.loads(json.dumps(setting)) and old.get("held_out") == [held_out.start, held_out.stop]
+                    and old.get("curve_flags") == curve_flags):
                 rows.append(old["row"])
                 print(f"seed {seed}: reusing {cached}", flush=True)
                 continue
@@ -94,7 +102,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             "curve": res["curve"],
         }
         rows.append(row)
-        cached.write_text(json.dumps({"setting": setting, "held_out": [held_out.start, held_out.stop], "row": row}, default=list))
+        cached.write_text(json.dumps({"setting": setting, "held_out": [held_out.start, held_out.stop], "curve_flags": curve_flags,
+                                      "row": row}, default=list))
         print(f"seed {seed}: PPO argmax {row['ppo_argmax']:.0%}, sampled {row['ppo_sampled']:.0%}, random {row['random']:.0%}, "
               f"{row['env_steps']} steps, {wall:.0f} s wall / {cpu:.0f} CPU-s", flush=True)
 
@@ -106,6 +115,50 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     plot(rows, Path(args.png), f"SB3 PPO on {env_id} [{level}], {len(rows)} seeds")
     print(f"wrote {out / 'table.md'}, {out / 'results.json'}, {args.png}")
     return rows
+
+
+def _writable_problem(path: Path) -> str | None:
+    """Why a file or folder cannot be made at ``path``: the nearest existing folder above it
+    must be a writable folder (its parents are made as needed)."""
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent} is not writable"
+    return None
+
+
+def arg_problems(args: argparse.Namespace) -> list[str]:
+    """Every bad flag, one line each, checked before the first seed trains."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    out = [f"--seeds must be >= 0, got {s}" for s in args.seeds if s < 0]
+    out += [f"--seeds: {s} is given twice (every seed is one row of the table and its mean)"
+            for s in sorted({s for s in args.seeds if args.seeds.count(s) > 1})]
+    for flag, low in [("steps", 1), ("eval_every", 1), ("curve_episodes", 1), ("eval_episodes", 1), ("eval_seed", 0)]:
+        v = getattr(args, flag)
+        if v < low:
+            out.append(f"--{flag.replace('_', '-')} must be >= {low}, got {v}")
+    png = Path(args.png)
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())  # matplotlib picks the format from the suffix
+    if png.is_dir():
+        out.append(f"--png {args.png}: is a folder; give a file name such as {png / 'ppo_baseline.png'}")
+    elif png.suffix.lower().lstrip(".") not in formats:  # matplotlib appended .png: another file than the one named
+        out.append(f"--png {args.png}: must end in .png (or .{', .'.join(f for f in formats if f != 'png')})")
+    else:
+        problem = _writable_problem(png)
+        if problem:
+            out.append(f"--png {args.png}: {problem}")
+    run = Path(args.out)
+    if run.exists() and not run.is_dir():
+        out.append(f"--out {args.out}: exists and is not a folder")
+    elif not run.exists():
+        problem = _writable_problem(run)
+        if problem:
+            out.append(f"--out {args.out}: {problem}")
+    return out
 
 
 def render_table(rows: list[dict[str, Any]], env_id: str, level: str, held_out: range, commit: str) -> str:

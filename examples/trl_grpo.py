@@ -15,6 +15,8 @@ trainer that takes TRL-style reward functions.
 from __future__ import annotations
 
 import json
+import math
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from PIL import Image
 
 from agents.grpo import GRPOConfig
 from agents.vlm import load_vlm, plan_messages
+from guigym.action_text import FORMATS
 from guigym.actions import RefStep, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
 
@@ -67,6 +70,40 @@ class Args:
                        lambda_rep=self.lambda_rep, lr=self.learning_rate)
 
 
+def arg_problems(args: Args) -> list[str]:
+    """What is wrong with ``args``, one line each: checked before the model loads (a missing
+    ``steps.jsonl`` or a bad ``--fmt`` used to fail after it, ``--model`` that is not a folder
+    went to the Hugging Face hub, ``--max-steps 0`` still trained, ``--max-rows 0`` used a row)."""
+    problems: list[str] = []
+    if not (Path(args.data) / "steps.jsonl").is_file():
+        problems.append(f"--data {args.data}: no steps.jsonl there (write one with `guigym export --out {args.data}`)")
+    if not Path(args.model).is_dir():
+        problems.append(f"--model {args.model}: not a folder (a local checkpoint folder, e.g. from `python -m agents.tiny_vlm`)")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        problems.append(f"--out {args.out}: exists and is not a folder")
+    elif not out.exists():
+        parent = out.parent
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            problems.append(f"--out {args.out}: {parent} is not a folder")
+    if args.fmt not in FORMATS:
+        problems.append(f"--fmt {args.fmt}: must be one of {', '.join(FORMATS)}")
+    if args.num_generations < 2:
+        problems.append(f"--num-generations must be >= 2 (GRPO scores each completion against its group), got {args.num_generations}")
+    for name in ("max_steps", "max_rows", "horizon", "max_completion_length"):
+        if getattr(args, name) < 1:
+            problems.append(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if not args.learning_rate > 0:
+        problems.append(f"--learning-rate must be > 0, got {args.learning_rate}")
+    if not 0 < args.gamma <= 1:
+        problems.append(f"--gamma must be in (0, 1], got {args.gamma}")
+    if not (args.lambda_rep >= 0 and math.isfinite(args.lambda_rep)):
+        problems.append(f"--lambda-rep must be >= 0, got {args.lambda_rep}")
+    return problems
+
+
 def build_dataset(args: Args, model_size_of):
     """Rows ``{"prompt": chat messages, "image": PIL image at the model's size, "reference":
     JSON}``, the reference rescaled to the model's image pixels."""
@@ -93,6 +130,9 @@ def build_dataset(args: Args, model_size_of):
 
 
 def main(args: Args) -> dict:
+    problems = arg_problems(args)
+    if problems:
+        raise ValueError("; ".join(problems))
     import trl
 
     vlm = load_vlm(args.model)  # the same loader as the VLM planner (handles missing torchvision)
@@ -117,5 +157,16 @@ def main(args: Args) -> dict:
     return {"global_step": result.global_step, "log_history": trainer.state.log_history}
 
 
+def cli(argv: list[str] | None = None) -> dict:
+    """The script: tyro's flags; a bad value is a usage error (exit 2), not a traceback."""
+    args = tyro.cli(Args, args=argv)
+    problems = arg_problems(args)
+    if problems:
+        print(f"usage: {Path(__file__).name} [-h] [OPTIONS]\n{Path(__file__).name}: error: " + "; ".join(problems),
+              file=sys.stderr)
+        raise SystemExit(2)
+    return main(args)
+
+
 if __name__ == "__main__":
-    main(tyro.cli(Args))
+    cli()

@@ -75,12 +75,24 @@ def vector_random(env_id: str, n_envs: int, steps: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="guigym bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=4000)
-    p.add_argument("--vector", type=int, default=2, help="also measure guigym's vector env with this many envs (0: skip)")
+    p.add_argument("--vector", type=int, default=2,
+                   help="also measure guigym's vector env with this many envs, >= 2 (0: skip)")
     p.add_argument("--variation", default=None, help="also measure every id under this variation preset (e.g. all)")
-    p.add_argument("--split", default="train", help="the split of --variation")
+    p.add_argument("--split", default=None, help="the split of --variation (default: train)")
     args = p.parse_args(argv)
-    if args.steps < 1 or args.vector < 0:
-        p.error(f"--steps must be >= 1 and --vector >= 0, got {args.steps} and {args.vector}")
+    # every bad flag in one message; a flag the run would ignore is one too (--vector 1 skipped the
+    # vector env, --split without --variation measured nothing varied, both silently)
+    problems = []
+    if args.steps < 1:
+        problems.append(f"--steps must be >= 1, got {args.steps}")
+    if args.vector < 0 or args.vector == 1:
+        problems.append(f"--vector must be 0 (skip) or >= 2, got {args.vector}")
+    if args.split is not None and args.variation is None:
+        problems.append(f"--split {args.split} needs --variation (it is the split of the varied envs)")
+    if problems:
+        p.error("; ".join(problems))
+    if args.split is None:
+        args.split = "train"
     if args.variation is not None:
         try:
             resolve_variation(args.variation, args.split)

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from pathlib import Path
 
 import gymnasium as gym
 from tqdm import tqdm
@@ -15,6 +17,35 @@ import guigym  # noqa: F401  (registers the envs)
 from guigym.backends import BACKENDS
 from guigym.registration import id_level_problem
 from guigym.viz import annotate, save_gif
+
+
+def gif_path_problem(gif: str) -> str | None:
+    """Why ``gif`` cannot take the demo's GIF, or None ('' skips the GIF: no problem). The
+    folders above it are made when the GIF is saved; what must already hold is that the name
+    ends in ``.gif`` (Pillow picks the format from it: ``out/demo`` raised "unknown file
+    extension", ``demo.png`` became an animated PNG), that it is not a folder, and that the
+    nearest existing folder above it is a writable folder.
+
+    >>> gif_path_problem("out/demo.gif") is None and gif_path_problem("") is None
+    True
+    >>> gif_path_problem("out/demo")
+    "must end in .gif (the file is a GIF; '' skips it)"
+    """
+    if not gif:
+        return None
+    path = Path(gif)
+    if path.is_dir():
+        return "is a folder; give a file name ending in .gif"
+    if path.suffix.lower() != ".gif":
+        return "must end in .gif (the file is a GIF; '' skips it)"
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent} is not writable"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(problem)
     if args.episodes < 1:
         p.error(f"--episodes must be >= 1, got {args.episodes}")
+    problem = gif_path_problem(args.gif)
+    if problem:  # checked now: the GIF is written last, after every episode has run
+        p.error(f"--gif {args.gif}: {problem}")
 
     env = gym.make(args.env, backend=args.backend)
     levels = [args.level] if args.level else list(env.unwrapped.family.levels)

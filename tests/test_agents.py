@@ -485,3 +485,168 @@ def test_plan_act_on_the_browser_backend(env_id):
             assert r.success, (env_id, level, r.errors)
     finally:
         env.close()
+
+
+# --- the stable-baselines3 baseline (agents/sb3_baseline.py, benchmarks/ppo_baseline.py) ----------------------
+
+#: a PPO run of a few hundred env steps: small enough for a test, every code path of train_ppo
+_TINY_PPO = {"total_timesteps": 64, "n_envs": 1, "eval_every": 64, "eval_episodes": 1, "max_steps": 5, "progress": False,
+             "ppo_kwargs": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}}
+
+
+@pytest.mark.parametrize("bad,says", [
+    ({"eval_every": 0}, "eval_every must be >= 1, got 0"),  # evaluated after every single env step
+    ({"eval_every": -5}, "eval_every must be >= 1, got -5"),
+    ({"total_timesteps": 0}, "total_timesteps must be >= 1, got 0"),  # a run that trained nothing, reported
+    ({"n_envs": 0}, "n_envs must be >= 1, got 0"),  # an IndexError inside SB3
+    ({"eval_episodes": -1}, "eval_episodes must be >= 0, got -1"),
+    ({"max_steps": 0}, "max_steps must be >= 1, got 0"),
+    ({"seed": -1}, "seed must be >= 0, got -1"),
+    ({"level": "extreme"}, "--level extreme: GuiGym-Login-v0's levels are easy, medium, hard"),
+    ({"env_id": "GuiGym-Nope-v0"}, "unknown env id GuiGym-Nope-v0"),
+])
+def test_train_ppo_names_a_bad_argument_before_it_trains(bad, says, tmp_path):
+    from agents.sb3_baseline import train_ppo
+
+    out = tmp_path / "run"
+    with pytest.raises(ValueError) as e:
+        train_ppo(**{**_TINY_PPO, **bad}, out_dir=out)
+    assert says in str(e.value)
+    assert not out.exists()  # nothing trained, nothing written
+
+
+def test_train_ppo_names_every_bad_argument_at_once(tmp_path):
+    from agents.sb3_baseline import train_ppo
+
+    with pytest.raises(ValueError) as e:
+        train_ppo(**{**_TINY_PPO, "eval_every": 0, "n_envs": 0, "seed": -2}, out_dir=tmp_path / "run")
+    assert all(s in str(e.value) for s in ("eval_every", "n_envs", "seed"))
+
+
+def test_evaluating_on_no_seeds_is_an_error_not_a_success_rate_of_zero():
+    # max(1, len(seeds)) turned "no episodes" into a measured 0 % success
+    from agents.sb3_baseline import evaluate_random, evaluate_sb3
+
+    with pytest.raises(ValueError, match="no seeds"):
+        evaluate_random("GuiGym-Login-v0", "easy", range(0), 5)
+    with pytest.raises(ValueError, match="no seeds"):
+        evaluate_sb3(object(), "GuiGym-Login-v0", "easy", range(5, 5), 5)
+
+
+def test_train_ppo_without_eval_episodes_reports_no_success_rate(tmp_path):
+    """eval_episodes=0 (train_small.py --algo ppo --eval-episodes 0 allows it) skips the
+    evaluation: the curve says NaN, not a measured 0 %."""
+    import math
+
+    from agents.sb3_baseline import train_ppo
+
+    res = train_ppo(**{**_TINY_PPO, "eval_episodes": 0}, out_dir=tmp_path / "run")
+    assert len(res["curve"]) == 2 and all(math.isnan(c["success"]) for c in res["curve"])
+    assert math.isnan(res["final_success"])
+    assert "nan" in (tmp_path / "run" / "curves.csv").read_text().lower()
+
+
+def test_train_ppo_same_seed_same_model_and_it_loads(tmp_path):
+    """Same seed, same curve and the same saved weights; the saved model loads and acts as trained."""
+    from stable_baselines3 import PPO
+
+    from agents.sb3_baseline import evaluate_sb3, train_ppo
+
+    runs = [train_ppo(**{**_TINY_PPO, "eval_episodes": 2}, seed=1, out_dir=tmp_path / f"r{i}") for i in range(2)]
+    assert runs[0]["curve"][-1]["success"] == runs[1]["curve"][-1]["success"]
+    models = [PPO.load(tmp_path / f"r{i}" / "ppo.zip", device="cpu") for i in range(2)]
+    for a, b in zip(models[0].policy.parameters(), models[1].policy.parameters()):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+    held_out = range(*runs[0]["eval_seeds"])
+    assert evaluate_sb3(models[0], "GuiGym-Login-v0", "easy", held_out, 5) == runs[0]["final_success"]
+
+
+def test_train_ppo_final_success_is_the_final_models(tmp_path, monkeypatch):
+    """The callback evaluated at the step that reached total_timesteps, inside the last rollout,
+    before PPO's last update; no evaluation followed, so ``final_success`` (and the curve's last
+    point) measured an older policy than the saved one."""
+    from stable_baselines3 import PPO
+
+    from agents import sb3_baseline
+
+    seen = []
+    real = sb3_baseline.evaluate_sb3
+
+    def spy(model, *a, **kw):
+        seen.append([p.detach().numpy().copy() for p in model.policy.parameters()])
+        return real(model, *a, **kw)
+
+    monkeypatch.setattr(sb3_baseline, "evaluate_sb3", spy)
+    res = sb3_baseline.train_ppo(**_TINY_PPO, out_dir=tmp_path / "run")  # 2 rollouts of 32, eval_every 64
+    saved = [p.detach().numpy() for p in PPO.load(tmp_path / "run" / "ppo.zip", device="cpu").policy.parameters()]
+    assert all(np.array_equal(a, b) for a, b in zip(seen[-1], saved))
+    assert [c["step"] for c in res["curve"]] == [0, 64]  # the step's point is re-measured, not duplicated
+
+
+def test_train_ppo_gives_torch_its_threads_back(tmp_path):
+    """threads=1 caps the run; it stayed set, so everything after an in-process run (a
+    notebook, the rest of a test session) ran torch on one thread."""
+    import torch
+
+    from agents.sb3_baseline import train_ppo
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        train_ppo(**{**_TINY_PPO, "eval_episodes": 0}, threads=1, out_dir=tmp_path / "run")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def _ppo_baseline():
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import ppo_baseline
+
+    return ppo_baseline
+
+
+_TINY_BASELINE = ["--seeds", "0", "--steps", "64", "--eval-every", "64", "--curve-episodes", "1", "--eval-episodes", "1"]
+
+
+@pytest.mark.parametrize("argv,says", [
+    # the final evaluation's reset(seed=-1) raised after the whole training
+    (["--eval-seed", "-1"], "--eval-seed must be >= 0, got -1"),
+    (["--seeds", "0", "-1"], "--seeds must be >= 0, got -1"),
+    (["--steps", "0"], "--steps must be >= 1, got 0"),  # a table of a policy that never trained
+    (["--eval-every", "0"], "--eval-every must be >= 1, got 0"),  # an evaluation after every env step
+    (["--eval-episodes", "0"], "--eval-episodes must be >= 1, got 0"),  # "0 %" measured on no episode
+    (["--curve-episodes", "0"], "--curve-episodes must be >= 1, got 0"),
+    # matplotlib wrote <png>.png beside the folder / the extensionless name, and the run said it wrote <png>
+    (["--png", "."], "--png .: is a folder"),
+    (["--png", "curves"], "--png curves: must end in"),
+    (["--png", "a_file/curves.png"], "--png a_file/curves.png: a_file is not a folder"),  # after the training
+    (["--out", "a_file"], "--out a_file: exists and is not a folder"),
+    # seed 0 trained, then was "reused" as a second row: the table's mean counted it twice
+    (["--seeds", "0", "1", "0"], "--seeds: 0 is given twice"),
+])
+def test_ppo_baseline_names_a_bad_flag_before_it_trains(argv, says, tmp_path, monkeypatch, capsys):
+    ppo_baseline = _ppo_baseline()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("keep me")
+    with pytest.raises(SystemExit) as e:
+        ppo_baseline.main([*_TINY_BASELINE, "--out", "run", "--png", "c.png", *argv])
+    assert e.value.code == 2 and says in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]  # nothing trained, nothing written
+
+
+def test_ppo_baseline_reuses_a_seed_only_with_the_same_curve_flags(tmp_path, capsys):
+    """A cached seed trained with another --eval-every was reused: the figure showed its curve
+    (other points, other episodes) as this run's."""
+    ppo_baseline = _ppo_baseline()
+    argv = [*_TINY_BASELINE, "--out", str(tmp_path / "run"), "--png", str(tmp_path / "c.png")]
+    ppo_baseline.main(argv)
+    assert "reusing" not in capsys.readouterr().out
+    assert [c["step"] for c in ppo_baseline.main(argv)[0]["curve"]] == [0, 64, 128, 192, 256]
+    assert "reusing" in capsys.readouterr().out  # the same flags: reused
+    rows = ppo_baseline.main([*argv, "--eval-every", "128"])
+    assert "reusing" not in capsys.readouterr().out
+    assert [c["step"] for c in rows[0]["curve"]] == [0, 128, 256]
+    assert (tmp_path / "c.png").stat().st_size > 0 and (tmp_path / "run" / "table.md").exists()

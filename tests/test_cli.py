@@ -188,3 +188,33 @@ def test_play_loop_reaches_success(monkeypatch):
     monkeypatch.setattr(pygame.event, "poll", lambda: next(it))
     summary = play("GuiGym-Login-v0", "easy", "mock", seed=0, max_events=len(events))
     assert summary["successes"] == 1
+
+
+@pytest.mark.parametrize("gif,says", [
+    (".", "--gif .: is a folder"),  # the run went through every episode, then IsADirectoryError / ValueError
+    ("a_file/demo.gif", "--gif a_file/demo.gif: a_file is not a folder"),  # FileExistsError after the run
+    ("out/demo", "--gif out/demo: must end in .gif"),  # Pillow's "unknown file extension" after the run
+    ("out/demo.png", "--gif out/demo.png: must end in .gif"),  # silently wrote an animated PNG
+])
+def test_demo_names_a_bad_gif_path_before_it_runs(gif, says, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("keep me")
+    with pytest.raises(SystemExit) as e:
+        cli(["demo", "--episodes", "1", "--level", "easy", "--gif", gif])
+    captured = capsys.readouterr()
+    assert e.value.code == 2 and says in captured.err
+    assert "oracle success" not in captured.out  # stopped before the episodes, not after them
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"] and (tmp_path / "a_file").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("argv,says", [
+    # --help said "(0: skip)", but 1 skipped the vector env too, silently
+    (["bench", "--steps", "1", "--vector", "1"], "--vector must be 0 (skip) or >= 2, got 1"),
+    # a split without a variation measured nothing varied, silently
+    (["bench", "--steps", "1", "--vector", "0", "--split", "test"], "--split test needs --variation"),
+])
+def test_bench_refuses_flags_it_would_ignore(argv, says, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
+

@@ -34,3 +34,51 @@ def test_trl_grpo_smoke(tmp_path):
     assert out["global_step"] == 2
     logs = [h for h in out["log_history"] if "rewards/trajectory_reward/mean" in h]
     assert len(logs) == 2 and all(math.isfinite(h["loss"]) for h in logs)
+
+
+@pytest.mark.parametrize("change,says", [
+    ({"data": "nowhere"}, "--data nowhere: no steps.jsonl there"),  # a FileNotFoundError after loading the model
+    ({"model": "no_model"}, "--model no_model: not a folder"),  # went looking on the Hugging Face hub
+    ({"fmt": "bogus"}, "--fmt bogus: must be one of json, function, mobile_use"),  # a ValueError after loading
+    ({"num_generations": 1}, "--num-generations must be >= 2"),  # TRL's ValueError after loading
+    ({"max_steps": 0}, "--max-steps must be >= 1, got 0"),  # TRL trained a step anyway
+    ({"max_rows": 0}, "--max-rows must be >= 1, got 0"),  # one row was used
+    ({"horizon": 0}, "--horizon must be >= 1, got 0"),  # trained on a reward of 0 for every plan
+    ({"max_completion_length": 0}, "--max-completion-length must be >= 1, got 0"),
+    ({"learning_rate": 0.0}, "--learning-rate must be > 0, got 0.0"),
+    ({"gamma": 1.5}, "--gamma must be in (0, 1], got 1.5"),
+    ({"lambda_rep": -1.0}, "--lambda-rep must be >= 0, got -1.0"),
+    ({"out": "a_file"}, "--out a_file: exists and is not a folder"),  # TRL's FileExistsError after loading
+    ({"out": "a_file/run"}, "--out a_file/run: a_file is not a folder"),
+])
+def test_trl_grpo_names_a_bad_argument_before_it_loads_the_model(change, says, tmp_path, monkeypatch):
+    ex = load_example("trl_grpo")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "steps.jsonl").write_text("")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "a_file").write_text("keep me")
+    monkeypatch.chdir(tmp_path)
+
+    def no_load(*a, **k):
+        raise AssertionError("the model was loaded before the arguments were checked")
+
+    monkeypatch.setattr(ex, "load_vlm", no_load)
+    args = ex.Args(**{"data": "data", "model": "model", "out": "run", **change})
+    with pytest.raises(ValueError) as e:
+        ex.main(args)
+    assert says in str(e.value)
+    assert not (tmp_path / "run").exists() and (tmp_path / "a_file").read_text() == "keep me"
+
+
+def test_trl_grpo_script_reports_bad_flags_as_a_usage_error(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "examples" / "trl_grpo.py"
+    r = subprocess.run([sys.executable, str(script), "--data", str(tmp_path / "none"), "--model", str(tmp_path / "none"),
+                        "--max-steps", "0", "--out", str(tmp_path / "run")],
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "--max-steps must be >= 1" in r.stderr and "--data" in r.stderr and "--model" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "run").exists()
