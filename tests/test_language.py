@@ -3,7 +3,10 @@ and instructions, the same tasks, references and rewards."""
 
 from __future__ import annotations
 
+import copy
+import importlib.util
 import re
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -187,6 +190,59 @@ def test_german_snapshot_round_trip() -> None:
     other.reset(seed=0)
     other.set_state(snap)
     assert np.array_equal(other.observe()["screenshot"], obs["screenshot"]) and other.instruction == env.instruction
+
+
+def _coverage_script():
+    """``scripts/i18n_coverage.py`` (a script, not a package) as a module."""
+    spec = importlib.util.spec_from_file_location("i18n_coverage", Path(__file__).resolve().parents[1] / "scripts" / "i18n_coverage.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_no_ui_string_left_english(env_id: str) -> None:
+    """Along the reference, in both settings of ``scripts/i18n_coverage.py`` (the preset and the
+    German test split with every other axis drawn: the permission prompt, long descriptions,
+    pop-ups, banners), every string a German screen shows is translated, content or a proper
+    name: none is UI left English (the script's categories)."""
+    kinds, gaps = _coverage_script().coverage(env_id, 3)
+    assert not kinds["ui_en"], (env_id, gaps.most_common(10))
+    assert kinds["translated"]
+
+
+@pytest.mark.parametrize("env_id", ["GuiGym-Messages-v0", "GuiGym-Phone-v0", "GuiGym-Mail-v0", "GuiGym-CrossApp-v0"])
+def test_the_contacts_permission_is_german(env_id: str) -> None:
+    """Every screen of the contacts permission (``guigym.apps.permission``), not only those the
+    reference visits: the prompt, the app's settings with its Contacts switch (German even where
+    the Contacts app keeps its name), the first screen's link, and the picker's note after a denial."""
+    from guigym.apps.base import app_of, view
+    from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate
+
+    cov = _coverage_script()
+    env = make(env_id, level="medium", variation={**DE, "permission": "on_feature"}, split="test")
+    u = env.unwrapped
+    for seed in range(3):
+        env.reset(seed=seed)
+        en = {**u.scenario, "variation": {**u.scenario["variation"], "language": "en"}}
+        keep = content_strings(u.scenario)
+        for app in u.family.permission_apps:
+            kind, spec = app_of(u.scenario, app)
+            assert isinstance(kind, ContactsGate) and spec["permission"] == "on_feature"
+            for screen in ("main", PERM, APP_SETTINGS):
+                st = copy.deepcopy(u._state)
+                st["fg"], st["apps"][app]["stack"] = app, ["main"] if screen == "main" else ["main", screen]
+                v_en, v_de = view(en, st), view(u.scenario, st)
+                assert v_en.title != v_de.title or screen == "main"
+                pairs = list(zip(cov.strings(v_en), cov.strings(v_de)))
+                left = [a for a, b in pairs if cov.kind_of(a, b, keep) == "ui_en"]
+                assert not left, (env_id, seed, screen, left)
+                assert ("Permissions", "Berechtigungen") in pairs or screen == PERM
+                if screen == APP_SETTINGS:
+                    assert ("Contacts", "Kontakte") in pairs
+            for w in kind.blocked_rows(spec, "picker"):
+                assert translate(w.label) != w.label and app in translate(w.label)
+    env.close()
 
 
 def test_phrasebook_is_clean() -> None:

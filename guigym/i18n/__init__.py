@@ -64,6 +64,14 @@ def translator(language: str) -> Callable[..., str]:
     return de.translate
 
 
+def _by_kind(language: str) -> dict[tuple[str, str], str]:
+    """``(widget kind, English)``: the words that ``language`` says by the widget's kind (UI, even
+    where content is spelt the same)."""
+    from guigym.i18n import de
+
+    return de.BY_KIND
+
+
 def instruction(scenario: Scenario, language: str, rng: np.random.Generator) -> str:
     """The task of ``scenario`` said in ``language`` (made from ``scenario["task"]``'s fields)."""
     check_language(language, scenario["family"])
@@ -156,9 +164,12 @@ def localize_view(v: View, language: str, keep: frozenset[str] = frozenset()) ->
     if language == "en":
         return v
     tr = translator(language)
+    by_kind = _by_kind(language)
 
     def t(s: str, kind: str | None = None) -> str:
-        return s if not s or s in keep else tr(s, kind)
+        if not s or (s in keep and (kind, s) not in by_kind):  # a kind's own word is UI ("Contacts" switch)
+            return s
+        return tr(s, kind)
 
     def w_(w: Widget) -> Widget:
         if w.kind == "icon":  # an app's name: OpenApp takes it

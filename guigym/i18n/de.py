@@ -7,6 +7,7 @@ same lookup the screen uses, so the instruction and the screen always agree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -347,6 +348,9 @@ _SETTINGS = {
     "Automatic": "Automatisch",
     "Provider hostname": "Hostname des Anbieters",
     "AP band": "AP-Band",
+    "2.4 GHz": "2,4 GHz",  # a decimal comma; the other bands read the same
+    "5 GHz": "5 GHz",
+    "6 GHz": "6 GHz",
     "Bluetooth visibility": "Bluetooth-Sichtbarkeit",
     "Hidden": "Verborgen",
     "Visible for 2 minutes": "2 Minuten sichtbar",
@@ -530,6 +534,12 @@ _SETTINGS = {
     "Show preview": "Vorschau anzeigen",
 }
 _APPS = {
+    # the contacts permission (guigym.apps.permission: the prompt, the app's settings, the picker's note)
+    "Permissions": "Berechtigungen",
+    "Allow access to contacts?": "Zugriff auf Kontakte erlauben?",
+    "Choose recipients from your contacts": "Empfänger aus Ihren Kontakten auswählen",
+    "Choose who to message from your contacts": "Empfänger von Nachrichten aus Ihren Kontakten auswählen",
+    "Choose who to mail from your contacts": "Empfänger von E-Mails aus Ihren Kontakten auswählen",
     # Contacts, Phone's apps and the launcher's tools
     "Address book": "Adressbuch",
     "People": "Personen",
@@ -748,7 +758,13 @@ _NAMES = (
     "Protanomaly",
     "Tritanomaly",
     "Shop",
+    # product names (Settings' connected devices)
+    "Android Auto",
+    "Chromebook",
 )
+#: The proper names above: the phrasebook keeps them as they are (``scripts/i18n_coverage.py``
+#: counts them apart, as names, not as translated).
+NAMES: frozenset[str] = frozenset(_NAMES)
 _SHORT.update({name: name for name in _NAMES})
 _SHORT.update({"English (US)": "Englisch (USA)", "English (UK)": "Englisch (GB)", "Store": "Laden"})
 #: The held-out chrome labels of the ``labels`` variation axis (``guigym.variation.LABELS``'s test synonyms).
@@ -837,8 +853,10 @@ _LABELS = {
 }
 #: Exact strings: the UI's words (a string not here, and not a dynamic shape :func:`translate` knows, stays as it is).
 PHRASES: dict[str, str] = {**_LABELS, **_COMMON, **_LOGIN, **_SETTINGS, **_APPS, **_SHORT, "Archive": "Archiv"}
-#: Where one English word needs two German ones: by the widget's kind.
-BY_KIND: dict[tuple[str, str], str] = {("button", "Archive"): "Archivieren"}
+#: Where one English word needs two German ones: by the widget's kind. Such an entry names a UI
+#: use of the word, so it wins over content that is spelt the same (the permission's "Contacts"
+#: switch, on a device whose Contacts app keeps its name: :func:`guigym.i18n.localize_view`).
+BY_KIND: dict[tuple[str, str], str] = {("button", "Archive"): "Archivieren", ("toggle", "Contacts"): "Kontakte"}
 
 WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 MONTHS_DE = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember")
@@ -854,6 +872,7 @@ _PREFIXES = {
     "In: ": "In: ",
     "Total: ": "Summe: ",
     "To: ": "An: ",
+    "From: ": "Von: ",
     "Mobile ": "Mobil ",
     "size ": "Größe ",
     "Qty ": "Menge ",
@@ -889,8 +908,41 @@ def _plural(n: str, one: str, many: str) -> str:
     return one if n == "1" else many
 
 
+#: Sentences around an app's name (``{app}``: the name, kept as it is): the contacts permission's
+#: (``guigym.apps.permission``) and the content hints of the ``adversarial`` axis
+#: (``guigym.variation.CONTENT_HINTS``).
+_APP_SHAPES: tuple[tuple[str, str], ...] = (
+    ("Allow {app} to access your contacts?", "{app} Zugriff auf Ihre Kontakte erlauben?"),
+    ("{app} wants to see your contacts", "{app} möchte Ihre Kontakte sehen"),
+    ("{app} can't access your contacts", "{app} hat keinen Zugriff auf Ihre Kontakte"),
+    ("Allow it in {app} settings > Contacts", "Unter {app}-Einstellungen > Kontakte erlauben"),
+    ("{app} settings", "{app}-Einstellungen"),
+    ("Continue in {app}", "Weiter in {app}"),
+    ("Finish this in {app}", "In {app} abschließen"),
+    ("Open {app} to do this", "Dafür {app} öffnen"),
+    ("Tap here: it only works in {app}", "Hier tippen: geht nur in {app}"),
+    ("To do this, open {app} first", "Dafür zuerst {app} öffnen"),
+    ("Note: this is now done in {app}", "Hinweis: Das geht jetzt in {app}"),
+    ("This moved to the {app} app", "Das ist jetzt in der App {app}"),
+)
+_APP_RES = tuple((re.compile(re.escape(en).replace(re.escape("{app}"), r"(?P<app>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)*)") + "$"), de)
+                 for en, de in _APP_SHAPES)
+
+
+def _app_shape(s: str) -> str | None:
+    """``s`` as one of :data:`_APP_SHAPES` in German (the app's name as it is), or None."""
+    for pattern, de in _APP_RES:
+        m = pattern.match(s)
+        if m:
+            return de.format(app=m["app"])
+    return None
+
+
 def _dynamic(s: str) -> str | None:
     """The few dynamic shapes the apps make (counts, dates, prefixes), or None."""
+    out = _app_shape(s)
+    if out is not None:
+        return out
     head, sep, rest = s.partition(" ")
     if sep and head.isdigit():
         if rest == "selected":  # Files / Mail select mode
