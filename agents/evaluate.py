@@ -35,7 +35,7 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
-from guigym.registration import env_ids, id_level_problem  # noqa: E402
+from guigym.registration import env_ids, id_level_problem, plain_id  # noqa: E402
 from guigym.variation import PRESETS  # noqa: E402
 
 PLANNERS = ("oracle", "random", "vlm", "tiny")
@@ -182,7 +182,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.horizon < 1 or args.episodes < 1:
         p.error("--horizon and --episodes must be >= 1")
 
-    ids = env_ids() if args.env == "all" else [s.strip() for s in args.env.split(",") if s.strip()]
+    # gym.make's "guigym:ID" form too (plain_id: ids name records, GIFs and tables)
+    ids = env_ids() if args.env == "all" else [plain_id(s.strip()) for s in args.env.split(",") if s.strip()]
     if not ids:
         p.error(f"--env {args.env!r} names no env id")
     unknown = [i for i in ids if i not in gym.registry]

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
 from guigym.backends import BACKENDS
-from guigym.registration import id_level_problem
+from guigym.registration import id_level_problem, plain_id
 from guigym.viz import annotate, save_gif
 
 
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = gif_path_problem(args.gif)
     if problem:  # checked now: the GIF is written last, after every episode has run
         p.error(f"--gif {args.gif}: {problem}")
+    args.env = plain_id(args.env)  # gym.make's "guigym:ID" form, printed as the plain id
 
     env = gym.make(args.env, backend=args.backend)
     levels = [args.level] if args.level else list(env.unwrapped.family.levels)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,7 +29,7 @@ from tqdm import tqdm
 import guigym  # noqa: F401  (registers the envs)
 from guigym.actions import Action, RefStep, Scroll, action_to_dict
 from guigym.backends import BACKENDS
-from guigym.registration import id_level_problem
+from guigym.registration import id_level_problem, plain_id
 
 
 # AndroidControl's names where they differ from the canonical dict (action_to_dict).
@@ -110,6 +111,26 @@ def _foreign_screenshots(out: Path) -> str | None:
     return None
 
 
+def _unwritable_folder(out: Path) -> str | None:
+    """Why the export cannot write into ``out``, or None: creates ``out`` (as the export would)
+    and a probe file in it, so a path under a file (``a_file/sub``), in a folder that cannot be
+    created (``/proc/x/y``) or not writable is a usage error before any episode runs, not an
+    ``OSError`` traceback. Only folders this call created are removed again on failure."""
+    missing = [q for q in (out, *out.parents) if not q.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as e:
+        for q in missing:  # deepest first: only the (empty) folders made here
+            try:
+                q.rmdir()
+            except OSError:
+                pass
+        return f"cannot write there ({e.strerror or type(e).__name__})"
+    return None
+
+
 def export(
     env_id: str, n: int, out: str | Path, level: str | None = None, seed: int = 0, backend: str = "mock", progress: bool = True
 ) -> Path:
@@ -169,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first seed; episode i uses seed + i")
     p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo: a usage error, not a traceback
     args = p.parse_args(argv)
+    args.env = plain_id(args.env)  # gym.make's "guigym:ID" form; the plain id names episodes and folders
     problem = id_level_problem(args.env, args.level)
     if problem:
         p.error(problem)
@@ -181,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     problem = _foreign_screenshots(Path(args.out))
     if problem:
         p.error(f"--out: {problem}")
+    problem = _unwritable_folder(Path(args.out))
+    if problem:
+        p.error(f"--out {args.out}: {problem}")
     out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend)
     print(f"wrote {out / 'episodes.jsonl'}, {out / 'steps.jsonl'} and {out / 'screenshots'}/")
     return 0

@@ -11,6 +11,8 @@ oracle's next step; F5 starts a new episode; closing the window quits.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
 
 import gymnasium as gym
@@ -18,7 +20,7 @@ import gymnasium as gym
 import guigym  # noqa: F401
 from guigym.actions import Action, Answer, Back, Click, OpenApp, Scroll, Type
 from guigym.backends import BACKENDS
-from guigym.registration import id_level_problem
+from guigym.registration import id_level_problem, plain_id
 
 
 def action_for_event(ev: Any, buffer: str) -> tuple[Action | None, str, str | None]:
@@ -55,9 +57,37 @@ def action_for_event(ev: Any, buffer: str) -> tuple[Action | None, str, str | No
     return None, buffer, None
 
 
+def display_problem(environ: Any = None, platform: str | None = None) -> str | None:
+    """Why ``guigym play`` cannot show its window, or None. On Linux and other X11 / Wayland
+    systems with neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set, SDL falls back to its invisible
+    "offscreen" window and the loop would wait forever for events nobody can send. An explicit
+    ``SDL_VIDEODRIVER`` (e.g. ``dummy`` in tests, ``x11``, ``offscreen``) is the user's choice and
+    is never second-guessed; Windows and macOS always have a display.
+
+    >>> display_problem({}, "linux") is not None, display_problem({"DISPLAY": ":0"}, "linux")
+    (True, None)
+    >>> display_problem({"SDL_VIDEODRIVER": "dummy"}, "linux"), display_problem({}, "darwin")
+    (None, None)
+    """
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform in ("win32", "cygwin", "darwin") or environ.get("SDL_VIDEODRIVER"):
+        return None
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display: neither DISPLAY nor WAYLAND_DISPLAY is set, so the window would be invisible and "
+            "play would wait forever; run it in a desktop session (or ssh -X), or set SDL_VIDEODRIVER "
+            "to choose SDL's video driver yourself")
+
+
 def play(env_id: str, level: str, backend: str, seed: int | None = None, max_events: int | None = None) -> dict[str, Any]:
-    """Run the interactive loop; returns a summary (episodes, successes)."""
+    """Run the interactive loop; returns a summary (episodes, successes). Without
+    ``max_events`` (the loop waits for the user's events) and without a display
+    (:func:`display_problem`) it raises ``RuntimeError`` instead of waiting forever."""
     import pygame
+
+    if max_events is None and (problem := display_problem()):
+        raise RuntimeError(problem)
 
     env = gym.make(env_id, level=level, backend=backend, render_mode="human")
     obs, info = env.reset(seed=seed)
@@ -101,11 +131,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo: a usage error, not a traceback
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
+    args.env = plain_id(args.env)  # gym.make's "guigym:ID" form too
     problem = id_level_problem(args.env, args.level)
     if problem:
         p.error(problem)
     if args.seed is not None and args.seed < 0:  # gymnasium's reset takes no negative seed
         p.error(f"--seed must be >= 0, got {args.seed}")
+    problem = display_problem()
+    if problem:  # else SDL's invisible offscreen window: a command that waits forever, silently
+        p.error(problem)
     summary = play(args.env, args.level, args.backend, args.seed)
     print(f"{summary['successes']} success(es) in {summary['episodes']} episode(s)")
     return 0

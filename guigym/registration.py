@@ -100,11 +100,26 @@ def _not_a_gui_env(spec: gym.envs.registration.EnvSpec) -> bool:
     return isinstance(entry_point, type) and not issubclass(entry_point, GuiEnv)
 
 
+#: the module prefix ``gym.make`` accepts before an id (``"guigym:GuiGym-Login-v0"``)
+MODULE_PREFIX = "guigym:"
+
+
+def plain_id(env_id: str) -> str:
+    """``env_id`` without a leading ``guigym:`` module prefix (``gym.make`` accepts both forms;
+    the commands use the plain one in names and file paths).
+
+    >>> plain_id("guigym:GuiGym-Login-v0"), plain_id("GuiGym-Login-v0")
+    ('GuiGym-Login-v0', 'GuiGym-Login-v0')
+    """
+    return env_id.removeprefix(MODULE_PREFIX)
+
+
 def id_level_problem(env_id: str, level: str | None = None) -> str | None:
     """Why ``env_id`` (with ``level``, unless None) is not something guigym can make, in one
     line for a command's usage error; None when it is, or when ``env_id`` is a user's own id of
     a GuiEnv (``gym.make`` judges its kwargs). An id of another package's env (``CartPole-v1``)
-    is a problem: every command passes it guigym's kwargs (``backend``, ``level``).
+    is a problem: every command passes it guigym's kwargs (``backend``, ``level``). A leading
+    ``guigym:`` module prefix, which ``gym.make`` accepts, is accepted (:func:`plain_id`).
 
     >>> id_level_problem("GuiGym-Login-v0", "hard") is None
     True
@@ -114,7 +129,10 @@ def id_level_problem(env_id: str, level: str | None = None) -> str | None:
     'unknown env id GuiGym-Nope-v0; guigym ids: GuiGym-Login-v0, ..., GuiGym-CrossApp-v0'
     >>> id_level_problem("CartPole-v1")
     'CartPole-v1 is not a guigym id (its env is not a GuiEnv); guigym ids: GuiGym-Login-v0, ..., GuiGym-CrossApp-v0'
+    >>> id_level_problem("guigym:GuiGym-Login-v0", "hard") is None
+    True
     """
+    env_id = plain_id(env_id)
     entry = next((e for e in ENVS if e.id == env_id), None)
     if entry is None:
         ids = ", ".join(env_ids())

@@ -18,6 +18,7 @@ SB3 cannot take a ``Text`` observation nor a nested ``Dict`` action space. So:
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from typing import Any
@@ -57,6 +58,43 @@ def instruction_spans(text: str, k: int) -> list[str]:
     return uniq[:k]
 
 
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
+def _count(v: Any, what: str, low: int) -> int:
+    """``v`` as an ``int`` >= ``low`` (numpy integers accepted), else a ``ValueError`` naming ``what``."""
+    try:
+        n = as_int(v, what)
+    except ValueError:
+        raise ValueError(f"{what} must be an integer >= {low}, got {_short(v)}") from None
+    if n < low:
+        raise ValueError(f"{what} must be an integer >= {low}, got {n}")
+    return n
+
+
+def _pair(v: Any, what: str) -> tuple[int, int]:
+    """``v`` as two ints >= 1 (a tuple, list or array of two), else a ``ValueError``."""
+    try:
+        a, b = v
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be two integers >= 1, got {_short(v)}") from None
+    return _count(a, f"{what}[0]", 1), _count(b, f"{what}[1]", 1)
+
+
+def _penalty(v: Any, what: str) -> float:
+    """``v`` as a finite ``float`` >= 0, else a ``ValueError`` (a negative one rewards no-ops)."""
+    ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+    try:
+        x = float(v) if ok else math.nan
+    except OverflowError:  # an int too big for a float
+        x = math.inf
+    if not (math.isfinite(x) and x >= 0):
+        raise ValueError(f"{what} must be a finite number >= 0 (a negative one would reward no-ops), got {_short(v)}")
+    return x
+
+
 class DiscreteActions(gym.ActionWrapper):
     """``Discrete(cols*rows + 4 + 1 + len(env.unwrapped.apps) + type_slots)`` over the env's actions.
 
@@ -71,11 +109,17 @@ class DiscreteActions(gym.ActionWrapper):
     can only do nothing, and a smaller space is much easier to explore. A coarser ``grid``
     (e.g. ``(1, 16)``: one full-width cell per 40-px band, which still hits every list row of
     the default 360x640 viewport) and fewer ``type_slots`` shrink it further.
+
+    Valid settings: ``grid`` two integers ``(cols, rows)``, each >= 1; ``type_slots`` an integer
+    >= 0 (0: no Type block). Anything else is a ``ValueError`` here, not a wrong index later
+    (``grid=(0, n)`` made ``index_of(Click)`` return -1).
     """
 
     def __init__(self, env: gym.Env, grid: tuple[int, int] = (9, 16), type_slots: int = 16, open_app: bool = True) -> None:
+        cols, rows = _pair(grid, "grid")
+        type_slots = _count(type_slots, "type_slots", 0)
         super().__init__(env)
-        self.cols, self.rows = grid
+        self.cols, self.rows = cols, rows
         self.width, self.height = env.unwrapped.width, env.unwrapped.height
         self.type_slots = type_slots
         self.n_click = self.cols * self.rows
@@ -141,9 +185,13 @@ def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:
 
 class NumericObservation(gym.ObservationWrapper):
     """``Dict(image=uint8 (h, w, 3), instruction=float32 (dim,))`` or, with ``image_only``,
-    just the image ``Box``. The image is the screenshot downscaled with a box filter."""
+    just the image ``Box``. The image is the screenshot downscaled with a box filter.
+    ``size`` is two integers ``(width, height)``, each >= 1, and ``instruction_dim`` an integer
+    >= 1 (else a ``ValueError``)."""
 
     def __init__(self, env: gym.Env, size: tuple[int, int] = (72, 128), instruction_dim: int = 256, image_only: bool = False) -> None:
+        size = _pair(size, "size")
+        instruction_dim = _count(instruction_dim, "instruction_dim", 1)
         super().__init__(env)
         self.size, self.instruction_dim, self.image_only = size, instruction_dim, image_only
         w, h = size
@@ -174,9 +222,11 @@ class PreviousAction(gym.Wrapper):
     changed", flattened to ``k * (n + 1)``. Memoryless agents often get the previous action
     (e.g. IMPALA); here it tells the policy what it just did (which field it clicked, which
     span it typed) and whether that did anything, which a downscaled screenshot shows only
-    faintly. Computed from the agent's own actions and observations only."""
+    faintly. Computed from the agent's own actions and observations only. ``k`` is an integer
+    >= 1 (else a ``ValueError``)."""
 
     def __init__(self, env: gym.Env, k: int = 1) -> None:
+        k = _count(k, "k", 1)
         super().__init__(env)
         if not isinstance(env.observation_space, spaces.Dict) or not isinstance(env.action_space, spaces.Discrete):
             raise TypeError("PreviousAction needs a Dict observation and a Discrete action space")
@@ -209,9 +259,11 @@ class NoEffectPenalty(gym.Wrapper):
     change: a click on empty space, typing with no focused field or the same text again. A
     policy that repeats such no-ops forever gets nothing from potential-based shaping, so it
     stops exploring; this pushes it towards actions that do something. Solving the task never
-    needs a no-op, so the reward's optimal policies are unchanged."""
+    needs a no-op, so the reward's optimal policies are unchanged. ``penalty`` is a finite
+    number >= 0 (a negative one would reward no-ops: a ``ValueError``)."""
 
     def __init__(self, env: gym.Env, penalty: float = 0.1) -> None:
+        penalty = _penalty(penalty, "penalty")
         super().__init__(env)
         self.penalty = penalty
         self._image: np.ndarray | None = None
@@ -244,7 +296,20 @@ def make_sb3_env(
     ``info["success"]`` is unchanged).
     The defaults are the full action space; ``agents.sb3_baseline.PPO_SETTING`` is the
     smaller one PPO learns Login-easy with.
+
+    Valid settings (checked before the env is made; anything else is a ``ValueError``):
+    ``grid`` and ``image_size`` two integers >= 1 each, ``type_slots`` an integer >= 0,
+    ``instruction_dim`` an integer >= 1, ``prev_action`` an integer >= 0 (0: none; > 0 only
+    without ``image_only``), ``noop_penalty`` a finite number >= 0 (0: none).
     """
+    _pair(grid, "grid")
+    _count(type_slots, "type_slots", 0)
+    _pair(image_size, "image_size")
+    _count(instruction_dim, "instruction_dim", 1)
+    prev_action = _count(prev_action, "prev_action", 0)
+    noop_penalty = _penalty(noop_penalty, "noop_penalty")
+    if prev_action and image_only:
+        raise ValueError("prev_action > 0 needs the Dict observation: not with image_only=True")
     env = DiscreteActions(gym.make(env_id, **kwargs), grid=tuple(grid), type_slots=type_slots, open_app=open_app)  # type: ignore[arg-type]
     obs = NumericObservation(env, size=tuple(image_size), instruction_dim=instruction_dim, image_only=image_only)  # type: ignore[arg-type]
     out: gym.Env = NoEffectPenalty(obs, noop_penalty) if noop_penalty else obs

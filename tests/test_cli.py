@@ -218,3 +218,66 @@ def test_bench_refuses_flags_it_would_ignore(argv, says, capsys):
         cli(argv)
     assert e.value.code == 2 and says in capsys.readouterr().err
 
+
+
+@pytest.mark.parametrize("sub", ["a_file/sub", "a_file/sub/deeper", "/proc/guigym-no-such/y"])
+def test_export_out_under_a_file_or_an_uncreatable_path_is_a_usage_error(sub, tmp_path, capsys, monkeypatch):
+    # it was a NotADirectoryError / FileNotFoundError traceback from out.mkdir
+    import guigym.export
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("keep me")
+    monkeypatch.setattr(guigym.export, "episodes", lambda *a, **k: pytest.fail("an episode ran"))
+    with pytest.raises(SystemExit) as e:
+        cli(["export", "--episodes", "1", "--out", sub])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"--out {sub}: cannot write there" in err and "Traceback" not in err
+    assert (tmp_path / "a_file").read_text() == "keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
+def test_play_without_a_display_fails_fast(monkeypatch, capsys):
+    # SDL fell back to its invisible "offscreen" window and `guigym play` waited forever, silently
+    import sys
+
+    import guigym.play
+
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(guigym.play, "play", lambda *a, **k: pytest.fail("the loop started without a display"))
+    with pytest.raises(SystemExit) as e:
+        cli(["play"])
+    assert e.value.code == 2 and "no display" in capsys.readouterr().err
+    with pytest.raises(RuntimeError, match="no display"):  # the loop itself, called without max_events
+        play("GuiGym-Login-v0", "easy", "mock")  # the real loop (imported above), not the stub
+    # an explicit SDL_VIDEODRIVER (tests: dummy) or a display: the loop runs
+    calls = []
+    monkeypatch.setattr(guigym.play, "play", lambda *a, **k: calls.append(a) or {"episodes": 1, "successes": 0})
+    for var, value in (("SDL_VIDEODRIVER", "dummy"), ("DISPLAY", ":0"), ("WAYLAND_DISPLAY", "wayland-0")):
+        monkeypatch.setenv(var, value)
+        assert cli(["play"]) == 0
+        monkeypatch.delenv(var)
+    assert len(calls) == 3
+
+
+def test_commands_accept_the_guigym_module_prefix(tmp_path, monkeypatch, capsys):
+    # gym.make("guigym:GuiGym-Login-v0") works; the commands said "unknown env id guigym:GuiGym-Login-v0"
+    import json
+
+    import guigym.play
+    from agents.evaluate import main as evaluate
+
+    assert id_level_problem("guigym:GuiGym-Login-v0", "hard") is None
+    assert "levels are" in id_level_problem("guigym:GuiGym-Login-v0", "extreme")
+    assert cli(["demo", "--env", "guigym:GuiGym-Login-v0", "--episodes", "1", "--gif", ""]) == 0
+    assert cli(["export", "--env", "guigym:GuiGym-Login-v0", "--episodes", "1", "--out", str(tmp_path / "d")]) == 0
+    ep = json.loads((tmp_path / "d" / "episodes.jsonl").read_text())
+    assert ep["env_id"] == "GuiGym-Login-v0" and ep["episode_id"].startswith("GuiGym-Login-v0-mock-")  # no ':' in paths
+    calls = []
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setattr(guigym.play, "play", lambda *a, **k: calls.append(a) or {"episodes": 1, "successes": 1})
+    assert cli(["play", "--env", "guigym:GuiGym-Login-v0"]) == 0 and calls[0][0] == "GuiGym-Login-v0"
+    assert evaluate(["--env", "guigym:GuiGym-Login-v0", "--level", "easy", "--episodes", "1", "--no-progress"]) == 0
+    with pytest.raises(SystemExit) as e:  # the prefix names guigym's ids only
+        cli(["demo", "--env", "guigym:CartPole-v1"])
+    assert e.value.code == 2 and "CartPole-v1 is not a guigym id" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import re
 
 import numpy as np
 import pytest
@@ -116,3 +117,45 @@ def test_previous_action_and_noop_penalty_read_the_raw_screenshot():
     assert "screenshot" in obs and not obs["prev_action"].any()
     obs, r, *_ = env.step(env.action_space.n - 1)  # a spare type slot: a no-op, the screen unchanged
     assert r == -0.5 and obs["prev_action"][-1] == 0.0 and obs["prev_action"][env.action_space.n - 1] == 1.0
+
+
+@pytest.mark.parametrize("kw,says", [
+    ({"grid": (0, 16)}, "grid[0] must be an integer >= 1"),  # index_of(Click) returned -1
+    ({"grid": (9, -1)}, "grid[1] must be an integer >= 1"),
+    ({"grid": (9,)}, "grid must be two integers"),
+    ({"grid": (9.5, 16)}, "grid[0] must be an integer"),
+    ({"type_slots": -1}, "type_slots must be an integer >= 0"),
+    ({"prev_action": -1}, "prev_action must be an integer >= 0"),  # a numpy error
+    ({"prev_action": 2, "image_only": True}, "not with image_only"),
+    ({"noop_penalty": -0.1}, "noop_penalty must be a finite number >= 0"),  # rewarded no-ops, silently
+    ({"noop_penalty": float("nan")}, "noop_penalty must be a finite number >= 0"),
+    ({"image_size": (0, 64)}, "image_size[0] must be an integer >= 1"),
+    ({"instruction_dim": 0}, "instruction_dim must be an integer >= 1"),
+])
+def test_bad_wrapper_settings_are_a_value_error_at_construction(kw, says, monkeypatch):
+    import gymnasium as gym
+
+    made = []
+    real_make = gym.make
+    monkeypatch.setattr(gym, "make", lambda *a, **k: made.append(a) or real_make(*a, **k))
+    with pytest.raises(ValueError, match=re.escape(says)):
+        make_sb3_env("GuiGym-Login-v0", **kw)
+    assert not made  # checked before any env is made
+
+
+def test_bad_settings_of_each_wrapper_are_a_value_error():
+    from guigym.wrappers import NoEffectPenalty, PreviousAction
+
+    with pytest.raises(ValueError, match=re.escape("grid[0] must be an integer >= 1")):
+        DiscreteActions(make("GuiGym-Login-v0"), grid=(0, 4))
+    with pytest.raises(ValueError, match="type_slots must be an integer >= 0"):
+        DiscreteActions(make("GuiGym-Login-v0"), type_slots=-2)
+    with pytest.raises(ValueError, match="penalty must be a finite number >= 0"):
+        NoEffectPenalty(make("GuiGym-Login-v0"), penalty=-1.0)
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+        PreviousAction(DiscreteActions(make("GuiGym-Login-v0")), k=0)
+    with pytest.raises(ValueError, match="size must be two integers"):
+        NumericObservation(make("GuiGym-Login-v0"), size=72)
+    env = DiscreteActions(make("GuiGym-Login-v0"), grid=(1, 1), type_slots=np.int64(0))  # the smallest valid ones
+    env.reset(seed=0)
+    assert env.index_of(env.action(0)) == 0 and env.action_space.n == 1 + 4 + 1 + len(env.apps)
