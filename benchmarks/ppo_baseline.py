@@ -117,22 +117,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     return rows
 
 
-def _writable_problem(path: Path) -> str | None:
-    """Why a file or folder cannot be made at ``path``: the nearest existing folder above it
-    must be a writable folder (its parents are made as needed)."""
-    parent = path.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"{parent} is not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"{parent} is not writable"
-    return None
-
-
 def arg_problems(args: argparse.Namespace) -> list[str]:
     """Every bad flag, one line each, checked before the first seed trains."""
     from matplotlib.backend_bases import FigureCanvasBase
+
+    from guigym.viz import writable_problem
 
     out = [f"--seeds must be >= 0, got {s}" for s in args.seeds if s < 0]
     out += [f"--seeds: {s} is given twice (every seed is one row of the table and its mean)"
@@ -148,14 +137,14 @@ def arg_problems(args: argparse.Namespace) -> list[str]:
     elif png.suffix.lower().lstrip(".") not in formats:  # matplotlib appended .png: another file than the one named
         out.append(f"--png {args.png}: must end in .png (or .{', .'.join(f for f in formats if f != 'png')})")
     else:
-        problem = _writable_problem(png)
+        problem = writable_problem(png)
         if problem:
             out.append(f"--png {args.png}: {problem}")
     run = Path(args.out)
     if run.exists() and not run.is_dir():
         out.append(f"--out {args.out}: exists and is not a folder")
     elif not run.exists():
-        problem = _writable_problem(run)
+        problem = writable_problem(run)
         if problem:
             out.append(f"--out {args.out}: {problem}")
     return out

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from tqdm import tqdm
 import guigym  # noqa: F401  (registers the envs)
 from guigym.backends import BACKENDS
 from guigym.registration import id_level_problem, plain_id
-from guigym.viz import annotate, save_gif
+from guigym.viz import annotate, save_gif, writable_problem
 
 
 def gif_path_problem(gif: str) -> str | None:
@@ -38,14 +37,7 @@ def gif_path_problem(gif: str) -> str | None:
         return "is a folder; give a file name ending in .gif"
     if path.suffix.lower() != ".gif":
         return "must end in .gif (the file is a GIF; '' skips it)"
-    parent = path.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"{parent} is not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"{parent} is not writable"
-    return None
+    return writable_problem(path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from pathlib import Path
 from typing import Sequence
 
@@ -12,6 +13,24 @@ from PIL import Image, ImageDraw, ImageFont
 
 from guigym.action_text import format_action
 from guigym.actions import Action, Click, Scroll
+
+
+def writable_problem(path: str | Path) -> str | None:
+    """Why a file or folder cannot be made at ``path`` (None: it can): the nearest existing
+    folder above it must be a writable folder (the missing ones between are made as needed).
+    Commands check their output paths with it before any work, not after.
+
+    >>> writable_problem("out/deeper/run.gif") is None
+    True
+    """
+    parent = Path(path).parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent} is not writable"
+    return None
 
 
 def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.ndarray:
