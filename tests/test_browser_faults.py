@@ -557,3 +557,24 @@ def test_kill_removes_a_shared_memory_file_not_yet_unlinked(tmp_path: Any) -> No
         p.kill()
     assert not held.exists()
     assert other.exists() and not_held.exists()
+
+
+def test_stale_shared_memory_files_are_removed_once_a_browser_is_gone(tmp_path: Any) -> None:
+    """A Chromium killed from outside (SIGKILL of the browser process) between making a
+    shared-memory file and unlinking it leaves the file: no process holds it any more, so
+    ``_kill`` cannot see it. A live Chromium's file keeps its name for microseconds, so a file
+    of that name ``SHM_STALE_S`` old is a leftover; young files and other names stay."""
+    from guigym.backends.browser import _SHM_PREFIX, SHM_STALE_S, _remove_stale_shm
+
+    old, young, other = tmp_path / f"{_SHM_PREFIX}old", tmp_path / f"{_SHM_PREFIX}young", tmp_path / "mine.txt"
+    folder = tmp_path / f"{_SHM_PREFIX}dir"
+    for f in (old, young, other):
+        f.write_bytes(b"x")
+    folder.mkdir()
+    past = time.time() - 10 * SHM_STALE_S - 1
+    for f in (old, other, folder):
+        os.utime(f, (past, past))
+    _remove_stale_shm(str(tmp_path))
+    assert not old.exists()
+    assert young.exists() and other.exists() and folder.is_dir()
+    _remove_stale_shm(str(tmp_path / "missing"))  # a folder that is not there: nothing happens

@@ -65,12 +65,14 @@ import io
 import os
 import shutil
 import signal
+import tempfile
 import time
 import uuid
 import weakref
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -126,6 +128,31 @@ def _find_marked(marker: bytes, under: int) -> int | None:
 #: The prefix of the shared-memory files Chromium makes in the temp dir (``--disable-dev-shm-usage``):
 #: each is unlinked right after it is made, so one killed between the two is left behind.
 _SHM_PREFIX = ".org.chromium.Chromium."
+
+#: Such a file keeps its name for microseconds (made, sized, unlinked): one of this age or older
+#: (seconds) was left by a Chromium killed in between (a kill from outside: ``_kill`` removes
+#: the ones its own kills leave), and is removed once a browser of this backend is gone.
+SHM_STALE_S = 0.2
+
+
+def _remove_stale_shm(folder: str | None = None) -> None:
+    """Remove the Chromium shared-memory files left in ``folder`` (the temp dir Chromium
+    inherits, by default): regular files of this user, named with ``_SHM_PREFIX``, at least
+    ``SHM_STALE_S`` old. A live Chromium's file is unlinked long before that."""
+    folder = folder or tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(_SHM_PREFIX)]
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+            if S_ISREG(st.st_mode) and st.st_uid == os.getuid() and now - st.st_mtime >= SHM_STALE_S:
+                os.unlink(path)
+        except OSError:
+            continue
 
 
 def _kill(pids: list[int]) -> None:
@@ -272,6 +299,8 @@ def _kill_all_at_exit() -> None:
     _wait_gone(pids, 2.0)  # a browser still exiting could write into a folder being removed
     for b in mine:
         _remove_tmp(b._tmp)
+    if mine:
+        _remove_stale_shm()
 
 
 # ----------------------------------------------------------------------- the backend
@@ -445,6 +474,7 @@ class BrowserBackend(Backend):
             if self._main_pid is not None:
                 _kill(self.chromium_pids())
                 _remove_tmp(self._tmp)
+                _remove_stale_shm()
             if self._driver is not None:
                 d, self._driver = self._driver, None
                 release(d, wait=False)
@@ -915,6 +945,7 @@ class BrowserBackend(Backend):
                 _kill(pids)
                 _wait_gone(pids, 3.0)
             _remove_tmp(self._tmp)
+            _remove_stale_shm()
         self._tmp = []  # a forked copy's are the parent's
         self._main_pid = None
         self._broken = None
