@@ -61,7 +61,9 @@ def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.nda
 
 def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
     """Write ``frames`` (H x W x 3 uint8) as a looping GIF, ``fps`` frames a second
-    (0.002 to 100: a GIF stores each frame's delay in 1/100 s, in 16 bits)."""
+    (0.002 to 100: a GIF stores each frame's delay in 1/100 s, in 16 bits). The GIF is written
+    under a temporary name beside ``path`` and renamed over it at the end, so an error or a
+    Ctrl-C while writing leaves ``path`` as it was (no truncated GIF)."""
     if not frames:
         raise ValueError("save_gif needs at least one frame")
     # Outside this range Pillow raised ZeroDivisionError / OverflowError deep inside, or (fps > 100)
@@ -71,5 +73,10 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     imgs = [Image.fromarray(f) for f in frames]
-    imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        imgs[0].save(partial, format="GIF", save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
     return path

@@ -57,6 +57,36 @@ def test_save_gif_rejects_an_fps_a_gif_cannot_hold(tmp_path, fps):
     assert save_gif(frames, tmp_path / "b.gif", fps=100).stat().st_size > 0
 
 
+def test_save_gif_interrupted_leaves_the_earlier_gif_whole(tmp_path, monkeypatch):
+    """A Ctrl-C (or any error) while the GIF is written left a truncated file at the path: the
+    GIF is written under a temporary name and renamed at the end."""
+    import numpy as np
+    from PIL import Image
+
+    from guigym.viz import save_gif
+
+    frames = [np.full((8, 8, 3), i, np.uint8) for i in range(3)]
+    path = save_gif(frames, tmp_path / "run.gif")
+    before = path.read_bytes()
+    real_save = Image.Image.save
+
+    def interrupted(self, fp, *args, **kwargs):
+        real_save(self, fp, *args, **kwargs)  # the whole file written, then the interrupt
+        with open(fp, "r+b") as f:
+            f.truncate(10)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Image.Image, "save", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save_gif(frames[::-1], path, fps=5)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.gif"]  # no partial file left
+    monkeypatch.undo()
+    assert save_gif(frames[::-1], path, fps=5).read_bytes() != before
+    with Image.open(path) as im:
+        assert im.n_frames == 3
+
+
 def test_bench_runs_and_gives_the_cores_back(capsys):
     before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     assert cli(["bench", "--steps", "60", "--vector", "0"]) == 0
