@@ -28,6 +28,7 @@ from agents.vlm import load_vlm, plan_messages
 from guigym.action_text import FORMATS
 from guigym.actions import RefStep, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
+from guigym.viz import writable_problem
 
 
 # agents.grpo.GRPOConfig is the one definition of GRPO's hyper-parameters; a VLM trained offline
@@ -82,12 +83,8 @@ def arg_problems(args: Args) -> list[str]:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         problems.append(f"--out {args.out}: exists and is not a folder")
-    elif not out.exists():
-        parent = out.parent
-        while not parent.exists():
-            parent = parent.parent
-        if not parent.is_dir():
-            problems.append(f"--out {args.out}: {parent} is not a folder")
+    elif not out.exists() and (problem := writable_problem(out)):
+        problems.append(f"--out {args.out}: {problem}")
     if args.fmt not in FORMATS:
         problems.append(f"--fmt {args.fmt}: must be one of {', '.join(FORMATS)}")
     if args.num_generations < 2:

@@ -28,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 from PIL import Image
 
+from guigym.action_text import _short
 from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int
 
 #: a quoted span: single quotes not inside a word (the apostrophe of "Wright's" opens nothing)
@@ -56,11 +57,6 @@ def instruction_spans(text: str, k: int) -> list[str]:
     seen: set[str] = set()
     uniq = [s for s in out if not (s in seen or seen.add(s))]  # type: ignore[func-returns-value]
     return uniq[:k]
-
-
-def _short(v: Any) -> str:
-    r = repr(v)
-    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def _count(v: Any, what: str, low: int) -> int:
