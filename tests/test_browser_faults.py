@@ -563,18 +563,25 @@ def test_stale_shared_memory_files_are_removed_once_a_browser_is_gone(tmp_path: 
     """A Chromium killed from outside (SIGKILL of the browser process) between making a
     shared-memory file and unlinking it leaves the file: no process holds it any more, so
     ``_kill`` cannot see it. A live Chromium's file keeps its name for microseconds, so a file
-    of that name ``SHM_STALE_S`` old is a leftover; young files and other names stay."""
+    of that name still there ``SHM_STALE_S`` after the sweep starts (one just made by a process
+    killed at once included) is a leftover; a live one, unlinked by its maker meanwhile, and
+    other names stay untouched."""
+    import threading
+
     from guigym.backends.browser import _SHM_PREFIX, SHM_STALE_S, _remove_stale_shm
 
-    old, young, other = tmp_path / f"{_SHM_PREFIX}old", tmp_path / f"{_SHM_PREFIX}young", tmp_path / "mine.txt"
-    folder = tmp_path / f"{_SHM_PREFIX}dir"
-    for f in (old, young, other):
+    old, young, live = tmp_path / f"{_SHM_PREFIX}old", tmp_path / f"{_SHM_PREFIX}young", tmp_path / f"{_SHM_PREFIX}live"
+    other, folder = tmp_path / "mine.txt", tmp_path / f"{_SHM_PREFIX}dir"
+    for f in (old, young, live, other):
         f.write_bytes(b"x")
     folder.mkdir()
     past = time.time() - 10 * SHM_STALE_S - 1
     for f in (old, other, folder):
         os.utime(f, (past, past))
+    maker = threading.Timer(SHM_STALE_S / 4, live.unlink)  # its maker unlinks it, as Chromium does
+    maker.start()
     _remove_stale_shm(str(tmp_path))
-    assert not old.exists()
-    assert young.exists() and other.exists() and folder.is_dir()
+    maker.join()
+    assert not old.exists() and not young.exists() and not live.exists()
+    assert other.exists() and folder.is_dir()
     _remove_stale_shm(str(tmp_path / "missing"))  # a folder that is not there: nothing happens

@@ -144,6 +144,8 @@ def _remove_stale_shm(folder: str | None = None) -> None:
         names = [n for n in os.listdir(folder) if n.startswith(_SHM_PREFIX)]
     except OSError:
         return
+    if names:  # one made just before its maker was killed is young now: wait until it is stale
+        time.sleep(SHM_STALE_S)
     now = time.time()
     for name in names:
         path = os.path.join(folder, name)
