@@ -4,8 +4,10 @@
 
 1. **Text**: Unicode NFKC, case-folded, whitespace runs → one space, surrounding quotes and
    trailing ``.``/``!`` removed ("  Room  B. " = "room b").
-2. **Numbers**: thousands separators, a leading currency sign and a trailing ``%`` ignored, and
-   compared as numbers ("1,000" = "1000.0"; "$12.50" = "12.5").
+2. **Numbers**: a leading currency sign and a trailing ``%`` ignored, and compared as numbers
+   ("1,000" = "1000.0"; "$12.50" = "12.5"). A comma or space inside a number is read as a
+   thousands separator only between groups of three digits ("1,250", "1 250"): "1, 2" and
+   "12,5" are not numbers, so they never match 12 or 125.
 3. **Times**: "3 pm", "3:00 PM", "15:00" and "15.00" are all ``15:00``.
 4. **Dates**: ISO (2026-12-01), "Dec 1, 2026", "1 December 2026", "Tuesday, December 1, 2026" and
    slashed US dates (12/01/2026: month first); without a year ("Dec 1") only month and day
@@ -45,6 +47,8 @@ Expected = Union[str, int, float, Sequence[str]]
 
 _WS = re.compile(r"\s+")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
+#: digits in groups of three after the first, one separator kind throughout ("1,250,000", "1 250")
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?")
 _TIME = re.compile(r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?")
 _LIST_SPLIT = re.compile(r"\s*(?:[,;\n]\s*(?:and\s+)?|\s+and\s+)\s*")
 #: The date spellings read (``strptime`` directives, in the C locale), with and without a year.
@@ -82,9 +86,11 @@ def _text(s: str) -> str:
 
 
 def _as_number(s: str) -> float | None:
-    t = s.replace(",", "").replace(" ", "")
-    t = t.lstrip("$€£¥")
-    t = t[:-1] if t.endswith("%") else t
+    t = s.lstrip("$€£¥").lstrip()
+    t = t[:-1].rstrip() if t.endswith("%") else t
+    m = _GROUPED.fullmatch(t)
+    if m:
+        t = t.replace(m.group("sep"), "")
     if not _NUMBER.fullmatch(t):
         return None
     v = float(t)

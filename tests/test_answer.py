@@ -52,7 +52,7 @@ def test_canonical_dict_and_checks():
 
 @pytest.mark.parametrize("given,expected", [
     ("Room B", "room b"), ("  room   b. ", "Room B"), ("“Room B”", "Room B"),
-    ("1,250", "1250"), ("$12.50", 12.5), ("12.0", 12), ("40%", "40"), ("-3", -3.0),
+    ("1,250", "1250"), ("1 250", 1250), ("1,250,000.5", 1250000.5), ("$ 1,250", 1250), ("40 %", 40), ("$12.50", 12.5), ("12.0", 12), ("40%", "40"), ("-3", -3.0),
     ("3 pm", "15:00"), ("3:00 PM", "3 p.m."), ("7:05am", "07:05"), ("12 am", "0:00"),
     ("December 1, 2026", "2026-12-01"), ("Tue, Dec 1st 2026", "1 December 2026"), ("12/01/2026", "2026-12-01"), ("Dec 1", "1 Dec"),
     ("Feb 29", "February 29"), ("Tuesday, February 29th", "2/29"),  # a day without a year: any day the month has
@@ -76,6 +76,8 @@ def test_a_time_written_with_a_dot_matches_the_time(given, expected):
     ("Room C", "Room B"), ("1251", "1,250"), ("3 am", "15:00"), ("Dec 2, 2026", "2026-12-01"), ("Dec 1", "2026-12-01"),
     ("Alice", ["Alice", "Bob"]), ("Alice, Bob, Carol", ["Alice", "Bob"]), ("Alice, Alice", ["Alice", "Bob"]), ("", "0"),
     ("Room B" + " " * MAX_ANSWER_CHARS, "Room B"), (None, "None"),
+    # a comma or space is a thousands separator only between groups of three digits
+    ("1, 2", 12), ("1,2", "12"), ("12,5", 125), ("1,2345", 12345), ("1,250 000", 1250000), ("4 2", 42),
 ])
 def test_answers_that_do_not_match(given, expected):
     assert not answers_match(given, expected)
