@@ -151,6 +151,18 @@ CRASH_LATER = [
 ]
 
 
+@pytest.mark.parametrize("scale", [0, -1.0, 0.01, 50.0, True, "1.0", None])
+def test_a_font_scale_no_variation_makes_is_refused(env: Any, scale: Any) -> None:
+    """Any scale draws without an error, but 0 or less draws no text at all and a huge one takes
+    seconds a frame: only the ``font_scale`` axis's values are accepted."""
+    env.reset(seed=0)
+    snap = env.unwrapped.get_state()
+    snap["scenario"]["theme"]["font_scale"] = scale
+    _refused(env, snap, "font_scale")
+    snap["scenario"]["theme"]["font_scale"] = 1.3  # the test split's value
+    env.unwrapped.set_state(snap)
+
+
 @pytest.mark.parametrize("env_id,level,variation,match,corrupt", CRASH_LATER)
 def test_a_snapshot_a_later_step_could_not_show_is_refused(env_id: str, level: str, variation: Any, match: str,
                                                            corrupt: Any) -> None:

@@ -59,6 +59,11 @@ def _scenario_semantic_problems(scenario: dict[str, Any]) -> list[str]:
     # colours are drawn only on the screens that use them, so the dry run alone misses most
     out += [f"$.scenario.theme[{_short(k)}]: {_short(v)} is not a colour [r, g, b] (0..255)" for k, v in scenario["theme"].items()
             if (k in THEME_COLOURS or isinstance(v, list)) and not _is_colour(v)]
+    # a scale draws without error at any size, but only the axis's own values are instances
+    # (0 or less draws no text; 1000 takes seconds a frame)
+    scale, scales = scenario["theme"].get("font_scale", 1.0), sorted({1.0, *(v for vs in AXES["font_scale"].values() for v in vs)})
+    if type(scale) not in (int, float) or scale not in scales:
+        out.append(f"$.scenario.theme.font_scale: {_short(scale)} is not one of the font_scale axis's values {scales}")
     for name, spec in apps.items():
         if spec["root"] not in spec["screens"]:
             out.append(f"$.scenario.apps[{_short(name)}].root: no screen {_short(spec['root'])}")
