@@ -121,7 +121,7 @@ def arg_problems(args: argparse.Namespace) -> list[str]:
     """Every bad flag, one line each, checked before the first seed trains."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    from guigym.viz import writable_problem
+    from guigym.viz import folder_problem, writable_problem
 
     out = [f"--seeds must be >= 0, got {s}" for s in args.seeds if s < 0]
     out += [f"--seeds: {s} is given twice (every seed is one row of the table and its mean)"
@@ -140,13 +140,9 @@ def arg_problems(args: argparse.Namespace) -> list[str]:
         problem = writable_problem(png)
         if problem:
             out.append(f"--png {args.png}: {problem}")
-    run = Path(args.out)
-    if run.exists() and not run.is_dir():
-        out.append(f"--out {args.out}: exists and is not a folder")
-    elif not run.exists():
-        problem = writable_problem(run)
-        if problem:
-            out.append(f"--out {args.out}: {problem}")
+    problem = folder_problem(args.out)
+    if problem:
+        out.append(f"--out {args.out}: {problem}")
     return out
 
 

@@ -28,7 +28,7 @@ from agents.vlm import load_vlm, plan_messages
 from guigym.action_text import FORMATS
 from guigym.actions import RefStep, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
-from guigym.viz import writable_problem
+from guigym.viz import folder_problem
 
 
 # agents.grpo.GRPOConfig is the one definition of GRPO's hyper-parameters; a VLM trained offline
@@ -80,10 +80,7 @@ def arg_problems(args: Args) -> list[str]:
         problems.append(f"--data {args.data}: no steps.jsonl there (write one with `guigym export --out {args.data}`)")
     if not Path(args.model).is_dir():
         problems.append(f"--model {args.model}: not a folder (a local checkpoint folder, e.g. from `python -m agents.tiny_vlm`)")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        problems.append(f"--out {args.out}: exists and is not a folder")
-    elif not out.exists() and (problem := writable_problem(out)):
+    if problem := folder_problem(args.out):
         problems.append(f"--out {args.out}: {problem}")
     if args.fmt not in FORMATS:
         problems.append(f"--fmt {args.fmt}: must be one of {', '.join(FORMATS)}")

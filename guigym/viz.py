@@ -33,6 +33,19 @@ def writable_problem(path: str | Path) -> str | None:
     return None
 
 
+def folder_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot serve as an output folder (None: it can): an existing folder can, a
+    file cannot, a missing one where :func:`writable_problem` finds nothing against it.
+
+    >>> folder_problem("out/runs/a") is None
+    True
+    """
+    p = Path(path)
+    if p.exists():
+        return None if p.is_dir() else "exists and is not a folder"
+    return writable_problem(p)
+
+
 def annotate(frame: np.ndarray, action: Action | None, note: str = "") -> np.ndarray:
     """``frame`` with a marker where ``action`` points and a caption of the action."""
     img = Image.fromarray(frame)
