@@ -154,6 +154,7 @@ def train_ppo(
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.env_util import make_vec_env
 
     from guigym.wrappers import make_sb3_env
@@ -172,6 +173,9 @@ def train_ppo(
                             n_envs=n_envs, seed=seed)
         hp = {"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01, **(ppo_kwargs or {})}
         model = PPO(policy, venv, seed=seed, verbose=0, device="cpu", **hp)
+        # SB3's default logger makes a /tmp/SB3-<time> folder on every learn() even with
+        # nothing to write; the curve is logged below, so a logger with no output makes none
+        model.set_logger(Logger(folder=None, output_formats=[]))
         held_out = range(100_000 + seed * 1000, 100_000 + seed * 1000 + eval_episodes)
         t0 = time.process_time()
 

@@ -546,6 +546,20 @@ def test_train_ppo_without_eval_episodes_reports_no_success_rate(tmp_path):
     assert "nan" in (tmp_path / "run" / "curves.csv").read_text().lower()
 
 
+def test_train_ppo_leaves_nothing_in_the_temp_dir(tmp_path, monkeypatch):
+    """SB3's default logger made an empty /tmp/SB3-<time> folder on every run."""
+    import tempfile
+
+    from agents.sb3_baseline import train_ppo
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    train_ppo(**_TINY_PPO, out_dir=tmp_path / "run")
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("SB3-")] == []  # (torch's own caches may appear)
+
+
 def test_train_ppo_same_seed_same_model_and_it_loads(tmp_path):
     """Same seed, same curve and the same saved weights; the saved model loads and acts as trained."""
     from stable_baselines3 import PPO
