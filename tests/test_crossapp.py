@@ -168,6 +168,31 @@ def tap(env, wid: str):
     raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))
 
 
+def test_a_stray_quantity_click_in_the_cart_is_set_back() -> None:
+    """A stepper click on an item of the start's cart is no failure (the docstring: an item added or
+    removed is): the episode goes on, and the reference sets the quantity back before the task."""
+    env = make(ENV_ID, level="easy")
+    for seed in range(50):
+        env.reset(seed=seed)
+        cart = state(env)["apps"]["Shop"]["data"]["cart"]
+        if cart and int(state(env)["apps"]["Shop"]["values"][f"i:{cart[0]['lid']}.qty"]) < 9:
+            break
+    lid = cart[0]["lid"]
+    qty = state(env)["apps"]["Shop"]["values"][f"i:{lid}.qty"]
+    env.step(OpenApp("Shop"))
+    tap(env, "cart")
+    tap(env, f"l:{lid}")
+    _, r, term, _, info = tap(env, f"i:{lid}.qty.inc")
+    assert state(env)["apps"]["Shop"]["values"][f"i:{lid}.qty"] == qty + 1
+    assert not term and not info["success"] and info["reference"]
+    for _ in range(60):
+        _, r, term, _, info = env.step(info["reference"][0].action)
+        if term:
+            break
+    assert term and r == 1.0 and info["success"]
+    assert state(env)["apps"]["Shop"]["values"][f"i:{lid}.qty"] == qty
+
+
 @pytest.mark.parametrize("target", ["note", "msg", "mail"])
 def test_a_wrong_fact_typed_in_the_target_fails(target: str) -> None:
     """The reference, but the fact typed wrong (the last field before the save or send): pressing

@@ -72,3 +72,28 @@ def test_back_from_app_goes_home_on_hard():
     assert env.unwrapped.current_view.app == "home"
     _, _, _, _, info = env.step(Back())  # Back at home: no-op, no error
     assert info["action_error"] is None and info["event"].kind == "back"
+
+
+def test_wrong_remember_choice_at_the_code_screen_is_recoverable():
+    """Hard: the sign-in press with the wrong remember-me choice opens the code screen, but nothing
+    is signed in yet: the episode goes on and the reference goes Back to fix the box first."""
+    env = make("GuiGym-Login-v0", level="hard")
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        task = env.unwrapped.scenario["task"]
+        env.step(OpenApp(task["app"]))
+        fill(env, "user", task["user"])
+        fill(env, "pass", task["password"])
+        values = env.unwrapped.get_state()["state"]["apps"][task["app"]]["values"]
+        if values["remember"] == task["remember"]:
+            click(env, "remember")  # make it wrong
+        _, r, term, _, info = click(env, "signin")
+        assert env.unwrapped.current_view.screen == "verify"
+        assert not term and r == 0 and not info["success"]
+        assert isinstance(info["reference"][0].action, Back)
+        for _ in range(12):
+            _, r, term, _, info = env.step(info["reference"][0].action)
+            if term:
+                break
+        assert term and r == 1.0 and info["success"]
+        assert env.unwrapped.get_state()["state"]["apps"][task["app"]]["data"]["session"]["remember"] == task["remember"]

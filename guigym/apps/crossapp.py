@@ -93,6 +93,8 @@ from guigym.apps.shop import (
     ShopApp,
     cart_of,
     catalog,
+    item_screen,
+    line_qty,
     money,
     product_of,
     product_screen,
@@ -601,6 +603,12 @@ class CrossAppFamily(Family):
 
     def _next(self, scenario: Scenario, state: DeviceState, d: Digest) -> Goal | None:
         task = self._task(scenario)
+        shop, cart0 = state["apps"][SHOP], self._expected(scenario)["cart0"]
+        have = cart_of(shop)
+        for x in shop["data"]["cart"]:  # a quantity changed (Add to cart again, a stepper): set it back first
+            k = f"{x['pid']}|{x['size']}"
+            if k in cart0 and have[k] != cart0[k]:
+                return Goal(SHOP, item_screen(x["lid"]), line_qty(x["lid"]), "set", cart0[k])
         jobs = [j for j in task["jobs"] if not self._done(scenario, state, j, d)]
         if not jobs:
             return None

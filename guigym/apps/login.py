@@ -231,7 +231,8 @@ class LoginFamily(Family):
         if app_state["data"].get("session") or app_state["data"].get("locked"):
             return None
         vals = app_state["values"]
-        if app_state["stack"][-1] == "verify":
+        wrong_remember = t["remember"] is not None and bool(vals.get("remember")) != t["remember"]
+        if app_state["stack"][-1] == "verify" and not wrong_remember:  # else Back to the form first
             if vals.get("code", "") != t["code"]:
                 return Goal(app, "verify", "code", "set", t["code"])
             return Goal(app, "verify", "verify", "press")
@@ -239,7 +240,7 @@ class LoginFamily(Family):
             return Goal(app, "main", "user", "set", t["user"])
         if vals.get("pass", "") != t["password"]:
             return Goal(app, "main", "pass", "set", t["password"])
-        if t["remember"] is not None and bool(vals.get("remember")) != t["remember"]:
+        if wrong_remember:
             return Goal(app, "main", "remember", "set", t["remember"])
         return Goal(app, "main", "signin", "press")
 
