@@ -281,3 +281,18 @@ def test_unicode_text_survives_flatten_and_vector_envs():
         obs, *_ = venv.step(venv.action_space.sample())
     finally:
         venv.close()
+
+
+#: The sections of every family's module docstring, in this order (``Levels`` may sit between
+#: Actions and Rewards), as Minigrid documents each env.
+DOC_SECTIONS = ("Description:", "Instruction:", "Actions:", "Rewards:", "Termination:", "Registered ids:")
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_every_family_documents_the_same_sections(env_id):
+    doc = sys.modules[type(gym.make(env_id).unwrapped.family).__module__].__doc__ or ""
+    lines = [ln.rstrip() for ln in doc.splitlines()]
+    at = [lines.index(s) if s in lines else -1 for s in DOC_SECTIONS]
+    assert -1 not in at, f"{env_id}: missing {[s for s, i in zip(DOC_SECTIONS, at) if i < 0]}"
+    assert at == sorted(at), f"{env_id}: sections out of order"
+    assert f"``{env_id}``" in "\n".join(lines[at[-1]:])

@@ -54,6 +54,8 @@ Termination:
     compared. Failure (terminated) on any change the task does not ask for: a note, person,
     mail or event changed, moved or deleted, a note, message, mail or event too many or with
     the wrong text (a wrong fact), an item added to or removed from the cart, an order placed.
+    A changed quantity of a cart item is not success but not yet failure: the steppers can
+    set it back, and the reference does.
 Registered ids:
     ``GuiGym-CrossApp-v0`` (``level="easy" | "medium" | "hard"``).
 """

@@ -10,6 +10,9 @@ Instruction:
     "Open Notes and create a note titled 'Groceries'", "Go to Clock and turn on the 6:30 AM
     alarm", "In Contacts, add Grace Hill to favourites"; at hard two of them joined
     ("..., then open Clock and ...").
+Actions:
+    Click, Scroll, Back, OpenApp and Type (``type`` is ``Discrete(5)``: no task asks a
+    question).
 Levels:
     * easy: at most 12 icons; one task: a note with a title, one alarm, or one contact in a
       list that fits on the screen.
@@ -17,10 +20,15 @@ Levels:
       list, or two contacts in a long list (Back between them, Scroll).
     * hard: 21-32 icons (two home pages); two tasks in two different apps (a note with a
       title and maybe a text, two alarms, two contacts).
-Success / failure:
+Rewards:
+    1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
+Termination:
     Success when every task is done: a saved note with the instructed title (and text; case
     and surrounding spaces ignored) exists, and every instructed switch has its instructed
-    value. Never fails.
+    value. Unlike the data families, the rest is not compared (an extra note or a stray
+    switch is not a failure). Never fails.
+Registered ids:
+    ``GuiGym-Launcher-v0`` (``level="easy" | "medium" | "hard"``).
 """
 
 from __future__ import annotations

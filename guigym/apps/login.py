@@ -8,6 +8,9 @@ Description:
 Instruction:
     "Log in as alice with password maple42", optionally with the remember-me choice
     ("and tick 'Keep me signed in'"), a verification code, and the app to open first.
+Actions:
+    Click, Scroll, Back, OpenApp and Type (``type`` is ``Discrete(5)``: no task asks a
+    question).
 Levels:
     * easy: the sign-in screen, empty fields, no remember-me requirement.
     * medium: a remember-me requirement, stale text pre-filled in the username field,
@@ -15,9 +18,15 @@ Levels:
     * hard: starts on the phone's home screen (OpenApp first), a verification-code screen
       after the password, and the account locks after 3 wrong attempts (the episode then
       fails).
-Success / failure:
+Rewards:
+    1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
+Termination:
     Success when signed in as the instructed user with the instructed remember-me choice.
-    Failure (terminated) when signed in with the wrong remember-me choice, or locked out.
+    Failure (terminated) when signed in with the wrong remember-me choice, or locked out. At
+    hard, Sign in with the wrong remember-me choice opens the code screen without signing in:
+    not yet a failure (Back, set the checkbox, sign in again; the reference does so).
+Registered ids:
+    ``GuiGym-Login-v0`` (``level="easy" | "medium" | "hard"``).
 """
 
 from __future__ import annotations

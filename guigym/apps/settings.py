@@ -12,6 +12,9 @@ Instruction:
     "Turn on Bluetooth, then set the screen timeout to 5 minutes.", with synonyms
     (turn on/enable/switch on, set/change ... to ...) and, at medium/hard, sometimes where
     the setting lives ("In Display > Advanced, turn on 'Night Light'").
+Actions:
+    Click, Scroll, Back, OpenApp and Type (``type`` is ``Discrete(5)``: no task asks a
+    question).
 Levels:
     * easy: one change; at most 10 categories and 10 rows per screen (no Scroll), no deeper
       screens.
@@ -19,9 +22,14 @@ Levels:
       than 10 rows (Scroll); deeper screens exist as distractors.
     * hard: three changes in three categories, at least one on a deeper screen; category
       and deeper lists are longer than 10 rows.
-Success / failure:
-    Success when every instructed setting has its instructed value (other settings may be
-    anything). Never fails: every setting can always be changed back.
+Rewards:
+    1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
+Termination:
+    Success when every instructed setting has its instructed value. Unlike the data families,
+    other settings are not compared (a stray toggle is not a failure: every setting can
+    always be changed back). Never fails.
+Registered ids:
+    ``GuiGym-Settings-v0`` (``level="easy" | "medium" | "hard"``).
 """
 
 from __future__ import annotations
