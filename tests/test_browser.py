@@ -31,7 +31,7 @@ from guigym.backends import make_backend
 from guigym.backends.base import event_for
 from guigym.backends.browser import BrowserBackend, BrowserCrashed, _guard, decode_png, process_tree
 from guigym.backends.chromium import ENV_VAR, ChromiumNotFound, candidates, launch
-from guigym.backends.procfs import cmdline, stat
+from guigym.backends.procfs import alive, cmdline
 from guigym.layout import layout
 from guigym.registration import id_levels
 
@@ -49,7 +49,7 @@ def make(env_id: str, backend: str = "mock", **kw: Any) -> gym.Env:
 
 def running(pids: list[int]) -> list[int]:
     """The pids that are still running (zombies count as gone)."""
-    return [pid for pid in pids if (stat(pid) or ("X",))[0] not in ("Z", "X")]
+    return [pid for pid in pids if alive(pid)]
 
 
 def chromium_descendants() -> set[int]:

@@ -15,13 +15,9 @@ import pytest
 
 import guigym  # noqa: F401
 from guigym.backends.browser import RECYCLE_EVERY, BrowserBackend
-from guigym.backends.procfs import stat
+from guigym.backends.procfs import alive as _running
 
 pytestmark = pytest.mark.browser
-
-
-def _running(pid: int) -> bool:
-    return (stat(pid) or ("X",))[0] not in ("Z", "X")
 
 
 def _episode(env: gym.Env, seed: int) -> list[Any]:

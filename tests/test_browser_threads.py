@@ -22,7 +22,7 @@ import pytest
 import guigym  # noqa: F401
 from guigym.backends.browser import process_tree
 from guigym.backends.procfs import cmdline as _cmdline
-from guigym.backends.procfs import stat
+from guigym.backends.procfs import alive as _running
 
 pytestmark = pytest.mark.browser
 
@@ -71,10 +71,6 @@ def helpers() -> list[int]:
         if b"chrom" in exe or b"headless_shell" in exe or b"run-driver" in cmd:
             out.append(pid)
     return out
-
-
-def _running(pid: int) -> bool:
-    return (stat(pid) or ("X",))[0] not in ("Z", "X")
 
 
 def driver_threads() -> list[str]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
-from guigym.backends.procfs import cmdline, process_tree, stat
+from guigym.backends.procfs import alive, cmdline, process_tree, stat
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 
@@ -38,10 +40,26 @@ def test_zombie_left_out_of_tree_unless_asked() -> None:
     try:
         assert child.pid not in process_tree(os.getpid())
         assert child.pid in process_tree(os.getpid(), include_zombies=True)
+        assert not alive(child.pid)
     finally:
+        child.wait()
+    assert not alive(child.pid)
+
+
+def test_a_stopped_process_is_alive() -> None:
+    assert alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        child.send_signal(signal.SIGSTOP)
+        end = time.monotonic() + 5
+        while (stat(child.pid) or ("",))[0] != "T" and time.monotonic() < end:
+            time.sleep(0.01)
+        assert stat(child.pid)[0] == "T" and alive(child.pid)  # type: ignore[index]
+    finally:
+        child.kill()
         child.wait()
 
 
 def test_bad_pids() -> None:
     assert cmdline(None) == b"" and cmdline(-1) == b""
-    assert stat(-1) is None and stat("self/../1/nope") is None
+    assert stat(-1) is None and stat("self/../1/nope") is None and not alive(-1)

@@ -83,7 +83,7 @@ from guigym.apps.base import TEXT_KINDS, View, field_text
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.browser_loop import Driver, SyncView, acquire, release
 from guigym.backends.chromium import ChromiumNotFound, launch_async
-from guigym.backends.procfs import cmdline, private_kib, process_tree, pss_kib, stat
+from guigym.backends.procfs import alive, cmdline, private_kib, process_tree, pss_kib, stat
 from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
 from guigym.fonts import family, font_base64
@@ -1082,7 +1082,7 @@ def _remove_tmp(paths: list[str]) -> None:
 def _wait_gone(pids: list[int], timeout: float) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if all((stat(p) or ("X",))[0] in ("Z", "X") for p in pids):
+        if not any(alive(p) for p in pids):
             return
         time.sleep(0.01)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["cmdline", "private_kib", "process_tree", "pss_kib", "stat"]
+__all__ = ["alive", "cmdline", "private_kib", "process_tree", "pss_kib", "stat"]
 
 
 def cmdline(pid: int | None) -> bytes:
@@ -33,6 +33,12 @@ def stat(pid: int | str) -> tuple[str, int] | None:
         return rest[0].decode(), int(rest[1])
     except (IndexError, ValueError):
         return None
+
+
+def alive(pid: int | str) -> bool:
+    """Whether ``pid`` exists and has not exited: a zombie (exited, not yet reaped) is not
+    alive, a stopped process (``T``) is."""
+    return (stat(pid) or ("X",))[0] not in ("Z", "X")
 
 
 def _proc_table() -> dict[int, tuple[int, str]]:
