@@ -24,7 +24,7 @@ import guigym  # noqa: F401
 from guigym.actions import Back, Click, OpenApp, Scroll, Type
 from guigym.backends.browser import BrowserCrashed
 from guigym.backends.procfs import cmdline as _cmdline
-from guigym.backends.procfs import stat
+from guigym.backends.procfs import alive
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.browser
 def _gone(pid: int, timeout: float = 5.0) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if (stat(pid) or ("X",))[0] in ("Z", "X"):
+        if not alive(pid):
             return True
         time.sleep(0.01)
     return False
@@ -507,6 +507,56 @@ def test_no_temp_dirs_left(tmp_path: Any, how: str) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     for pid in {int(p) for p in proc.stdout.split()}:
         assert _gone(pid), f"Chromium process {pid} left"
+    end = time.monotonic() + 5
+    while os.listdir(tmp_path) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+_ORPHAN = """
+import sys, time
+import gymnasium as gym
+import guigym
+env = gym.make("GuiGym-Login-v0", backend="browser", disable_env_checker=True)
+env.reset(seed=0)
+print(" ".join(map(str, env.unwrapped.backend.chromium_pids())), flush=True)
+if sys.argv[1] == "wait":  # killed from outside with every process it started, as Ray kills an actor
+    time.sleep(120)
+env.close()
+"""
+
+
+def test_temp_dirs_of_a_process_killed_outright_are_removed_by_the_next_browser(tmp_path: Any) -> None:
+    """A process killed with its whole tree (Python, Playwright's driver and Chromium at once,
+    as ``ray.kill`` does to an actor) leaves its browser's profile and artifacts folders: no
+    process of it can remove them. The next guigym browser started on the machine does."""
+    import subprocess
+    import sys
+
+    from guigym.backends.browser import process_tree
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    victim = subprocess.Popen([sys.executable, "-c", _ORPHAN, "wait"], stdout=subprocess.PIPE, text=True, env=env, cwd=root)
+    try:
+        chromium = [int(p) for p in victim.stdout.readline().split()]  # type: ignore[union-attr]
+        assert chromium, "the browser did not start"
+        tree = process_tree(victim.pid)
+        for pid in tree:
+            os.kill(pid, signal.SIGSTOP)  # none of them can react to the others' deaths
+        for pid in tree:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        victim.kill()
+        victim.wait()
+    for pid in tree:
+        assert _gone(pid), f"process {pid} left"
+    left = sorted(os.listdir(tmp_path))
+    assert any(n.startswith("playwright_chromiumdev_profile-") for n in left), left  # what the kill leaves
+    proc = subprocess.run([sys.executable, "-c", _ORPHAN, "close"], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=root, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
     end = time.monotonic() + 5
     while os.listdir(tmp_path) and time.monotonic() < end:
         time.sleep(0.05)

@@ -51,7 +51,9 @@ stopped or stuck) is killed when a call runs past its deadline; the next reset s
 driver. ``close()`` is idempotent, kills what is left, and stops the driver thread and process
 when no other env uses them. Each browser's temp folders (Playwright's profile and artifacts
 folders, Chromium's singleton folder) are removed once it is gone, also when it or the driver
-was killed (Playwright removes them only when its driver sees the browser exit).
+was killed (Playwright removes them only when its driver sees the browser exit); those of a
+process killed with its whole tree at once (``ray.kill`` of an actor) are removed by the next
+browser a backend starts on the machine (``_remove_orphaned``).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ import base64
 import importlib.util
 import inspect
 import io
+import json
 import os
 import shutil
 import signal
@@ -83,7 +86,7 @@ from guigym.apps.base import TEXT_KINDS, View, field_text
 from guigym.backends.base import Backend, event_for, off_screen
 from guigym.backends.browser_loop import Driver, SyncView, acquire, release
 from guigym.backends.chromium import ChromiumNotFound, launch_async
-from guigym.backends.procfs import alive, cmdline, private_kib, process_tree, pss_kib, stat
+from guigym.backends.procfs import alive, cmdline, pids, private_kib, process_tree, pss_kib, stat
 from guigym.display import display_list, hidden_focus, rows_clip
 from guigym.events import Event
 from guigym.fonts import family, font_base64
@@ -544,6 +547,7 @@ class BrowserBackend(Backend):
         self._browser = browser
         self._main_pid = _find_marked(self._marker, os.getpid())
         self._tmp = _temp_dirs(self._main_pid, artifacts)
+        _remove_orphaned(_claim(self._tmp))
         self._broken = None
         me = weakref.ref(self)  # handlers must not keep the backend alive
 
@@ -1046,6 +1050,61 @@ def _temp_dirs(pid: int | None, artifacts: str | None) -> list[str]:
 
 
 _ARTIFACTS = "playwright-artifacts-"
+#: A file the backend writes into the Playwright profile of each browser it starts, listing that
+#: browser's temp folders (:func:`_temp_dirs`), so that another backend can remove them once no
+#: process uses the profile: a process killed with its whole tree at once (``ray.kill`` of an
+#: actor: Python, Playwright's driver and Chromium) leaves them, and nothing of it can clean up.
+_CLAIM = "guigym-temp-dirs.json"
+
+
+def _is_pw_profile(path: str) -> bool:
+    name = os.path.basename(path)
+    return name.startswith("playwright_") and "dev_profile-" in name
+
+
+def _claim(tmp: list[str]) -> str | None:
+    """Write :data:`_CLAIM` into the Playwright profile among ``tmp``; the folder that holds
+    that profile (None: no Playwright profile)."""
+    profile = next((p for p in tmp if _is_pw_profile(p)), None)
+    if profile is None:
+        return None
+    try:
+        with open(os.path.join(profile, _CLAIM), "w") as f:
+            json.dump(tmp, f)
+    except OSError:  # read-only or gone: the folders are left, as without the claim
+        pass
+    return os.path.dirname(profile)
+
+
+def _remove_orphaned(folder: str | None) -> None:
+    """Remove the temp folders of guigym browsers in ``folder`` whose processes are all gone:
+    Playwright profiles of this user that hold a :data:`_CLAIM` and that no running process
+    has as its ``--user-data-dir``, with the folders their claim lists (an artifacts or
+    singleton folder beside them). Profiles are listed before the processes are read: a claim
+    is written after its Chromium started, so a live one is always seen using its profile."""
+    try:
+        names = os.listdir(folder) if folder else []
+    except OSError:
+        return
+    claimed = [p for p in (os.path.join(folder, n) for n in names) if _is_pw_profile(p)  # type: ignore[arg-type]
+               and os.path.isfile(os.path.join(p, _CLAIM))]
+    if not claimed:
+        return
+    used = {os.path.normpath(d) for d in map(_profile_dir, pids()) if d}
+    for profile in claimed:
+        try:
+            if profile in used or os.lstat(profile).st_uid != os.getuid():
+                continue
+            with open(os.path.join(profile, _CLAIM)) as f:
+                listed = json.load(f)
+        except (OSError, ValueError):
+            continue
+        # only folders of the kinds _temp_dirs takes, beside the profile; the profile last, so
+        # a sweep cut short leaves the claim for the next one
+        listed = listed if isinstance(listed, list) else []
+        beside = [p for p in listed if isinstance(p, str) and os.path.dirname(p) == folder and p != profile
+                  and os.path.basename(p).startswith((_ARTIFACTS, "org.chromium.Chromium."))]
+        _remove_tmp([*beside, profile])
 
 
 def _artifacts_dirs(folder: str | None) -> set[str] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["alive", "cmdline", "private_kib", "process_tree", "pss_kib", "stat"]
+__all__ = ["alive", "cmdline", "pids", "private_kib", "process_tree", "pss_kib", "stat"]
 
 
 def cmdline(pid: int | None) -> bytes:
@@ -41,16 +41,20 @@ def alive(pid: int | str) -> bool:
     return (stat(pid) or ("X",))[0] not in ("Z", "X")
 
 
+def pids() -> list[int]:
+    """Every process id in ``/proc`` (empty without it)."""
+    try:
+        return [int(n) for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return []
+
+
 def _proc_table() -> dict[int, tuple[int, str]]:
     """``pid -> (ppid, state)`` of every process (empty without ``/proc``)."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return {}
     out: dict[int, tuple[int, str]] = {}
-    for name in names:
-        if name.isdigit() and (st := stat(name)) is not None:
-            out[int(name)] = (st[1], st[0])
+    for pid in pids():
+        if (st := stat(pid)) is not None:
+            out[pid] = (st[1], st[0])
     return out
 
 
