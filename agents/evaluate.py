@@ -202,6 +202,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error(f"--seed must be >= 0, got {args.seed}")
     if args.save_gif and args.gif_episodes < 1:
         p.error(f"--gif-episodes must be >= 1 with --save-gif, got {args.gif_episodes}")
+    if args.save_gif:  # as guigym demo's --gif: a folder or an unwritable place raised after the last episode
+        from guigym.demo import gif_path_problem
+
+        if problem := gif_path_problem(args.save_gif):
+            p.error(f"--save-gif {args.save_gif}: {problem}")
     if args.json and (problem := _unwritable(args.json)):  # else found only after the model loads
         p.error(f"--json {args.json}: {problem}")
     if args.planner == "tiny" and not args.checkpoint:
@@ -213,6 +218,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error(f"--split {args.split} needs --variations (a preset or grid): without one every instance is the family's own")
     if args.save_gif and args.variations == "grid":
         p.error("--save-gif is not supported with --variations grid")
+    if args.planner != "oracle" and (args.noise or args.ungrounded):  # the other planners ignored them
+        p.error(f"--noise and --ungrounded are the oracle planner's; --planner {args.planner} takes neither")
+    if args.ungrounded and args.executor == "none":  # no step grounded: every step a no-op, 0 % success
+        p.error("--ungrounded needs an executor to ground its steps: --executor element or vlm, not none")
     uses_vlm = "vlm" in (args.planner, args.executor)
     if uses_vlm and args.model and not args.tiny_model and not Path(args.model).is_dir():
         p.error(f"--model {args.model}: no such directory (a local Hugging Face checkpoint)")

@@ -24,6 +24,7 @@ import gymnasium as gym  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from agents import OraclePlanner, PlanActAgent, run_episode, summarize  # noqa: E402
+from guigym.backends import BACKENDS  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
 
 
@@ -33,8 +34,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--horizon", type=int, default=8)
     p.add_argument("--episodes", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--backend", default="mock")
+    p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo raised in gym.make
     a = p.parse_args(argv)
+    # each printed a table of nan (--episodes 0) or raised mid-run
+    problems = [f"--{k} must be >= {low}, got {v}" for k, v, low in
+                (("episodes", a.episodes, 1), ("horizon", a.horizon, 1), ("seed", a.seed, 0)) if v < low]
+    if not 0 <= a.noise <= 1:
+        problems.append(f"--noise must be in [0, 1], got {a.noise}")
+    if problems:
+        p.error("; ".join(problems))
     seeds = range(a.seed, a.seed + a.episodes)
     print(f"noisy oracle ε={a.noise}, T={a.horizon}, seeds {seeds.start}..{seeds.stop - 1}, {a.backend} backend, "
           f"python {platform.python_version()} on {platform.machine()}\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -12,9 +13,13 @@ def _list(argv: list[str]) -> int:
     # its own parser: `guigym list --help` prints this, and a stray argument is a usage error
     argparse.ArgumentParser(prog="guigym list", description="The registered guigym env ids, their levels and "
                             "step limits.").parse_args(argv)
-    print(f"{'id':24} {'levels':20} {'max steps':>9}  summary")
-    for e in ENVS:  # an entry naming an unknown family raises (family_of)
-        print(f"{e.id:24} {' '.join(family_of(e).levels):20} {e.max_episode_steps:>9}  {e.summary}")
+    try:
+        print(f"{'id':24} {'levels':20} {'max steps':>9}  summary")
+        for e in ENVS:  # an entry naming an unknown family raises (family_of)
+            print(f"{e.id:24} {' '.join(family_of(e).levels):20} {e.max_episode_steps:>9}  {e.summary}")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `guigym list | head -1` stopped reading: not an error (it was a traceback)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush is quiet too
     return 0
 
 

@@ -21,6 +21,20 @@ def test_list(capsys):
     assert "GuiGym-Login-v0" in out and "easy medium hard" in out
 
 
+def test_list_into_a_closed_pipe_is_quiet():
+    """``guigym list | head -1``: the reader gone before the rows were written raised
+    ``BrokenPipeError`` with a traceback (unbuffered stdout, as ``PYTHONUNBUFFERED=1`` makes it)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", "from guigym.cli import main; raise SystemExit(main(['list']))"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # before the interpreter has started: its first print finds no reader
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
+
+
 def test_demo_runs_and_writes_gif(tmp_path, capsys):
     gif = tmp_path / "d.gif"
     assert cli(["demo", "--env", "GuiGym-Settings-v0", "--episodes", "5", "--gif", str(gif)]) == 0
