@@ -223,6 +223,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--layers", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
+    from guigym.viz import folder_problem
+
+    # checked before transformers loads (a file as DIR, hidden size 0 or 7 raised tracebacks;
+    # --layers 0 "saved" a model with no layer)
+    problems = [f"DIR {a.out_dir}: {problem}"] if (problem := folder_problem(a.out_dir)) else []
+    problems += [f"--{k} must be >= 1, got {v}" for k, v in (("hidden-size", a.hidden_size), ("layers", a.layers)) if v < 1]
+    if a.hidden_size >= 1 and (a.hidden_size % 4 or (a.hidden_size // 4) % 2 or a.hidden_size // 4 < 6):
+        problems.append(f"--hidden-size must be a multiple of 8 and >= 24 (4 heads of an even size >= 6), got {a.hidden_size}")
+    if a.seed < 0:
+        problems.append(f"--seed must be >= 0, got {a.seed}")
+    if problems:
+        p.error("; ".join(problems))
     path = build_tiny_qwen25vl(a.out_dir, hidden_size=a.hidden_size, num_layers=a.layers, seed=a.seed)
     print(f"saved a tiny Qwen2.5-VL to {path}: {sorted(f.name for f in path.iterdir())}")
     return 0

@@ -340,3 +340,27 @@ def test_evaluate_cli_with_a_checkpoint(tiny, capsys):
                  "--max-steps", "2", "--max-new-tokens", "8", "--format", "function", "--no-progress", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "vlm planner" in out and "success 0/1" in out and "no-op steps" in out
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--hidden-size", "7"], "--hidden-size must be a multiple of 8"),  # a ValueError traceback from the builder
+    (["--hidden-size", "0"], "--hidden-size must be >= 1"),
+    (["--layers", "0"], "--layers must be >= 1"),  # "saved" a model with no layer
+    (["--seed", "-1"], "--seed must be >= 0"),
+])
+def test_tiny_vlm_command_names_a_bad_flag_before_it_builds(args, says, tmp_path, capsys):
+    from agents.tiny_vlm import main
+
+    with pytest.raises(SystemExit) as e:
+        main([str(tmp_path / "m"), *args])
+    assert e.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+def test_tiny_vlm_command_refuses_a_file_as_its_folder(tmp_path, capsys):
+    from agents.tiny_vlm import main
+
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(SystemExit) as e:  # FileExistsError traceback
+        main([str(tmp_path / "a_file")])
+    assert e.value.code == 2 and "exists and is not a folder" in capsys.readouterr().err
