@@ -38,7 +38,9 @@ bits (different SIMD paths), which can change a sampled action and so the run.
 Evaluation: success rate of the greedy plan-act loop on held-out seeds (10 000+, never seen in
 training; training uses seeds below 10 000, the curves use 20 000+), beside the random
 planner. Outputs in ``runs/<run_name>/``: ``args.json``, ``curves.csv``, ``timing.csv``,
-``curves.png``, ``policy.pt``, ``eval.json``.
+``curves.png``, ``policy.pt``, ``eval.json`` (written last: a finished run). Ctrl-C stops training
+after the iteration in progress and saves ``policy.pt`` and ``interrupted.json``, with no held-out
+evaluation (a second Ctrl-C aborts at once).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -89,8 +92,10 @@ from guigym.rewards import (  # noqa: E402
     trajectory_step_rewards,
 )
 from guigym.variation import resolve as resolve_variation  # noqa: E402
+from guigym.viz import folder_problem  # noqa: E402
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
+VAL_SEED = 20_000  # validation episodes (the curves, --checkpoint best-val) use seeds VAL_SEED, VAL_SEED + 1, ...
 VLM_FORMAT = "json"  # the answer format --policy vlm is prompted for (UI-R1's), which R_format checks
 # GRPO's hyper-parameters are defined once, in agents.grpo.GRPOConfig; Args repeats them only
 # as flags (names and defaults from there, help text here) so that the CLI stays flat.
@@ -290,7 +295,7 @@ class Args:
 _AT_LEAST = {"iterations": 0, "episodes_per_iter": 1, "rollout_max_steps": 1, "states_per_iter": 1, "horizon": 1,
              "epochs": 1, "groups_per_minibatch": 1, "threads": 1, "rollout_workers": 0, "eval_batch": 1, "eval_episodes": 0,
              "val_episodes": 0, "val_every": 0, "val_max_steps": 1, "label_vocab_seeds": 1, "lora_rank": 0,
-             "max_new_tokens": 1, "ppo_steps": 1, "eval_seed": 0}
+             "max_new_tokens": 1, "ppo_steps": 1, "eval_seed": 0, "seed": 0}
 #: Closed ranges of the float flags.
 _WITHIN = {"stage1_frac": (0.0, 1.0), "time_limit_min": (0.0, math.inf), "lambda_align": (0.0, math.inf),
            "lambda_rep": (0.0, math.inf), "beta": (0.0, math.inf), "ent_coef": (0.0, math.inf),
@@ -331,6 +336,35 @@ def arg_problems(args: Args) -> list[str]:
         out.append(f"--gamma must be in (0, 1], got {args.gamma}")
     if args.eval_max_steps is not None and args.eval_max_steps < 1:
         out.append(f"--eval-max-steps must be >= 1, got {args.eval_max_steps}")
+    if args.seed >= 2**32:  # numpy's legacy seeding takes no more
+        out.append(f"--seed must be < 2**32, got {args.seed}")
+    # the held-out seeds must be disjoint from the training seeds [0, TRAIN_SEEDS) and from the
+    # validation seeds that pick the checkpoint (else the "held-out" success is measured on seen tasks)
+    held_out = range(args.eval_seed, args.eval_seed + args.eval_episodes)
+    val = range(VAL_SEED, VAL_SEED + (args.val_episodes if args.val_every else 0))
+    if held_out and held_out.start < TRAIN_SEEDS:
+        out.append(f"--eval-seed {args.eval_seed}: the held-out seeds must be >= {TRAIN_SEEDS} (training uses seeds "
+                   f"0-{TRAIN_SEEDS - 1})")
+    if held_out and val and held_out.start < val.stop and val.start < held_out.stop:
+        out.append(f"--eval-seed {args.eval_seed} --eval-episodes {args.eval_episodes}: the held-out seeds "
+                   f"{held_out.start}-{held_out.stop - 1} overlap the validation seeds {val.start}-{val.stop - 1}")
+    if args.val_every and not args.val_episodes:
+        out.append(f"--val-every {args.val_every} with --val-episodes 0: nothing to validate on (use --val-every 0)")
+    if args.plan_steps == "ungrounded" and args.label_vocab_seeds > TRAIN_SEEDS:
+        out.append(f"--label-vocab-seeds must be <= {TRAIN_SEEDS} (the training seeds), got {args.label_vocab_seeds}")
+    if args.policy == "vlm" and not args.vlm_path:
+        out.append("--policy vlm needs --vlm-path (a local checkpoint)")
+    elif args.policy == "vlm" and not Path(args.vlm_path).is_dir():
+        out.append(f"--vlm-path {args.vlm_path}: no such directory (a local Hugging Face checkpoint)")
+    if args.policy == "vlm" and args.advantage == "step":
+        out.append("--advantage step needs per-step token spans; the VLM policy has none (use --advantage trajectory)")
+    if args.plan_steps == "ungrounded" and args.executor == "none":
+        out.append("--plan-steps ungrounded needs an executor to ground its clicks (--executor element)")
+    if args.ray_address and args.rollout_workers < 1:
+        out.append("--ray-address needs --rollout-workers N (N >= 1 actors)")
+    problem = folder_problem(Path(args.out_dir) / (args.run_name or "_"))
+    if problem:
+        out.append(f"--out-dir {args.out_dir}" + (f" --run-name {args.run_name}" if args.run_name else "") + f": {problem}")
     return out
 
 
@@ -776,8 +810,10 @@ def plot_curves(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
             a.axvline(switch, color="grey", ls="--", lw=0.8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    tmp = path.with_name(path.name + ".tmp")
+    fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
+    os.replace(tmp, path)  # whole or not at all
     return True
 
 
@@ -829,7 +865,7 @@ class Trainer:
         self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
         self.stage = self.stages[0]
         self.env_steps = 0
-        self.val_seeds = list(range(20_000, 20_000 + args.val_episodes))
+        self.val_seeds = list(range(VAL_SEED, VAL_SEED + args.val_episodes))
 
     def set_stage(self, it: int) -> None:
         new = self.stages[-1] if it >= self.switch_at else self.stages[0]
@@ -921,11 +957,12 @@ class Trainer:
             adv = group_advantages(r.float(), scale=a.scale_rewards).flatten()
             per_step = r[..., None]
         spread = (per_step.amax(1) - per_step.amin(1)).amax(-1)  # [B]: 0 when every plan scored the same
-        keep = [g for g in range(B) if not a.skip_flat_groups or float(spread[g]) > 1e-6]
+        flat = [float(spread[g]) <= 1e-6 for g in range(B)]
+        keep = [g for g in range(B) if not (a.skip_flat_groups and flat[g])]
         sim_kw = {"similarity": a.similarity, "text": a.typed_text}
         hits = [action_similarity(_step_of(c.steps[0]), v.reference[0], elements=v.elements, **sim_kw) if c.steps else 0.0
                 for v in groups for c in v.group[0]]
-        row.update(reward_mean=float(r.mean()), reward_best=float(r.max(dim=1).values.mean()), flat_groups=1 - len(keep) / len(groups),
+        row.update(reward_mean=float(r.mean()), reward_best=float(r.max(dim=1).values.mean()), flat_groups=1 - (B - sum(flat)) / B,
                    first_step_hit=float(np.mean(hits)))
         if keep:
             G = a.group_size
@@ -946,10 +983,36 @@ class Trainer:
         return evaluate(a, planner, self.val_seeds, max_steps=a.val_max_steps, executor=self.executor, pool=self.pool)
 
     def run(self) -> dict[str, Any]:
-        """Train, evaluate on held-out seeds, write the run folder; returns ``eval.json``."""
+        """Train, evaluate on held-out seeds, write the run folder; returns ``eval.json``.
+
+        A Ctrl-C (SIGINT) during training stops it after the iteration in progress: the
+        selected policy goes to ``policy.pt``, ``interrupted.json`` says after how many
+        iterations, there is no held-out evaluation (no ``eval.json``, the mark of a finished
+        run), and :class:`TrainingInterrupted` is raised; a second Ctrl-C aborts at once
+        (``curves.csv`` then holds every finished iteration, and there is no ``policy.pt``).
+        Every file is written whole or not at all (a temporary file, then a rename)."""
+        try:
+            return self._run()
+        finally:
+            self.close()
+
+    def _run(self) -> dict[str, Any]:
         a = self.args
-        self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / "args.json").write_text(json.dumps(asdict(a), indent=2))
+        if a.run_name:
+            self.out.mkdir(parents=True, exist_ok=True)
+        else:  # a default name is per second: a run started in the same second (same seed) gets its own folder
+            base, k = self.out, 1
+            while True:
+                try:
+                    self.out.mkdir(parents=True)
+                    break
+                except FileExistsError:
+                    k += 1
+                    self.out = base.with_name(f"{base.name}_{k}")
+            self.run_name = self.out.name
+        for name in ("eval.json", "policy.pt", "curves.png", "interrupted.json"):  # a previous run's, in a reused folder
+            _remove(self.out / name)
+        _write_atomic(self.out / "args.json", json.dumps(asdict(a), indent=2))
         fields = ["iter", "stage", "env_steps", "states", "reward_mean", "reward_best", "first_step_hit", "flat_groups",
                   "rollout_success", "loss", "clip_frac", "kl_ref", "entropy", "grad_norm",
                   "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
@@ -965,34 +1028,52 @@ class Trainer:
             timing = csv.writer(ft)
             timing.writerow(["iter", "time_s"])
             bar = tqdm(range(a.iterations), disable=not a.progress, desc=self.run_name[:40], dynamic_ncols=True)
-            for it in bar:
-                if a.time_limit_min and time.time() - self.t0 > 60 * a.time_limit_min:
-                    break
-                row = self.iteration(it)
-                if a.val_every and ((it + 1) % a.val_every == 0 or it + 1 == a.iterations):
-                    last_val = self.validate()
-                    row.update(val_success=last_val["success_rate"], val_steps=last_val["mean_steps"],
-                               val_plan_repetition=last_val["plan_repetition"], val_exec_repetition=last_val["exec_repetition"])
-                    if a.checkpoint == "best-val" and last_val["success_rate"] >= best[0]:  # ties: the later policy
-                        best = (last_val["success_rate"], it + 1, cpu_state(self.policy))
-                row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
-                rows.append(row)
-                writer.writerow(row)
-                timing.writerow([row["iter"], row["time_s"]])
-                f.flush()
-                ft.flush()
-                nan = float("nan")
-                bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}", val=f"{last_val.get('success_rate', nan):.2f}")
+            stop = _StopOnSigint()
+            with stop:
+                for it in bar:
+                    if stop.requested or (a.time_limit_min and time.time() - self.t0 > 60 * a.time_limit_min):
+                        break
+                    row = self.iteration(it)
+                    if a.val_every and ((it + 1) % a.val_every == 0 or it + 1 == a.iterations):
+                        last_val = self.validate()
+                        row.update(val_success=last_val["success_rate"], val_steps=last_val["mean_steps"],
+                                   val_plan_repetition=last_val["plan_repetition"], val_exec_repetition=last_val["exec_repetition"])
+                        if a.checkpoint == "best-val" and last_val["success_rate"] >= best[0]:  # ties: the later policy
+                            best = (last_val["success_rate"], it + 1, cpu_state(self.policy))
+                    row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
+                    rows.append(row)
+                    writer.writerow(row)
+                    timing.writerow([row["iter"], row["time_s"]])
+                    f.flush()
+                    ft.flush()
+                    nan = float("nan")
+                    bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}",
+                                    val=f"{last_val.get('success_rate', nan):.2f}")
             bar.close()
         train_time = time.time() - self.t0
         selected, selected_val = (rows[-1]["iter"] if rows else None), None
         if best[2] is not None:
             self.policy.load_state_dict(best[2])
             selected_val, selected = best[:2]
-        if a.save_model and hasattr(self.policy, "save"):
-            self.policy.save(str(self.out / "policy.pt"), extra={"args": asdict(a)})
+        saved = a.save_model and hasattr(self.policy, "save")
+        if saved:
+            _save_atomic(self.policy, self.out / "policy.pt", extra={"args": asdict(a)})
+        if stop.requested:  # Ctrl-C: what training made is on disk; no held-out evaluation
+            info = {"interrupted_after_iter": len(rows), "iterations": a.iterations, "checkpoint": a.checkpoint,
+                    "selected_iter": selected, "selected_val_success": selected_val, "policy_saved": saved,
+                    "train_time_s": round(train_time, 1), "env_steps": self.env_steps}
+            _write_atomic(self.out / "interrupted.json", json.dumps(info, indent=2))
+            if rows:
+                plot_curves(rows, self.out / "curves.png", f"{self.run_name}: interrupted after {len(rows)} iterations")
+            print(f"{self.run_name}: interrupted after {len(rows)} of {a.iterations} iterations; "
+                  + (f"policy.pt (iteration {selected}), " if saved else "") + f"curves.csv and interrupted.json in {self.out}; "
+                  "not evaluated on the held-out seeds (no eval.json)", file=sys.stderr, flush=True)
+            raise TrainingInterrupted(info)
         # final evaluation on held-out seeds, beside the random planner
         seeds = list(range(a.eval_seed, a.eval_seed + a.eval_episodes))
+        if a.progress and seeds:
+            print(f"{self.run_name}: evaluating on {len(seeds)} held-out seeds ({a.eval_seed}-{a.eval_seed + len(seeds) - 1})"
+                  + (", then the random planner" if a.eval_random else "") + " ...", file=sys.stderr, flush=True)
         t1 = time.time()
         result: dict[str, Any] = {
             "run_name": self.run_name, "env_id": a.env_id, "level": a.level, "stage": a.stage, "policy_kind": a.policy,
@@ -1011,10 +1092,9 @@ class Trainer:
         if a.eval_random:
             result["random"] = evaluate(a, RandomPlanner(horizon=a.horizon, seed=a.seed), seeds, max_steps=a.eval_max_steps)
         result["total_time_s"] = round(time.time() - self.t0, 1)
-        (self.out / "eval.json").write_text(json.dumps(result, indent=2))
         title = f"{self.run_name}: held-out success {result['policy']['success_rate']:.2f}"
         plotted = plot_curves(rows, self.out / "curves.png", title) if rows else False
-        self.close()
+        _write_atomic(self.out / "eval.json", json.dumps(result, indent=2))  # last: its presence marks a finished run
         if a.progress:
             rnd = result.get("random", {}).get("success_rate", float("nan"))
             print(
@@ -1030,6 +1110,65 @@ class Trainer:
         self.score_env.close()
         if self.pool is not None:
             self.pool.close()
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Training stopped early by a Ctrl-C (:meth:`Trainer.run`); ``args[0]``: ``interrupted.json``."""
+
+
+class _StopOnSigint:
+    """While active (a ``with`` block, in the main thread, where SIGINT has Python's default
+    handler): the first SIGINT only sets ``requested`` (the loop stops after the iteration in
+    progress), a second raises ``KeyboardInterrupt`` at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._old: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nCtrl-C: stopping after this iteration, saving the policy (Ctrl-C again to abort now)", file=sys.stderr, flush=True)
+
+    def __enter__(self) -> _StopOnSigint:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+
+
+def _remove(path: Path) -> None:
+    """Delete a file or folder (``--policy vlm`` saves a folder) if there is one."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _save_atomic(policy: Any, path: Path, extra: dict[str, Any]) -> None:
+    """``policy.save`` to ``path`` (a file, or a folder for the VLM) whole or not at all."""
+    tmp = path.with_name(path.name + ".tmp")
+    _remove(tmp)
+    policy.save(str(tmp), extra=extra)
+    _remove(path)
+    os.replace(tmp, path)
 
 
 def train(args: Args) -> dict[str, Any]:
@@ -1078,7 +1217,12 @@ def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
         return train_ppo(**ppo_setting(args.env_id, args.level, args.ppo_steps), seed=args.seed,
                          out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
                          eval_every=max(1, args.ppo_steps // 8), progress=args.progress)
-    return train(args)
+    try:
+        return train(args)
+    except KeyboardInterrupt as e:  # Trainer.run said what it wrote (a graceful stop), or a second Ctrl-C aborted
+        if not isinstance(e, TrainingInterrupted):
+            print("train_small.py: interrupted; the run folder holds what was finished (no eval.json)", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

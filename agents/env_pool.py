@@ -28,6 +28,7 @@ Ray actors (``guigym.distributed``), on one machine or many.
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Protocol, runtime_checkable
@@ -112,6 +113,9 @@ class InlineEnvPool:
 
 def _worker(conn: Any, env_fn: Callable[[], gym.Env], slots: list[int], with_state: bool) -> None:
     envs: dict[int, gym.Env] = {}
+    # a Ctrl-C in the terminal reaches the whole process group: the trainer decides what it
+    # means (finish the iteration, save); the workers end when the pool closes or the pipe does
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         envs = {i: env_fn() for i in slots}
         conn.send(("ok", None))

@@ -120,6 +120,23 @@ def test_replanning_beats_open_loop_with_noisy_oracle(envs, env_id):
     assert both and sum(r for r, _ in both) < sum(o for _, o in both), (a, b, both)
 
 
+@pytest.mark.parametrize("argv,says", [
+    (["--episodes", "0"], "--episodes must be >= 1, got 0"),  # printed a table of nan
+    (["--backend", "chrome"], "invalid choice: 'chrome'"),  # raised in gym.make
+    (["--noise", "1.5", "--horizon", "0"], "--horizon must be >= 1, got 0; --noise must be in [0, 1], got 1.5"),
+])
+def test_bench_replanning_names_a_bad_flag_before_it_starts(argv, says, capsys):
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_replanning
+
+    with pytest.raises(SystemExit) as e:
+        bench_replanning.main(argv)
+    err = capsys.readouterr()
+    assert e.value.code == 2 and says in err.err and "| env id" not in err.out
+
+
 # ------------------------------------------------------------------ the loop itself
 
 
@@ -404,6 +421,10 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--planner", "vlm", "--tiny-model", "--threads", "-2"], "--threads must be >= 1, got -2"),
     (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1"),
     (["--planner", "tiny", "--checkpoint", __file__], "not a train_small.py policy"),
+    # ignored without a word by every planner but the oracle; ungrounded steps with no executor: all no-ops
+    (["--planner", "random", "--noise", "0.3"], "--planner random takes neither"),
+    (["--planner", "random", "--ungrounded"], "--noise and --ungrounded are the oracle planner's"),
+    (["--ungrounded", "--executor", "none"], "--ungrounded needs an executor"),
 ])
 def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     from agents.evaluate import main
@@ -413,6 +434,22 @@ def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     assert e.value.code == 2  # argparse's usage error, not a traceback from inside the run
     err = capsys.readouterr()
     assert says in err.err and "planner, T=" not in err.out
+
+
+def test_evaluate_checks_save_gif_before_it_starts(tmp_path, monkeypatch, capsys):
+    """``--save-gif`` is checked as ``guigym demo --gif`` is: a folder, or a file as its folder,
+    raised after every episode had run, and ``ep.png`` got GIF bytes under a PNG name."""
+    from agents.evaluate import main
+
+    monkeypatch.chdir(tmp_path)  # nothing is written here once the check holds
+    (tmp_path / "a_file").write_text("")
+    for gif, says in ((".", "--save-gif .: is a folder"), ("a_file/ep.gif", "a_file is not a folder"),
+                      ("ep.png", "--save-gif ep.png: must end in .gif")):
+        with pytest.raises(SystemExit) as e:
+            main(["--env", "GuiGym-Login-v0", "--level", "easy", "--episodes", "1", "--no-progress", "--save-gif", gif])
+        err = capsys.readouterr()
+        assert e.value.code == 2 and says in err.err and "planner, T=" not in err.out
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["a_file"]
 
 
 def test_evaluate_grid_writes_every_record(tmp_path, capsys):
@@ -664,3 +701,29 @@ def test_ppo_baseline_reuses_a_seed_only_with_the_same_curve_flags(tmp_path, cap
     assert "reusing" not in capsys.readouterr().out
     assert [c["step"] for c in rows[0]["curve"]] == [0, 128, 256]
     assert (tmp_path / "c.png").stat().st_size > 0 and (tmp_path / "run" / "table.md").exists()
+
+
+def test_process_pool_workers_survive_a_ctrl_c():
+    """A Ctrl-C in a terminal reaches the whole process group; the pool's workers ignore it, so
+    that ``train_small.py`` can finish the iteration in progress and save (they ended, and the
+    next pool call failed with "worker died")."""
+    import os
+    import signal
+    import time
+    from functools import partial
+
+    from agents.env_pool import ProcessEnvPool
+
+    # Python's own handler, as in a terminal (a shell's background job ignores SIGINT, and so
+    # would the workers without the fix)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    pool = ProcessEnvPool(partial(gym.make, "GuiGym-Login-v0"), 1, workers=1)
+    try:
+        pool.reset([0], [0])
+        os.kill(pool._procs[0].pid, signal.SIGINT)
+        time.sleep(0.5)
+        (obs, info), = pool.reset([0], [1])
+        assert "screenshot" in obs and pool._procs[0].is_alive()
+    finally:
+        pool.close()
+        signal.signal(signal.SIGINT, old)

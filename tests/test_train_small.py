@@ -647,3 +647,106 @@ def test_stage1_step_mask_marks_the_planned_steps():
                                              [True, False, False], [True] * 3]
     args.stage1_reward = "uir1"
     assert stage1_step_mask(args, comps[:1]) == [[True, False, False]]
+
+
+# --- audit regressions: seeds, flags, the run folder -------------------------------------------
+
+
+def test_seed_ranges_and_paths_are_checked_before_training(tmp_path):
+    """Held-out seeds inside the training seeds (or over the validation seeds), a negative seed,
+    a validation on no episode, an output folder under a file, a missing VLM checkpoint: each is
+    a usage error before anything starts (they trained silently on held-out tasks, or ended in a
+    traceback)."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    cases = {
+        "--eval-seed 0: the held-out seeds must be >= 10000": dict(eval_seed=0),
+        "overlap the validation seeds 20000-20031": dict(eval_episodes=20_000),
+        "--seed must be >= 0": dict(seed=-1),
+        "--seed must be < 2**32": dict(seed=2**32),
+        "--val-every 10 with --val-episodes 0": dict(val_episodes=0),
+        "--label-vocab-seeds must be <= 10000": dict(plan_steps="ungrounded", label_vocab_seeds=20_000),
+        "a_file is not a folder": dict(out_dir=str(a_file)),
+        "--vlm-path": dict(policy="vlm", vlm_path=str(tmp_path / "missing")),
+    }
+    for want, kw in cases.items():
+        found = "\n".join(train_small.arg_problems(train_small.Args(**kw)))
+        assert want in found, (kw, found)
+    fine = train_small.Args(eval_seed=30_000, val_every=0, val_episodes=0, out_dir=str(tmp_path / "new" / "dir"))
+    assert train_small.arg_problems(fine) == []
+    with pytest.raises(SystemExit) as e:
+        train_small.main(["--out-dir", str(a_file), "--no-progress"])
+    assert "--out-dir" in str(e.value.code)
+
+
+def test_flat_groups_are_counted_whether_or_not_they_are_skipped(tmp_path, monkeypatch):
+    """``flat_groups`` is the fraction of groups whose plans all scored the same; with
+    ``--no-skip-flat-groups`` it read 0 whatever the groups were."""
+    monkeypatch.setattr(train_small, "stage1_step_rewards", lambda a, groups, comps: [[0.0] * a.horizon for _ in comps])
+    for skip in (True, False):
+        tr = train_small.Trainer(_tiny_args(tmp_path, f"flat{skip}", stage="1", skip_flat_groups=skip))
+        try:
+            row = tr.iteration(0)
+        finally:
+            tr.close()
+        assert row["states"] > 0 and row["flat_groups"] == 1.0, (skip, row)
+        assert ("loss" in row) == (not skip)  # kept flat groups are still trained on
+
+
+def test_ctrl_c_stops_training_and_leaves_a_consistent_run_folder(tmp_path, monkeypatch):
+    """A Ctrl-C during training stops after the iteration in progress: ``curves.csv`` holds the
+    finished iterations, ``policy.pt`` the selected policy, ``interrupted.json`` says so, and no
+    ``eval.json`` (a previous run's, in the reused folder, is gone: it marks a finished run)."""
+    import os
+    import signal
+
+    out = tmp_path / "int"
+    out.mkdir()
+    (out / "eval.json").write_text("{}")
+    real, states = train_small.Trainer.iteration, []
+
+    def iteration(self, it):
+        row = real(self, it)
+        states.append(train_small.cpu_state(self.policy))
+        if it == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C during the second iteration
+        return row
+
+    monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
+    # Python's own handler, as in a terminal (a shell's background job, e.g. a CI step, ignores SIGINT)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train_small.train(_tiny_args(tmp_path, "int", iterations=5, val_every=1, save_model=True, checkpoint="last"))
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert not (out / "eval.json").exists()
+    info = json.loads((out / "interrupted.json").read_text())
+    assert info["interrupted_after_iter"] == 2 and info["selected_iter"] == 2 and info["policy_saved"]
+    assert len((out / "curves.csv").read_text().splitlines()) == 3  # header + 2 iterations
+    saved = torch.load(out / "policy.pt", weights_only=False)["state_dict"]
+    assert all(torch.equal(saved[k], states[-1][k]) for k in states[-1])
+
+
+def test_eval_json_is_written_last_and_the_evaluation_is_announced(tmp_path, monkeypatch, capsys):
+    """``eval.json`` marks a finished run (the benchmarks reuse a run that has one), so a
+    failure after the evaluation (here: the plot) must not leave one; the held-out evaluation
+    says that it starts."""
+    def broken_plot(rows, path, title):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(train_small, "plot_curves", broken_plot)
+    with pytest.raises(RuntimeError, match="disk full"):
+        train_small.train(_tiny_args(tmp_path, "p", iterations=1, val_every=0, eval_episodes=2, progress=True))
+    assert not (tmp_path / "p" / "eval.json").exists()
+    assert "evaluating on 2 held-out seeds" in capsys.readouterr().err
+
+
+def test_default_run_names_never_share_a_folder(tmp_path, monkeypatch):
+    """The default run name has a one-second timestamp: two runs of the same seed started in
+    the same second wrote into one folder (one crashed, or their files mixed)."""
+    monkeypatch.setattr(train_small.time, "time", lambda: 1_700_000_000.0)
+    names = [train_small.train(_tiny_args(tmp_path, None, iterations=1, val_every=0, eval_episodes=1,
+                                          eval_random=False))["run_name"] for _ in range(2)]
+    assert names[0] != names[1] and all((tmp_path / n / "eval.json").exists() for n in names)
