@@ -283,7 +283,8 @@ class Args:
     """which policy is saved and evaluated on the held-out seeds: best-val (the one at the
     validation point with the highest validation success, the latest on ties: model selection
     on the validation seeds, disjoint from the training and held-out seeds); last (the policy
-    after the last iteration)"""
+    after the last iteration). With no validation (``--val-every 0``) best-val is the last
+    policy: ``eval.json``'s ``selected_val_success`` is then null"""
 
     @property
     def grpo(self) -> GRPOConfig:
