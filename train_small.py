@@ -864,6 +864,10 @@ class Trainer:
         self.pool: Optional[EnvPool] = make_rollout_pool(args) if args.rollout_workers > 0 else None
         self.stages = {"1": [1], "2": [2], "both": [1, 2]}[args.stage]
         self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
+        if args.stage == "both" and args.iterations and not 0 < self.switch_at < args.iterations:
+            # not an error (a smoke run of one iteration is fine), but said: the run trains one stage only
+            print(f"train_small.py: --stage both with --iterations {args.iterations} and --stage1-frac {args.stage1_frac}: "
+                  f"stage {1 if self.switch_at <= 0 else 2} gets no iteration", file=sys.stderr)
         self.stage = self.stages[0]
         self.env_steps = 0
         self.val_seeds = list(range(VAL_SEED, VAL_SEED + args.val_episodes))

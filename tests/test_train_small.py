@@ -750,3 +750,11 @@ def test_default_run_names_never_share_a_folder(tmp_path, monkeypatch):
     names = [train_small.train(_tiny_args(tmp_path, None, iterations=1, val_every=0, eval_episodes=1,
                                           eval_random=False))["run_name"] for _ in range(2)]
     assert names[0] != names[1] and all((tmp_path / n / "eval.json").exists() for n in names)
+
+
+def test_a_stage_without_iterations_is_said(tmp_path, capsys):
+    """``--stage both`` with too few iterations for ``--stage1-frac`` trained one stage silently."""
+    train_small.Trainer(_tiny_args(tmp_path, "one", iterations=1)).close()
+    assert "stage 2 gets no iteration" in capsys.readouterr().err
+    train_small.Trainer(_tiny_args(tmp_path, "both", iterations=5)).close()
+    assert "gets no iteration" not in capsys.readouterr().err
