@@ -124,6 +124,19 @@ def _in_app(s: dict[str, Any]) -> list[str]:
     return icons
 
 
+def _records(s: dict[str, Any], app: str, key: str) -> list[dict[str, Any]]:
+    return s["state"]["apps"][app]["data"][key]  # type: ignore[no-any-return]
+
+
+def _folders(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """The folders in the top folder (two at least at every level)."""
+    return [n for n in _records(s, "Files", "nodes") if n["folder"] and n["parent"] == 0]
+
+
+def _cycle(a: dict[str, Any], b: dict[str, Any]) -> None:
+    a["parent"], b["parent"] = b["id"], a["id"]
+
+
 def _stack(s: dict[str, Any], app: str) -> list[str]:
     return s["state"]["apps"][app]["stack"]  # type: ignore[no-any-return]
 
@@ -148,6 +161,29 @@ CRASH_LATER = [
     ("GuiGym-Messages-v0", "easy", None, "new.to", lambda s: s["state"]["apps"]["Messages"]["values"].__setitem__("new.to", 5)),
     ("GuiGym-Files-v0", "medium", None, "expected a int", lambda s: _unshown_node(s).__setitem__("size", "big")),
     ("GuiGym-Mail-v0", "medium", None, "keys", lambda s: s["state"]["apps"]["Mail"]["data"]["mails"][-1].pop("subject")),
+    # a record id below 0 names screens ("t:-1") no app parses: opening the record raised
+    ("GuiGym-Contacts-v0", "easy", None, r"people\[0\]\.id: -1 is not a unique int",
+     lambda s: _records(s, "Contacts", "people")[0].__setitem__("id", -1)),
+    ("GuiGym-Messages-v0", "easy", None, r"threads\[0\]\.id: -1 is not a unique int",
+     lambda s: _records(s, "Messages", "threads")[0].__setitem__("id", -1)),
+    ("GuiGym-Calendar-v0", "medium", None, r"events\[0\]\.id: -1 is not a unique int",
+     lambda s: _records(s, "Calendar", "events")[0].__setitem__("id", -1)),
+    ("GuiGym-Mail-v0", "medium", None, r"mails\[0\]\.id: -5 is not a unique int",
+     lambda s: _records(s, "Mail", "mails")[0].__setitem__("id", -5)),
+    ("GuiGym-Phone-v0", "easy", None, r"notes\[0\]\.id: -1 is not a unique int",
+     lambda s: _records(s, "Notes", "notes")[0].__setitem__("id", -1)),
+    # a conversation's screen shows the first word of its name
+    ("GuiGym-Messages-v0", "easy", None, r"threads\[0\]\.name: ' ' has no word",
+     lambda s: _records(s, "Messages", "threads")[0].__setitem__("name", " ")),
+    # a forward quotes the first line of the body
+    ("GuiGym-Mail-v0", "medium", None, r"mails\[0\]\.body: ' ' is blank",
+     lambda s: _records(s, "Mail", "mails")[0].__setitem__("body", " ")),
+    # folders in a cycle: planning a path up to the top folder never ended (memory ran out)
+    ("GuiGym-Files-v0", "medium", None, r"data\.nodes: the folders \[.*\] are in a cycle",
+     lambda s: _cycle(*_folders(s)[:2])),
+    # a New folder screen of a sub-folder right over the top folder: Save looked for the sub-folder's screen
+    ("GuiGym-Files-v0", "easy", None, r"stack\[1\]: 'n:0/\d+' opens from 'f:0/\d+', not from 'f:0'",
+     lambda s: _stack(s, "Files").__setitem__(slice(1, None), [f"n:0/{_folders(s)[0]['id']}"])),
 ]
 
 

@@ -215,6 +215,25 @@ def row(wid: str, kind: str, label: str, **kw: Any) -> RowSpec:
     return d  # type: ignore[return-value]
 
 
+def id_problems(records: list[Any], where: str, key: str = "id") -> list[str]:
+    """Where the ``key`` of ``records`` (dicts) is not a unique int >= 0: the apps name a
+    record's screens by its id's digits ("t:3") and find a record by its id (``set_state``'s
+    checks of an app's ``state_problems``).
+
+    >>> id_problems([{"id": 0}, {"id": 0}, {"id": -1}], "data.threads")
+    ['data.threads[1].id: 0 is not a unique int >= 0', 'data.threads[2].id: -1 is not a unique int >= 0']
+    """
+    seen: set[int] = set()
+    out = []
+    for i, r in enumerate(records):
+        v = r[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v in seen:
+            out.append(f"{where}[{i}].{key}: {v!r:.40} is not a unique int >= 0")
+        else:
+            seen.add(v)
+    return out
+
+
 class App:
     """Generic app behaviour over an :class:`~guigym.apps.schema.AppSpec`.
 
@@ -380,6 +399,12 @@ class SeenScreens(App):
         state = super().initial_state(spec)
         state["data"]["seen"] = []
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        seen = state["data"]["seen"]
+        bad = [f"data.seen: {seen!r:.40} is not a list of record numbers (ints >= 0)"]
+        return [*super().state_problems(spec, state),
+                *([] if all(type(r) is int and r >= 0 for r in seen) else bad)]
 
     def on_event(self, spec: AppSpec, state: AppState, ev: Event, w: Widget | None) -> None:
         super().on_event(spec, state, ev, w)

@@ -47,7 +47,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import App, Widget, register_app, row
+from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, record_id, sub_id
@@ -127,6 +127,12 @@ class AddressBook(App):
         state = super().initial_state(spec)
         state["data"]["people"] = [dict(c) for c in spec["cards"]]
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """People (the scenario's and the state's) with unique ids >= 0: their screens are
+        named by them ("p:3")."""
+        return [*super().state_problems(spec, state), *id_problems(spec["cards"], "spec.cards"),
+                *id_problems(state["data"]["people"], "data.people")]
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         pid = person_of(sid)

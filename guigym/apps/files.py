@@ -53,7 +53,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import App, Widget, clean_text, register_app
+from guigym.apps.base import App, Widget, clean_text, id_problems, register_app
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.dates import month_abbr
 from guigym.apps.family import Family, Goal, pick, sample, theme
@@ -239,6 +239,41 @@ class FileManager(App):
         state["data"]["nodes"] = [dict(n) for n in spec["nodes"]]
         state["data"]["next_id"] = max((n["id"] for n in spec["nodes"]), default=ROOT) + 1
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """Both trees (the scenario's and the state's) are trees: unique ids >= 1, each parent
+        the top folder or a folder, no cycle (a path up from a folder in a cycle never ends);
+        ``next_id`` above every id (a new folder must not take an existing or original id)."""
+        out: list[str] = []
+        top = 0
+        for where, nodes in (("spec.nodes", spec["nodes"]), ("data.nodes", state["data"]["nodes"])):
+            found = id_problems(nodes, where)
+            found += [f"{where}[{i}].id: {ROOT} is the top folder's" for i, n in enumerate(nodes) if n["id"] == ROOT]
+            out += found
+            if found:
+                continue
+            by_id = {n["id"]: n for n in nodes}
+            top = max(top, *by_id, ROOT)
+            ok = {ROOT}  # every folder whose path up ends at the top
+            for i, n in enumerate(nodes):
+                p = n["parent"]
+                if p != ROOT and not (p in by_id and by_id[p]["folder"]):
+                    out.append(f"{where}[{i}].parent: {p!r:.40} is neither the top folder ({ROOT}) nor a folder's id")
+            if any(p.startswith(where) for p in out):
+                continue
+            for n in nodes:
+                chain, up = [], n["id"]
+                while up not in ok and len(chain) <= len(nodes):
+                    chain.append(up)
+                    up = by_id[up]["parent"]
+                if up not in ok:
+                    out.append(f"{where}: the folders {sorted(set(chain))[:8]} are in a cycle (no path up to the top folder)")
+                    break
+                ok.update(chain)
+        nxt = state["data"]["next_id"]
+        if not out and nxt <= top:
+            out.append(f"data.next_id: {nxt!r:.40} is not above every node's id ({top})")
+        return out
 
     def tile(self, sid: str, w: Widget) -> bool:
         """A folder's sub-folders and files (the ``layout`` variation shows them as tiles; the

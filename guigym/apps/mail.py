@@ -71,7 +71,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import Widget, register_app, row
+from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
 from guigym.apps.family import Family, Goal, pick, sample, theme
@@ -267,6 +267,24 @@ class MailApp(ContactsGate):
         state["values"].update({Q: "", TAB: INBOX, "new.to": "", "new.subject": "", "new.body": "", "new.error": ""})
         self.gate_state(spec, state)
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """Mails (the scenario's and the state's) with unique ids >= 0 (below ``next``), each
+        in a mailbox, a body empty or with a word (a forward quotes its first line), and the
+        list's mailbox tab one of the mailboxes."""
+        out = super().state_problems(spec, state)
+        for where, mails in (("spec.mails", spec["mails"]), ("data.mails", state["data"]["mails"])):
+            out += id_problems(mails, where)
+            out += [f"{where}[{i}].box: {m['box']!r:.20} is not one of {(INBOX, *BOXES)}" for i, m in enumerate(mails)
+                    if m["box"] not in (INBOX, *BOXES)]
+            out += [f"{where}[{i}].body: {m['body']!r:.20} is blank but not empty" for i, m in enumerate(mails)
+                    if m["body"] and not m["body"].split()]
+        top = max((m["id"] for m in state["data"]["mails"]), default=-1)
+        if not out and state["data"]["next"] <= top:
+            out.append(f"data.next: {state['data']['next']!r:.40} is not above every mail's id ({top})")
+        if state["values"].get(TAB, INBOX) not in (INBOX, *BOXES):
+            out.append(f"values[{TAB!r}]: {state['values'][TAB]!r:.20} is not one of {(INBOX, *BOXES)}")
+        return out
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         mid = mail_of(sid)

@@ -57,7 +57,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import Widget, register_app, row
+from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.permission import ContactsGate, permission_goal
@@ -178,6 +178,24 @@ class Messenger(ContactsGate):
         state["values"].update({TO: "", "new.text": "", "new.error": ""})
         self.gate_state(spec, state)
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """Threads (the scenario's and the state's) with unique ids >= 0 (below ``next``), a
+        name with a word (a bubble from them shows the first) and each message a marker ("<",
+        ">" or "!") then its text."""
+        out = super().state_problems(spec, state)
+        for where, threads in (("spec.threads", spec["threads"]), ("data.threads", state["data"]["threads"])):
+            out += id_problems(threads, where)
+            for i, t in enumerate(threads):
+                if not t["name"].split():
+                    out.append(f"{where}[{i}].name: {t['name']!r:.40} has no word")
+                k = next((k for k, m in enumerate(t["msgs"]) if m[:1] not in (THEIRS, MINE, FAILED)), None)
+                if k is not None:
+                    out.append(f"{where}[{i}].msgs[{k}]: {t['msgs'][k]!r:.40} does not start with {THEIRS!r}, {MINE!r} or {FAILED!r}")
+        top = max((t["id"] for t in state["data"]["threads"]), default=-1)
+        if not out and state["data"]["next"] <= top:
+            out.append(f"data.next: {state['data']['next']!r:.40} is not above every thread's id ({top})")
+        return out
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         tid = thread_of(sid)

@@ -59,7 +59,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import HOME, App, SeenScreens, Widget, register_app
+from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, register_app
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
 from guigym.apps.family import Family, Goal, pick, sample, theme
@@ -150,6 +150,15 @@ def note_of(sid: str) -> int | None:
     return record_id(sid, "n", "ne", "nd")
 
 
+def _ids_below_next(data: dict[str, Any], key: str) -> list[str]:
+    """``data[key]`` 's records with unique ids >= 0, each below ``data["next"]`` (a new one's id)."""
+    out = id_problems(data[key], f"data.{key}")
+    top = max((r["id"] for r in data[key]), default=-1)
+    if not out and data["next"] <= top:
+        out.append(f"data.next: {data['next']!r:.40} is not above every id in data.{key} ({top})")
+    return out
+
+
 def _note(state: AppState, nid: int) -> dict[str, Any] | None:
     return next((n for n in state["data"]["notes"] if n["id"] == nid), None)
 
@@ -169,6 +178,10 @@ class NotesPlus(NotesApp):
         state["data"]["next"] = len(spec["notes"])
         state["values"].update({"new.title": "", "new.body": "", "new.error": ""})
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """Notes with unique ids >= 0 (their screens are named by them, "n:3"), below ``next``."""
+        return _ids_below_next(state["data"], "notes")
 
     def tile(self, sid: str, w: Widget) -> bool:
         return sid == "main" and w.kind == "link" and w.to == w.id and w.id.startswith("n:")
@@ -309,6 +322,12 @@ class ClockPlus(ClockApp):
         state["data"]["alarms"] = alarms
         state["data"]["next"] = len(alarms)
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """Alarms with unique ids >= 0 below ``next``, each at a minute of the day (0..1439)."""
+        out = _ids_below_next(state["data"], "alarms")
+        return out + [f"data.alarms[{i}].time: {a['time']!r:.20} is not a minute of the day (0..1439)"
+                      for i, a in enumerate(state["data"]["alarms"]) if not 0 <= a["time"] < 24 * 60]
 
     def rows(self, spec: AppSpec, state: AppState, sid: str) -> list[Widget]:
         vals = state["values"]

@@ -61,7 +61,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-from guigym.apps.base import App, Widget, register_app
+from guigym.apps.base import App, Widget, id_problems, register_app
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, record_id, sub_id
@@ -262,6 +262,50 @@ class ShopApp(App):
         state["values"].update({SEARCH: "", CAT: ALL, COLOUR: ANY, PRICE: ANY, NAME: "", ADDRESS: "", CARD: ""})
         state["values"].update({line_qty(i): c["qty"] for i, c in enumerate(start)})
         return state
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        """The catalog (each product's id its index, at least one size), cart lines (the
+        scenario's and the state's) of a product in one of its sizes, with unique ``lid`` s
+        below ``next``, quantities (steppers) ints in 1..``MAX_QTY``, the price filter one of
+        its options and placed orders as ``_place`` makes them."""
+        out = super().state_problems(spec, state)
+        products = _products(spec)
+        out += [f"spec.shop.products[{i}]: id {p['id']!r:.20} is not its index or it has no size"
+                for i, p in enumerate(products) if p["id"] != i or not p["sizes"]]
+        if out:
+            return out
+
+        def item_problems(pid: Any, size: Any, qty: Any, where: str) -> list[str]:
+            if type(pid) is not int or not 0 <= pid < len(products) or size not in products[pid]["sizes"]:
+                return [f"{where}: product {pid!r:.20} in size {size!r:.20} is not in the catalog"]
+            if type(qty) is not int or not 1 <= qty <= MAX_QTY:
+                return [f"{where}: quantity {qty!r:.20} is not an int in 1..{MAX_QTY}"]
+            return []
+
+        for i, c in enumerate(_shop(spec)["cart"]):
+            out += item_problems(c["pid"], c["size"], c["qty"], f"spec.shop.cart[{i}]")
+        data, vals = state["data"], state["values"]
+        out += id_problems(data["cart"], "data.cart", "lid")
+        for i, x in enumerate(data["cart"]):
+            out += item_problems(x["pid"], x["size"], vals.get(line_qty(x["lid"]), 1), f"data.cart[{i}]")
+        top = max((x["lid"] for x in data["cart"]), default=-1)
+        if not out and data["next"] <= top:
+            out.append(f"data.next: {data['next']!r:.40} is not above every cart line's lid ({top})")
+        for k, v in vals.items():
+            if k.endswith(".qty") and (type(v) is not int or not 1 <= v <= MAX_QTY):
+                out.append(f"values[{k!r}]: {v!r:.20} is not an int in 1..{MAX_QTY}")
+            elif k.endswith(".size") and v is not None and (product_of(k[:-5]) is None or product_of(k[:-5]) >= len(products)
+                                                           or v not in products[product_of(k[:-5])]["sizes"]):
+                out.append(f"values[{k!r}]: {v!r:.20} is not a size of that product")
+        if str(vals.get(PRICE, ANY)) not in (ANY, *PRICE_LIMITS):
+            out.append(f"values[{PRICE!r}]: {vals[PRICE]!r:.20} is not one of {(ANY, *PRICE_LIMITS)}")
+        keys = {"number": int, "items": list, "name": str, "address": str, "card": str, "total": int}
+        for i, o in enumerate(data["orders"]):
+            if not (isinstance(o, dict) and o.keys() == keys.keys() and all(type(o[k]) is t for k, t in keys.items())
+                    and o["items"] and all(isinstance(x, list) and len(x) == 3 and not item_problems(*x, "") for x in o["items"])):
+                out.append(f"data.orders[{i}]: {o!r:.40} is not an order (number, items [[product, size, quantity], …], "
+                           "name, address, card, total)")
+        return out
 
     def tile(self, sid: str, w: Widget) -> bool:
         """The catalogue's products (the ``layout`` variation shows them as tiles)."""

@@ -119,6 +119,25 @@ def _shape_problems(value: Any, ref: Any, where: str, out: list[str], record: bo
                 out.append(f"{where}: missing key {_short(k)}")
 
 
+def _stack_problems(app: Any, spec: dict[str, Any], stack: list[str], where: str) -> list[str]:
+    """A stack the app cannot have made: the app's first screen at the bottom, and each screen
+    with a parent (``App.parent``: a record's screen, a sub-screen) right above that parent
+    (Back and the apps' "close up to" steps look for it there). Screens without one (forms,
+    dialogs, menus) may sit on any screen."""
+    if stack[0] != spec["root"]:
+        return [f"{where}[0]: {_short(stack[0])} is not the app's first screen {_short(spec['root'])}"]
+    out = []
+    for i in range(1, len(stack)):
+        try:
+            up = app.parent(spec, stack[i])
+        except Exception as e:  # noqa: BLE001 - a screen id the app cannot parse
+            out.append(f"{where}[{i}]: {_short(stack[i])} is no screen of the app ({type(e).__name__})")
+            continue
+        if up is not None and up != stack[i - 1]:
+            out.append(f"{where}[{i}]: {_short(stack[i])} opens from {_short(up)}, not from {_short(stack[i - 1])}")
+    return out
+
+
 def _app_state_problems(scenario: dict[str, Any], state: dict[str, Any]) -> list[str]:
     """Each app's ``data`` and ``values`` against the shape its app kind starts with (records of
     the right fields and types), then the app's own :meth:`~guigym.apps.base.App.state_problems`:
@@ -140,7 +159,12 @@ def _app_state_problems(scenario: dict[str, Any], state: dict[str, Any]) -> list
         _shape_problems(state["apps"][name]["data"], ref["data"], f"{where}.data", found, record=None)
         _shape_problems(state["apps"][name]["values"], ref["values"], f"{where}.values", found)
         if not found:
-            found = [f"{where}: {p}" for p in app.state_problems(spec, state["apps"][name])]
+            found = _stack_problems(app, spec, state["apps"][name]["stack"], f"{where}.stack")
+        if not found:
+            try:
+                found = [f"{where}: {p}" for p in app.state_problems(spec, state["apps"][name])]
+            except Exception as e:  # noqa: BLE001 - records of a list that starts empty have no shape to check against
+                found = [f"{where}: its records do not have the app's fields ({type(e).__name__}: {str(e)[:80]})"]
         out += found
     return out
 
