@@ -80,17 +80,20 @@
         e.style.top = r.y + "px";
         e.style.fontSize = r.px + "px";
         e.style.color = rgb(r.color);
-        if (r.font) {  // a bundled font: the mock draws the same file, regular unless bold
-          e.style.fontFamily = '"guigym-' + r.font + '"';
-          e.style.fontWeight = r.bold ? "bold" : "normal";
-        } else if (r.bold) e.style.fontWeight = "900";  // the mock emboldens its bold face once more
-        if (r.clip != null) e.style.maxWidth = r.clip + "px";
+        // the file the mock draws: a bundled font, else pygame's own (registered as
+        // "pygame-default"), regular unless bold (the mock emboldens it once more)
+        e.style.fontFamily = '"guigym-' + (r.font || "pygame-default") + '"';
+        e.style.fontWeight = r.bold ? "bold" : "normal";
+        if (!r.font) e.style.lineHeight = "1";  // pygame's: ascent + descent = 1 em, its text's height
+        // as the mock places it: the whole run aligned (a centred one wider than `w` overflows
+        // on both sides), then only its first `clip` px drawn
+        if (r.clip != null && r.align !== "left") e.style.clipPath = "inset(0 max(0px, calc(100% - " + r.clip + "px)) 0 0)";
+        else if (r.clip != null) e.style.maxWidth = r.clip + "px";
         let tx = "0", ty = r.valign === "middle" ? "-50%" : "0";
-        if (r.align === "center" && r.w != null) {
-          e.style.width = r.w + "px";
-          e.style.textAlign = "center";
-        } else if (r.align === "center") tx = "-50%";
-        else if (r.align === "right") tx = "-100%";
+        if (r.align === "center") {
+          tx = "-50%";
+          if (r.w != null) e.style.left = r.x + r.w / 2 + "px";
+        } else if (r.align === "right") tx = "-100%";
         if (tx !== "0" || ty !== "0") e.style.transform = "translate(" + tx + "," + ty + ")";
         return;
       }

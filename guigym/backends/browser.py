@@ -61,6 +61,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import base64
+import functools
 import importlib.util
 import inspect
 import io
@@ -110,6 +111,12 @@ GC_EVERY = 256
 #: a page's renderer keeps growing slowly even with :data:`GC_EVERY` (Settings, 6 steps an
 #: episode: +47 MiB PSS over 400 episodes); a new page costs ~30-60 ms, ~0.1 ms a reset.
 RECYCLE_EVERY = 500
+#: The face of the text records without a ``font`` (the default look): pygame's own font
+#: (FreeSansBold), the file the mock draws them from, registered like a bundled font (regular
+#: weight: a bold record is emboldened once more, as pygame does). With the system face the
+#: same text ran ~14% wider in the browser, so a row's text was clipped (or ran under its
+#: chevron) where the mock showed it whole.
+DEFAULT_FACE = "pygame-default"
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 #: The longest a driver suspected of hanging (a call ran past its deadline) may take to answer
 #: a request of its own before it is killed (it answers in milliseconds when healthy).
@@ -744,9 +751,11 @@ class BrowserBackend(Backend):
         round trip (the renderer runs both in order), ready for :meth:`screenshot`."""
         assert self._view is not None and self._lay is not None
         face = self._view.theme.get("font") if self._view.theme else None
-        if face and self._tab is not None and face not in self._tab.fonts:  # the `font` variation: load it first
-            self._result("font", self._send("Runtime.callFunctionOn", self._runtime("font", family(face), font_base64(face), wait=True)))
-            self._tab.fonts.add(face)
+        for f in (DEFAULT_FACE, face) if face else (DEFAULT_FACE,):  # the mock's own font; the `font` variation's
+            if self._tab is not None and f not in self._tab.fonts:  # load it first
+                b64 = _default_font_base64() if f == DEFAULT_FACE else font_base64(f)
+                self._result("font", self._send("Runtime.callFunctionOn", self._runtime("font", family(f), b64, wait=True)))
+                self._tab.fonts.add(f)
         self._frame_id = (self._frame_id + 1) & 0xFFFFFF
         calls = [("Runtime.callFunctionOn", self._runtime("show", payload(self._view, self._lay), self._frame_id))]
         self._shows += 1
@@ -1144,6 +1153,14 @@ def _wait_gone(pids: list[int], timeout: float) -> None:
         if not any(alive(p) for p in pids):
             return
         time.sleep(0.01)
+
+
+@functools.cache
+def _default_font_base64() -> str:
+    """pygame's default font file (what ``pygame.font.Font(None, size)`` draws), base64-encoded."""
+    spec = importlib.util.find_spec("pygame")
+    assert spec is not None and spec.origin is not None, "pygame is a dependency of guigym"
+    return base64.b64encode((Path(spec.origin).parent / "freesansbold.ttf").read_bytes()).decode("ascii")
 
 
 def runtime_html() -> str:

@@ -3,8 +3,9 @@ per font, drawn by both renderers from the same file (the mock with
 ``pygame.font.Font(path, px)``, the browser runtime with a ``FontFace`` made from the file's
 bytes), so glyph shapes agree across backends.
 
-The default look (``"default"``: no font key on the text records) is not one of these: the
-mock keeps pygame's own font (FreeSansBold) and the browser its system face, as before.
+The default look (``"default"``: no font key on the text records) is not one of these: both
+renderers draw pygame's own font file (FreeSansBold), which the browser loads from the
+installed pygame package like these.
 
 All four are DejaVu faces (Bitstream Vera licence, DejaVu changes public domain: see
 ``LICENSE-DejaVu.txt``), copied from Debian's ``fonts-dejavu-core``/``fonts-dejavu-extra``
