@@ -219,6 +219,15 @@ def test_other_viewports_draw_alike(viewport: str) -> None:
             b.close()
 
 
+def _show_both(renderers: tuple[MockBackend, BrowserBackend], v: View) -> tuple[Any, np.ndarray, np.ndarray, Any]:
+    """``v`` laid out and shown on both renderers: ``(layout, mock shot, browser shot, background)``."""
+    lay = layout(v, W, H)
+    m, b = renderers
+    m.show(v, lay)
+    b.show(v, lay)
+    return lay, m.screenshot(), b.screenshot(), theme_of(v).bg
+
+
 def test_text_runs_as_wide_in_both_renderers(renderers: tuple[MockBackend, BrowserBackend]) -> None:
     """Text is drawn from the mock's own font file in the browser too (pygame's FreeSansBold),
     so a line ends where the mock's ends: with another face (the system's DejaVu Sans Bold,
@@ -228,12 +237,7 @@ def test_text_runs_as_wide_in_both_renderers(renderers: tuple[MockBackend, Brows
 
     texts = ["Quentin Anderson · Lunch on Saturday", "Yvonne Anderson · Order 4312 shipped", "Sybil Hill · Budget report", "Wi-Fi"]
     rows = [Widget(f"l{i}", "label", s, style=style) for i, s in enumerate(texts) for style in (None, "heading", "muted")]
-    v = View("app", "main", "Inbox", rows)
-    lay = layout(v, W, H)
-    m, b = renderers
-    m.show(v, lay)
-    b.show(v, lay)
-    a, c, bg = m.screenshot(), b.screenshot(), theme_of(v).bg
+    lay, a, c, bg = _show_both(renderers, View("app", "main", "Inbox", rows))
     for w, box in lay.visible:
         ia, ic = ink_box(a, box, bg), ink_box(c, box, bg)
         assert ia is not None and ic is not None, w.id
@@ -267,12 +271,7 @@ def test_centred_text_wider_than_its_box_shows_the_same_part(renderers: tuple[Mo
         Widget("tabs", "label", "", cells=[Widget("t1", "button", "Posteingang und Archiv", style="tab-on"),
                                            Widget("t2", "button", "Papierkorb und Entwürfe", style="tab")]),
     ]
-    v = View("app", "main", "Overflow", rows)
-    lay = layout(v, W, H)
-    m, b = renderers
-    m.show(v, lay)
-    b.show(v, lay)
-    a, c, bg = m.screenshot(), b.screenshot(), theme_of(v).bg
+    lay, a, c, bg = _show_both(renderers, View("app", "main", "Overflow", rows))
     alike = {w.id: round(columns_alike(a, c, box, bg), 2) for w, box in lay.visible}
     assert alike.keys() >= {"b2", "b3", "c", "t1", "t2"}, alike
     assert min(alike.values()) >= 0.5, alike
