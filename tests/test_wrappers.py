@@ -92,7 +92,10 @@ def test_short_ppo_run():
     from stable_baselines3 import PPO
 
     env = make_sb3_env("GuiGym-Login-v0", max_episode_steps=10)
+    from stable_baselines3.common.logger import Logger
+
     model = PPO("MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp/SB3-<time> folder
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=128)
     assert any(not np.allclose(a.numpy(), b.detach().numpy()) for a, b in zip(before, model.policy.parameters()))
