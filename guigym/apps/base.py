@@ -215,13 +215,18 @@ def row(wid: str, kind: str, label: str, **kw: Any) -> RowSpec:
     return d  # type: ignore[return-value]
 
 
-def id_problems(records: list[Any], where: str, key: str = "id") -> list[str]:
+def id_problems(records: list[Any], where: str, key: str = "id", *, next_id: Any = None,
+                next_where: str = "data.next") -> list[str]:
     """Where the ``key`` of ``records`` (dicts) is not a unique int >= 0: the apps name a
     record's screens by its id's digits ("t:3") and find a record by its id (``set_state``'s
-    checks of an app's ``state_problems``).
+    checks of an app's ``state_problems``). With ``next_id`` (the app's counter, at
+    ``next_where``, for a new record's id): also where, the ids being fine, it is not above
+    every id (a new record would take an existing one's).
 
     >>> id_problems([{"id": 0}, {"id": 0}, {"id": -1}], "data.threads")
     ['data.threads[1].id: 0 is not a unique int >= 0', 'data.threads[2].id: -1 is not a unique int >= 0']
+    >>> id_problems([{"id": 0}, {"id": 4}], "data.notes", next_id=3)
+    ['data.next: 3 is not above every id in data.notes (4)']
     """
     seen: set[int] = set()
     out = []
@@ -231,6 +236,8 @@ def id_problems(records: list[Any], where: str, key: str = "id") -> list[str]:
             out.append(f"{where}[{i}].{key}: {v!r:.40} is not a unique int >= 0")
         else:
             seen.add(v)
+    if next_id is not None and not out and next_id <= max(seen, default=-1):
+        out.append(f"{next_where}: {next_id!r:.40} is not above every id in {where} ({max(seen)})")
     return out
 
 

@@ -261,15 +261,12 @@ class CalendarApp(App):
         ("2026-03-14"), months ("2026-03"), 24-hour times ("15:30"), repeats of ``REPEATS``,
         hours 0..23 and minutes 0..59 (a snapshot's, so none of them raises mid-episode)."""
         out = [] if _is_date(spec["today"]) else [f"today: {spec['today']!r:.40} is not a date (YYYY-MM-DD)"]
-        for where, events in (("spec.events", spec["events"]), ("data.events", state["data"]["events"])):
-            out += id_problems(events, where)  # an event's screens are named by its id ("e:3")
+        for where, events, nxt in (("spec.events", spec["events"], None), ("data.events", state["data"]["events"], state["data"]["next"])):
+            out += id_problems(events, where, next_id=nxt)  # an event's screens are named by its id ("e:3")
             for i, e in enumerate(events):
                 if not _is_date(e["date"]) or not _is_time(e["time"]) or e["repeat"] not in REPEATS:
                     out.append(f"{where}[{i}]: date {e['date']!r:.40}, time {e['time']!r:.20} or repeat {e['repeat']!r:.20} "
                                f"is not a YYYY-MM-DD date, an HH:MM time and one of {REPEATS}")
-        top = max((e["id"] for e in state["data"]["events"]), default=-1)
-        if not out and state["data"]["next"] <= top:
-            out.append(f"data.next: {state['data']['next']!r:.40} is not above every event's id ({top})")
         vals = state["values"]
         for key in (SHOWN, F_DATE + ".shown"):
             if key in vals and not (isinstance(vals[key], str) and _is_date(vals[key] + "-01")):

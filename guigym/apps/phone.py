@@ -150,15 +150,6 @@ def note_of(sid: str) -> int | None:
     return record_id(sid, "n", "ne", "nd")
 
 
-def _ids_below_next(data: dict[str, Any], key: str) -> list[str]:
-    """``data[key]`` 's records with unique ids >= 0, each below ``data["next"]`` (a new one's id)."""
-    out = id_problems(data[key], f"data.{key}")
-    top = max((r["id"] for r in data[key]), default=-1)
-    if not out and data["next"] <= top:
-        out.append(f"data.next: {data['next']!r:.40} is not above every id in data.{key} ({top})")
-    return out
-
-
 def _note(state: AppState, nid: int) -> dict[str, Any] | None:
     return next((n for n in state["data"]["notes"] if n["id"] == nid), None)
 
@@ -181,7 +172,7 @@ class NotesPlus(NotesApp):
 
     def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
         """Notes with unique ids >= 0 (their screens are named by them, "n:3"), below ``next``."""
-        return _ids_below_next(state["data"], "notes")
+        return id_problems(state["data"]["notes"], "data.notes", next_id=state["data"]["next"])
 
     def tile(self, sid: str, w: Widget) -> bool:
         return sid == "main" and w.kind == "link" and w.to == w.id and w.id.startswith("n:")
@@ -325,7 +316,7 @@ class ClockPlus(ClockApp):
 
     def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
         """Alarms with unique ids >= 0 below ``next``, each at a minute of the day (0..1439)."""
-        out = _ids_below_next(state["data"], "alarms")
+        out = id_problems(state["data"]["alarms"], "data.alarms", next_id=state["data"]["next"])
         return out + [f"data.alarms[{i}].time: {a['time']!r:.20} is not a minute of the day (0..1439)"
                       for i, a in enumerate(state["data"]["alarms"]) if not 0 <= a["time"] < 24 * 60]
 

@@ -285,18 +285,16 @@ class ShopApp(App):
         for i, c in enumerate(_shop(spec)["cart"]):
             out += item_problems(c["pid"], c["size"], c["qty"], f"spec.shop.cart[{i}]")
         data, vals = state["data"], state["values"]
-        out += id_problems(data["cart"], "data.cart", "lid")
+        out += id_problems(data["cart"], "data.cart", "lid", next_id=data["next"])
         for i, x in enumerate(data["cart"]):
             out += item_problems(x["pid"], x["size"], vals.get(line_qty(x["lid"]), 1), f"data.cart[{i}]")
-        top = max((x["lid"] for x in data["cart"]), default=-1)
-        if not out and data["next"] <= top:
-            out.append(f"data.next: {data['next']!r:.40} is not above every cart line's lid ({top})")
         for k, v in vals.items():
             if k.endswith(".qty") and (type(v) is not int or not 1 <= v <= MAX_QTY):
                 out.append(f"values[{k!r}]: {v!r:.20} is not an int in 1..{MAX_QTY}")
-            elif k.endswith(".size") and v is not None and (product_of(k[:-5]) is None or product_of(k[:-5]) >= len(products)
-                                                           or v not in products[product_of(k[:-5])]["sizes"]):
-                out.append(f"values[{k!r}]: {v!r:.20} is not a size of that product")
+            elif k.endswith(".size") and v is not None:
+                pid = product_of(k[:-5])
+                if pid is None or pid >= len(products) or v not in products[pid]["sizes"]:
+                    out.append(f"values[{k!r}]: {v!r:.20} is not a size of that product")
         if str(vals.get(PRICE, ANY)) not in (ANY, *PRICE_LIMITS):
             out.append(f"values[{PRICE!r}]: {vals[PRICE]!r:.20} is not one of {(ANY, *PRICE_LIMITS)}")
         keys = {"number": int, "items": list, "name": str, "address": str, "card": str, "total": int}
