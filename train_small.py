@@ -45,6 +45,7 @@ evaluation (a second Ctrl-C aborts at once).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import dataclasses
@@ -56,6 +57,7 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional
@@ -811,10 +813,9 @@ def plot_curves(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
             a.axvline(switch, color="grey", ls="--", lw=0.8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp")
-    fig.savefig(tmp, dpi=110, format="png")
+    with _replacing(path) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
-    os.replace(tmp, path)  # whole or not at all
     return True
 
 
@@ -967,6 +968,7 @@ class Trainer:
         sim_kw = {"similarity": a.similarity, "text": a.typed_text}
         hits = [action_similarity(_step_of(c.steps[0]), v.reference[0], elements=v.elements, **sim_kw) if c.steps else 0.0
                 for v in groups for c in v.group[0]]
+        # flat_groups as 1 - kept / B, as before: the same float in curves.csv as sum(flat) / B is not
         row.update(reward_mean=float(r.mean()), reward_best=float(r.max(dim=1).values.mean()), flat_groups=1 - (B - sum(flat)) / B,
                    first_step_hit=float(np.mean(hits)))
         if keep:
@@ -1062,7 +1064,8 @@ class Trainer:
             selected_val, selected = best[:2]
         saved = a.save_model and hasattr(self.policy, "save")
         if saved:
-            _save_atomic(self.policy, self.out / "policy.pt", extra={"args": asdict(a)})
+            with _replacing(self.out / "policy.pt") as tmp:
+                self.policy.save(str(tmp), extra={"args": asdict(a)})
         if stop.requested:  # Ctrl-C: what training made is on disk; no held-out evaluation
             info = {"interrupted_after_iter": len(rows), "iterations": a.iterations, "checkpoint": a.checkpoint,
                     "selected_iter": selected, "selected_val_success": selected_val, "policy_saved": saved,
@@ -1160,20 +1163,24 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def _save_atomic(policy: Any, path: Path, extra: dict[str, Any]) -> None:
-    """``policy.save`` to ``path`` (a file, or a folder for the VLM) whole or not at all."""
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A temporary name beside ``path`` to write to (a file, or a folder: ``--policy vlm``
+    saves one), renamed to ``path`` when the block ends without an error: ``path`` is then
+    whole, else as it was (a folder at either name is removed first: a rename cannot replace
+    one)."""
     tmp = path.with_name(path.name + ".tmp")
     _remove(tmp)
-    policy.save(str(tmp), extra=extra)
-    _remove(path)
+    yield tmp
+    if tmp.is_dir() or path.is_dir():
+        _remove(path)
     os.replace(tmp, path)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all."""
+    with _replacing(path) as tmp:
+        tmp.write_text(text)
 
 
 def train(args: Args) -> dict[str, Any]:
