@@ -1050,8 +1050,7 @@ def _temp_dirs(pid: int | None, artifacts: str | None) -> list[str]:
     only when it lies next to that profile (made by the same launch in the same folder)."""
     out = [d for d in (_singleton_dir(pid),) if d]
     profile = os.path.normpath(_profile_dir(pid) or ".")
-    name = os.path.basename(profile)
-    if name.startswith("playwright_") and "dev_profile-" in name:
+    if _is_pw_profile(profile):
         out.append(profile)
         if artifacts and os.path.basename(artifacts).startswith(_ARTIFACTS) and os.path.dirname(artifacts) == os.path.dirname(profile):
             out.append(artifacts)
@@ -1067,6 +1066,7 @@ _CLAIM = "guigym-temp-dirs.json"
 
 
 def _is_pw_profile(path: str) -> bool:
+    """Whether ``path`` is a temp profile Playwright made (never one a user passed)."""
     name = os.path.basename(path)
     return name.startswith("playwright_") and "dev_profile-" in name
 
