@@ -435,6 +435,14 @@ def test_grounded_reward_of_typed_line_breaks_is_the_mocks() -> None:
 # ------------------------------------------------------------------------- temp dirs
 
 
+def _subprocess_env(tmp_path: Any) -> tuple[str, dict[str, str]]:
+    """The repository root and an environment for a Python child that uses ``tmp_path`` as its
+    temp dir (so whatever its browsers leave there can be counted)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return root, dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                      SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+
+
 _TEMP_DIRS = """
 import gc, os, signal, sys, threading, time
 import gymnasium as gym
@@ -499,9 +507,7 @@ def test_no_temp_dirs_left(tmp_path: Any, how: str) -> None:
     import subprocess
     import sys
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    root, env = _subprocess_env(tmp_path)
     proc = subprocess.run([sys.executable, "-c", _TEMP_DIRS, how], capture_output=True, text=True, timeout=180, env=env, cwd=root,
                           check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -535,9 +541,7 @@ def test_temp_dirs_of_a_process_killed_outright_are_removed_by_the_next_browser(
 
     from guigym.backends.browser import process_tree
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    root, env = _subprocess_env(tmp_path)
     victim = subprocess.Popen([sys.executable, "-c", _ORPHAN, "wait"], stdout=subprocess.PIPE, text=True, env=env, cwd=root)
     try:
         chromium = [int(p) for p in victim.stdout.readline().split()]  # type: ignore[union-attr]
