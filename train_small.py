@@ -58,7 +58,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -75,6 +75,7 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.env_pool import EnvPool, ProcessEnvPool, RayEnvPool  # noqa: E402
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
+from agents.json_out import to_json  # noqa: E402
 from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
@@ -368,6 +369,36 @@ def arg_problems(args: Args) -> list[str]:
     problem = folder_problem(Path(args.out_dir) / (args.run_name or "_"))
     if problem:
         out.append(f"--out-dir {args.out_dir}" + (f" --run-name {args.run_name}" if args.run_name else "") + f": {problem}")
+    if args.algo == "ppo":
+        out += ppo_ignored(args)
+    elif args.ppo_steps != Args.ppo_steps:
+        out.append(f"--ppo-steps {args.ppo_steps} needs --algo ppo (GRPO's length is --iterations)")
+    return out
+
+
+#: The flags ``--algo ppo`` reads; the baseline's setting is fixed (``agents.sb3_baseline.PPO_SETTING``).
+PPO_FLAGS = frozenset({"algo", "ppo_steps", "env_id", "level", "seed", "run_name", "out_dir", "threads", "progress",
+                       "eval_episodes"})
+
+
+def ppo_ignored(args: Args) -> list[str]:
+    """The flags given with ``--algo ppo`` that it would ignore, one line each (they were
+    dropped silently: ``--eval-seed 50000`` still evaluated on PPO's own held-out seeds).
+
+    >>> ppo_ignored(Args(algo="ppo", eval_seed=50_000, lr=0.1, ppo_steps=500))  # doctest: +NORMALIZE_WHITESPACE
+    ['--algo ppo ignores --lr (it trains the fixed setting of agents.sb3_baseline.PPO_SETTING)',
+     '--algo ppo ignores --eval-seed: its held-out seeds are 100000 + 1000 * seed onwards (101000-101099 for --seed 1)']
+    """
+    default = Args(algo="ppo")
+    out = []
+    for f in fields(Args):
+        if f.name in PPO_FLAGS or f.name == "eval_seed" or getattr(args, f.name) == getattr(default, f.name):
+            continue
+        out.append(f"--algo ppo ignores --{f.name.replace('_', '-')} (it trains the fixed setting of agents.sb3_baseline.PPO_SETTING)")
+    if args.eval_seed != default.eval_seed:
+        first = 100_000 + 1000 * args.seed
+        out.append(f"--algo ppo ignores --eval-seed: its held-out seeds are 100000 + 1000 * seed onwards "
+                   f"({first}-{first + args.eval_episodes - 1} for --seed {args.seed})")
     return out
 
 
@@ -1019,7 +1050,7 @@ class Trainer:
             self.run_name = self.out.name
         for name in ("eval.json", "policy.pt", "curves.png", "interrupted.json"):  # a previous run's, in a reused folder
             _remove(self.out / name)
-        _write_atomic(self.out / "args.json", json.dumps(asdict(a), indent=2))
+        _write_atomic(self.out / "args.json", to_json(asdict(a)))
         fields = ["iter", "stage", "env_steps", "states", "reward_mean", "reward_best", "first_step_hit", "flat_groups",
                   "rollout_success", "loss", "clip_frac", "kl_ref", "entropy", "grad_norm",
                   "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
@@ -1070,7 +1101,7 @@ class Trainer:
             info = {"interrupted_after_iter": len(rows), "iterations": a.iterations, "checkpoint": a.checkpoint,
                     "selected_iter": selected, "selected_val_success": selected_val, "policy_saved": saved,
                     "train_time_s": round(train_time, 1), "env_steps": self.env_steps}
-            _write_atomic(self.out / "interrupted.json", json.dumps(info, indent=2))
+            _write_atomic(self.out / "interrupted.json", to_json(info))
             if rows:
                 plot_curves(rows, self.out / "curves.png", f"{self.run_name}: interrupted after {len(rows)} iterations")
             print(f"{self.run_name}: interrupted after {len(rows)} of {a.iterations} iterations; "
@@ -1102,7 +1133,7 @@ class Trainer:
         result["total_time_s"] = round(time.time() - self.t0, 1)
         title = f"{self.run_name}: held-out success {result['policy']['success_rate']:.2f}"
         plotted = plot_curves(rows, self.out / "curves.png", title) if rows else False
-        _write_atomic(self.out / "eval.json", json.dumps(result, indent=2))  # last: its presence marks a finished run
+        _write_atomic(self.out / "eval.json", to_json(result))  # strict JSON (NaN as null); last: its presence marks a finished run
         if a.progress:
             rnd = result.get("random", {}).get("success_rate", float("nan"))
             print(
@@ -1228,7 +1259,7 @@ def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
         name = args.run_name or f"{args.env_id}__{args.level}__ppo__{args.seed}__{int(time.time())}"
         return train_ppo(**ppo_setting(args.env_id, args.level, args.ppo_steps), seed=args.seed,
                          out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
-                         eval_every=max(1, args.ppo_steps // 8), progress=args.progress)
+                         eval_every=max(1, args.ppo_steps // 8), progress=args.progress, threads=args.threads)
     try:
         return train(args)
     except KeyboardInterrupt as e:  # Trainer.run said what it wrote (a graceful stop), or a second Ctrl-C aborted

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.json_out import to_json
+
 #: The setting measured in ``docs/ppo_baseline.md`` (``benchmarks/ppo_baseline.py``): Login
 #: easy with a smaller action space (no OpenApp block, a full-width 1x16 click grid, the first
 #: 10 instruction spans as type slots: 31 actions instead of 205), a 64x36 screenshot, the last
@@ -225,7 +227,7 @@ def train_ppo(
                   "final_success": rows[-1]["success"], "curve": rows, "eval_seeds": [held_out.start, held_out.stop],
                   "cpu_s": rows[-1]["cpu_s"], "max_steps": max_steps, "n_envs": n_envs, "reward_mode": reward_mode,
                   "policy": policy, "env_kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in ekw.items()}, "ppo_kwargs": hp}
-        (out / "eval.json").write_text(json.dumps(result, indent=2))
+        (out / "eval.json").write_text(to_json(result))  # strict JSON: train_return NaN at step 0 as null
         venv.close()
         return result
     finally:

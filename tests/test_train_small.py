@@ -668,12 +668,18 @@ def test_seed_ranges_and_paths_are_checked_before_training(tmp_path):
         "--label-vocab-seeds must be <= 10000": dict(plan_steps="ungrounded", label_vocab_seeds=20_000),
         "a_file is not a folder": dict(out_dir=str(a_file)),
         "--vlm-path": dict(policy="vlm", vlm_path=str(tmp_path / "missing")),
+        # --algo ppo trains a fixed setting on its own held-out seeds; these flags were dropped silently
+        "--algo ppo ignores --eval-seed: its held-out seeds are 100000": dict(algo="ppo", eval_seed=50_000),
+        "--algo ppo ignores --lr": dict(algo="ppo", lr=0.1),
+        "--ppo-steps 500 needs --algo ppo": dict(ppo_steps=500),
     }
     for want, kw in cases.items():
         found = "\n".join(train_small.arg_problems(train_small.Args(**kw)))
         assert want in found, (kw, found)
     fine = train_small.Args(eval_seed=30_000, val_every=0, val_episodes=0, out_dir=str(tmp_path / "new" / "dir"))
     assert train_small.arg_problems(fine) == []
+    assert train_small.arg_problems(train_small.Args(algo="ppo", ppo_steps=500, seed=3, eval_episodes=5, threads=2,
+                                                     out_dir=str(tmp_path / "ppo"))) == []
     with pytest.raises(SystemExit) as e:
         train_small.main(["--out-dir", str(a_file), "--no-progress"])
     assert "--out-dir" in str(e.value.code)
@@ -750,6 +756,19 @@ def test_default_run_names_never_share_a_folder(tmp_path, monkeypatch):
     names = [train_small.train(_tiny_args(tmp_path, None, iterations=1, val_every=0, eval_episodes=1,
                                           eval_random=False))["run_name"] for _ in range(2)]
     assert names[0] != names[1] and all((tmp_path / n / "eval.json").exists() for n in names)
+
+
+def test_result_files_are_strict_json(tmp_path):
+    """A metric with nothing to average (mean steps of the successes when none succeeded) was
+    written as a bare ``NaN``, which is not JSON: jq and JSON.parse reject the whole file."""
+    def strict(text):
+        return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in a result file"))
+
+    train_small.train(_tiny_args(tmp_path, "s", iterations=1, val_every=0, eval_episodes=2, eval_max_steps=2))
+    ev = strict((tmp_path / "s" / "eval.json").read_text())
+    strict((tmp_path / "s" / "args.json").read_text())
+    assert ev["policy"]["success_rate"] == 0.0 and ev["policy"]["mean_steps_success"] is None  # 2 steps cannot sign in
+    assert ev["random"]["mean_steps_success"] is None
 
 
 def test_a_stage_without_iterations_is_said(tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import sys
 from pathlib import Path
@@ -73,6 +74,9 @@ def test_ppo_baseline_cli(tmp_path):
     assert res["total_timesteps"] >= 1024 and 0.0 <= res["final_success"] <= 1.0
     for name in ("curves.csv", "curves.png", "eval.json", "ppo.zip"):
         assert (tmp_path / "ppo" / name).exists(), name
+    # strict JSON: the curve's first point has no training return yet (NaN in memory, null on disk)
+    ev = json.loads((tmp_path / "ppo" / "eval.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in eval.json"))
+    assert ev["curve"][0]["train_return"] is None and ev["final_success"] == res["final_success"]
 
 
 def test_vlm_best_val_checkpoint(tiny, tmp_path):
