@@ -168,7 +168,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--max-pixels", type=int, default=None, help="vlm: cap on the resized screenshot's pixels")
     p.add_argument("--device", default="cpu", help="vlm: cpu | cuda | auto")
-    p.add_argument("--threads", type=int, default=None, help="vlm: torch CPU threads (default: torch's; 1 with --tiny-model)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="vlm and tiny: torch CPU threads (default: torch's for a vlm; 1 with --tiny-model or --planner tiny)")
     p.add_argument("--save-gif", default=None, metavar="PATH", help="write annotated episodes as GIF(s)")
     p.add_argument("--gif-episodes", type=int, default=1, help="episodes per env id and level to save as GIFs")
     p.add_argument("--json", default=None, metavar="PATH", help="write every episode record as JSON lines")
@@ -229,6 +230,19 @@ def main(argv: Optional[list[str]] = None) -> int:
                          ("--max-pixels", args.max_pixels, 1), ("--history", args.history, 0)):
         if v is not None and v < low:
             p.error(f"{flag} must be >= {low}, got {v}")
+    # a model's flags without that model were dropped silently (--checkpoint with the oracle evaluated the oracle)
+    given = [f for f in ("model", "tiny_model", "format", "history", "max_new_tokens", "max_pixels", "device")
+             if not uses_vlm and getattr(args, f) != p.get_default(f)]
+    if given:
+        p.error(f"{', '.join('--' + f.replace('_', '-') for f in given)}: only with --planner vlm or --executor vlm")
+    if args.checkpoint and args.planner != "tiny":
+        p.error(f"--checkpoint is the tiny planner's (--planner tiny); --planner {args.planner} takes none")
+    if args.threads is not None and not uses_vlm and args.planner != "tiny":
+        p.error(f"--threads sets torch's threads; --planner {args.planner} with --executor {args.executor} uses no torch")
+    if args.planner == "tiny":  # as train_small.py evaluates it: one thread (no spin-waiting on a busy machine)
+        import torch
+
+        torch.set_num_threads(args.threads or 1)
     vlm = _load_vlm(args)
     try:
         agent = build_agent(args, vlm)
@@ -296,7 +310,6 @@ def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: 
     """``--variations grid``: success per variant of ``guigym.variation.grid`` and the spread
     (max − min, std) across the variants, per env id × level. With ``--json``, every episode
     record with its ``variant`` and ``split``."""
-    import numpy as np
 
     from guigym.variation import grid
 

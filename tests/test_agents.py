@@ -420,6 +420,10 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--planner", "vlm", "--model", "/nonexistent/model"], "--model /nonexistent/model: no such directory"),
     (["--planner", "vlm", "--tiny-model", "--threads", "-2"], "--threads must be >= 1, got -2"),
     (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1"),
+    # a model's flags without the model were ignored without a word
+    (["--model", "some/dir", "--device", "cuda"], "--model, --device: only with --planner vlm or --executor vlm"),
+    (["--checkpoint", __file__], "--checkpoint is the tiny planner's (--planner tiny); --planner oracle takes none"),
+    (["--planner", "random", "--threads", "2"], "--threads sets torch's threads; --planner random"),
     (["--planner", "tiny", "--checkpoint", __file__], "not a train_small.py policy"),
     # ignored without a word by every planner but the oracle; ungrounded steps with no executor: all no-ops
     (["--planner", "random", "--noise", "0.3"], "--planner random takes neither"),
