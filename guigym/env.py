@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections import OrderedDict, deque
 from typing import Any, Mapping, Sequence
 
@@ -69,6 +70,12 @@ class GuiEnv(gym.Env):
     index outside its ``Discrete`` are such no-ops. Typed text is stored as
     :func:`~guigym.apps.base.clean_text` makes it (NUL dropped, lone surrogates replaced, at most
     :data:`~guigym.apps.base.MAX_FIELD_LEN` characters).
+
+    Termination: ``terminated`` when the task succeeds or can no longer succeed; ``truncated``
+    comes from ``gym.make``'s ``TimeLimit``. The episode then is over: call ``reset()``. A
+    ``step()`` after ``terminated`` does not raise: the app goes on from the final state, and
+    the reward, ``terminated`` and ``info`` are those of the state it reaches (a success can be
+    undone, a switch turned back), so such steps belong to no episode.
 
     Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
     reference from this state; empty when done or failed), ``elements``, ``action_error``,
@@ -239,22 +246,31 @@ class GuiEnv(gym.Env):
         return obs, float(reward), bool(terminated), False, self._info(ev, err)
 
     def render(self) -> np.ndarray | None:
+        """The current screen: with ``render_mode="human"`` shown in a pygame window (returns
+        None); otherwise (``"rgb_array"``, and also ``render_mode=None``, a guigym convenience)
+        a copy of the screenshot, uint8 ``(H, W, 3)``. Before the first ``reset()`` there is no
+        screen: ``gym.error.ResetNeeded``, as from ``step()`` (the ``OrderEnforcing`` of
+        ``gym.make`` says the same)."""
         if self._frame is None:
-            return None
+            raise gym.error.ResetNeeded("call reset() before render(): there is no screen yet")
         if self.render_mode == "human":
             self._show_window(self._frame)
             return None
         return self._frame.copy()
 
     def close(self) -> None:
+        """Give the renderer (and the window) back; calling it again, or before ``reset()``,
+        does nothing. A closed env can still be used: its next call starts a new renderer."""
         if self._backend is not None:
             self._backend.close()
             self._backend = None
         if self._window is not None:
-            import pygame
-
-            pygame.display.quit()
             self._window = None
+            _WINDOWS.discard(self)
+            if not _WINDOWS:  # pygame has one window per process: only the last env showing it quits it
+                import pygame
+
+                pygame.display.quit()
 
     def _lines(self) -> list[str]:
         """The action history as lines (a copy): steps keep actions and formatting them waits
@@ -506,16 +522,26 @@ class GuiEnv(gym.Env):
         }
 
     def _show_window(self, frame: np.ndarray) -> None:
+        """Show ``frame`` in pygame's window, (re)opened at this env's size when another env of the
+        process resized it or quit the display (pygame has one window per process, shared)."""
         import pygame
 
-        if self._window is None:
+        surface = pygame.display.get_surface() if pygame.display.get_init() else None
+        if surface is None or surface is not self._window or surface.get_size() != (self.width, self.height):
             pygame.display.init()
-            self._window = pygame.display.set_mode((self.width, self.height))
+            if surface is None or surface.get_size() != (self.width, self.height):
+                surface = pygame.display.set_mode((self.width, self.height))
             pygame.display.set_caption(f"guigym {self.family.name}")
+            self._window = surface
+            _WINDOWS.add(self)
         pygame.surfarray.blit_array(self._window, frame.transpose(1, 0, 2))
         pygame.event.pump()
         pygame.display.flip()
 
+
+#: The envs whose window is open (pygame's one window per process): ``close()`` quits the display
+#: only when it was the last, so closing one env does not kill another's window.
+_WINDOWS: weakref.WeakSet[GuiEnv] = weakref.WeakSet()
 
 _LINES: dict[tuple[type, Action], str] = {}
 
