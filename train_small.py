@@ -119,6 +119,9 @@ class Args:
     evaluation), e.g. ``all``; None: the family's own instances"""
     split: Literal["train", "test"] = "train"
     """the variation split the run's envs draw from (with ``--variation``)"""
+    strict: bool = False
+    """Settings and Launcher: success compares the whole state, a stray change must be undone
+    (``gym.make(..., strict=True)``; every other family is always strict)"""
     # --- run
     seed: int = 1
     """seeds torch, numpy, python and the training episodes"""
@@ -473,6 +476,8 @@ def env_kwargs(args: Args) -> dict[str, Any]:
     kw: dict[str, Any] = {"level": args.level, "backend": "mock"}
     if args.variation is not None:
         kw.update(variation=args.variation, split=args.split)
+    if args.strict:
+        kw["strict"] = True
     return kw
 
 

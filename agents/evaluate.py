@@ -43,9 +43,11 @@ EXECUTORS = ("element", "vlm", "none")
 
 
 def make_env(env_id: str, backend: str = "mock", max_steps: Optional[int] = None, variation: Any = None,
-             split: str = "train") -> gym.Env:
+             split: str = "train", strict: bool = False) -> gym.Env:
     """``gym.make`` with a clear error when the browser backend is not installed."""
     kw: dict[str, Any] = {"backend": backend}
+    if strict:  # Settings, Launcher: the whole state compared (every other family always is)
+        kw["strict"] = True
     if max_steps:
         kw["max_episode_steps"] = max_steps
     if variation is not None:
@@ -160,6 +162,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first seed")
     p.add_argument("--backend", choices=("mock", "browser"), default="mock")
     p.add_argument("--max-steps", type=int, default=None, help="override the env's time limit")
+    p.add_argument("--strict", action="store_true",
+                   help="Settings and Launcher: success compares the whole state (gym.make(..., strict=True))")
     p.add_argument("--model", default=None, help="vlm: local Hugging Face checkpoint directory")
     p.add_argument("--checkpoint", default=None, help="tiny: a train_small.py run's policy.pt (greedy plans, its own T)")
     p.add_argument("--tiny-model", action="store_true", help="vlm: build and use a tiny random Qwen2.5-VL (smoke test)")
@@ -265,7 +269,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     t0 = time.perf_counter()
     try:
         for env_id in ids:
-            env = make_env(env_id, args.backend, args.max_steps, variation=preset, split=args.split)
+            env = make_env(env_id, args.backend, args.max_steps, variation=preset, split=args.split, strict=args.strict)
             levels = [args.level] if args.level else list(env.unwrapped.family.levels)
             for level in levels:
                 n_gif = args.gif_episodes if args.save_gif else 0
@@ -331,7 +335,7 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
         for level in levels:
             rates = []
             for name, var in variants:
-                env = make_env(env_id, args.backend, args.max_steps, variation=var, split=args.split)
+                env = make_env(env_id, args.backend, args.max_steps, variation=var, split=args.split, strict=args.strict)
                 summary, records = evaluate(env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level} {name}")
                 env.close()
                 rates.append(summary["success_rate"])

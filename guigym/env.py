@@ -59,6 +59,11 @@ class GuiEnv(gym.Env):
         backend_kwargs: options for the backend (e.g. the browser's executable).
         variation: ``None`` (the family's own instances), a preset name or a dict of axes (see below).
         split: ``"train"`` or ``"test"``: the values each varied axis is drawn from.
+        strict: ``True``: success needs the final state to equal the start plus exactly the
+            instructed change (OpenApps' rule: a side effect must be undone, or fails where it
+            cannot be) also in Settings and Launcher, whose default (``None``) compares only the
+            instructed settings, switches and note. Every other family is always strict
+            (``strict=False`` there is a ``ValueError``). A snapshot (``get_state``) keeps its rule.
 
     Observation: ``Dict(screenshot=uint8 (H, W, 3), instruction=str[, elements][, history])``.
 
@@ -106,10 +111,18 @@ class GuiEnv(gym.Env):
         backend_kwargs: dict[str, Any] | None = None,
         variation: str | Mapping[str, Any] | None = None,
         split: str = "train",
+        strict: bool | None = None,
     ) -> None:
         if family not in FAMILIES:
             raise ValueError(f"unknown family {family!r}; expected one of {sorted(FAMILIES)}")
         self.family = FAMILIES[family]
+        if strict not in (None, True, False):
+            raise TypeError(f"strict must be True, False or None, got {strict!r}")
+        if strict is False and not self.family.lenient:
+            raise ValueError(f"{family} always compares the whole state (the start plus exactly the instructed change); "
+                             "strict=False applies to Settings and Launcher only")
+        #: Whether success compares the whole state (see ``strict``; the family's own rule unless set).
+        self.strict = bool(strict) or not self.family.lenient
         #: The apps an ``OpenApp`` of ``action_space`` can name (``action_space["app"]`` indexes it).
         self.apps: tuple[str, ...] = tuple(self.family.apps)
         if not self.apps:
@@ -200,6 +213,8 @@ class GuiEnv(gym.Env):
         if self.variation is not None:  # drawn after the family's: the same task as without variation
             vrng = np.random.default_rng(int(self.np_random.integers(2**63)))
             scenario = apply_variation(scenario, sample_variation(self.variation, self.split, vrng), vrng)
+        if self.strict and self.family.lenient:  # a copy: a family may hand out shared parts of its scenarios
+            scenario = {**scenario, "task": {**scenario["task"], "strict": True}}
         extra = set(scenario["apps"]) - set(self.apps)
         if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
             raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")

@@ -109,6 +109,7 @@ class LauncherFamily(Family):
     description = "From the home screen, open Notes, Clock or Contacts and do a task; hard chains two apps."
     apps = BRANDS + TOOL_APPS + STUB_APPS
     task_type = LauncherTask
+    lenient = True  # only the instructed changes are compared, unless strict=True
     #: The app each task is in (hard: the two apps, sorted: either order is the same template).
     templates = {"easy": ("notes", "clock", "contacts"), "medium": ("notes", "clock", "contacts"),
                  "hard": ("clock+notes", "contacts+notes", "clock+contacts")}
@@ -184,9 +185,48 @@ class LauncherFamily(Family):
         return all(app_state["values"].get(x["widget"]) == x["value"] for x in cast(SwitchTask, t)["targets"])
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
-        return all(self._done(state, t) for t in self._tasks(scenario))
+        if not all(self._done(state, t) for t in self._tasks(scenario)):
+            return False
+        return not _strict(scenario) or (not self._stray_switches(scenario, state) and not self._extra_notes(scenario, state))
+
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+        """With ``strict``: a saved note the task does not ask for (Notes cannot delete one)."""
+        return _strict(scenario) and self._extra_notes(scenario, state)
+
+    @staticmethod
+    def _extra_notes(scenario: Scenario, state: DeviceState) -> bool:
+        """Whether the notes saved during the episode are more than the instructed note: one
+        that does not match it, a second one, or any without a note task."""
+        saved = state["apps"]["Notes"]["data"]["notes"][len(scenario["apps"]["Notes"]["notes"]):]
+        want = [t for t in LauncherFamily._tasks(scenario) if t["type"] == "note"]
+        if not saved:
+            return False
+        if not want or len(saved) > 1:
+            return True
+        t = cast(NoteTask, want[0])
+        n = saved[0]
+        return not (_fold(n["title"]) == _fold(t["title"]) and (t["body"] is None or _fold(n["body"]) == _fold(t["body"])))
+
+    @staticmethod
+    def _stray_switches(scenario: Scenario, state: DeviceState) -> list[Goal]:
+        """The switches (alarms, favourites) the task does not name that are no longer as they
+        started, each as the goal that sets it back (Clock's, then Contacts', in row order)."""
+        named = {x["widget"] for t in LauncherFamily._tasks(scenario) if t["type"] == "switches"
+                 for x in cast(SwitchTask, t)["targets"]}
+        out = []
+        for app in ("Clock", "Contacts"):
+            start = scenario["start"]["values"].get(app, {})
+            where = {r["id"]: (sid, start.get(r["id"], r["value"])) for sid, sc in scenario["apps"][app]["screens"].items()
+                     for r in sc["rows"] if r["kind"] == "toggle"}
+            values = state["apps"][app]["values"]
+            out += [Goal(app, sid, k, "set", v0) for k, (sid, v0) in where.items() if k not in named and values.get(k) != v0]
+        return out
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        if _strict(scenario):
+            strays = self._stray_switches(scenario, state)
+            if strays:  # set back first: a stray switch is usually on the screen the agent is on
+                return strays[0]
         for t in self._tasks(scenario):
             if self._done(state, t):
                 continue
@@ -204,3 +244,8 @@ class LauncherFamily(Family):
                 return Goal("Notes", "edit", "body", "set", t["body"])
             return Goal("Notes", "edit", "save", "press")
         return None
+
+
+def _strict(scenario: Scenario) -> bool:
+    return bool(scenario["task"].get("strict"))
+

@@ -197,10 +197,14 @@ class StartSpec(TypedDict):
     values: dict[str, dict[str, Any]]  # per app: values that differ from the rows' defaults
 
 
-class Task(TypedDict):
+class _TaskKeys(TypedDict):
+    instruction: str
+
+
+class Task(_TaskKeys, total=False):
     """What every task has; each family adds its own keys (see its ``*Task`` type)."""
 
-    instruction: str
+    strict: bool  # Settings, Launcher: compare the whole state (``gym.make(..., strict=True)``)
 
 
 class Popup(TypedDict):

@@ -184,6 +184,7 @@ class SettingsFamily(Family):
     description = "Change switches and choices across categories, sub-screens and long lists (Scroll, Back)."
     apps = (APP,)
     task_type = SettingsTask
+    lenient = True  # only the instructed changes are compared, unless strict=True
     #: The kinds of the targets, sorted ("choice+toggle": one choice and one switch, in either order).
     templates = {"easy": ("toggle", "choice"), "medium": ("toggle+toggle", "choice+toggle", "choice+choice"),
                  "hard": ("toggle+toggle+toggle", "choice+toggle+toggle", "choice+choice+toggle", "choice+choice+choice")}
@@ -289,10 +290,24 @@ class SettingsFamily(Family):
         values = state["apps"][APP]["values"]
         return [t for t in cast(SettingsTask, scenario["task"])["targets"] if values.get(t["setting"]) != t["value"]]
 
+    def _strays(self, scenario: Scenario, state: DeviceState) -> list[tuple[str, Any]]:
+        """With ``strict``: the settings the task does not name whose value is no longer their
+        start value, as ``(setting, start value)`` in the app's row order."""
+        task = cast(SettingsTask, scenario["task"])
+        if not task.get("strict"):
+            return []
+        start = _start_values(scenario)
+        named = {t["setting"] for t in task["targets"]}
+        values = state["apps"][APP]["values"]
+        return [(k, start[k]) for k, v in values.items() if k in start and k not in named and v != start[k]]
+
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
-        return not self._unmet(scenario, state)
+        return not self._unmet(scenario, state) and not self._strays(scenario, state)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
+        strays = self._strays(scenario, state)
+        if strays:  # set back first: a stray change is usually on the screen the agent is on
+            return _set_back(scenario, *strays[0])
         unmet = self._unmet(scenario, state)
         if not unmet:
             return None
@@ -300,3 +315,25 @@ class SettingsFamily(Family):
         if t["kind"] == "toggle":
             return Goal(APP, t["screen"], t["setting"], "set", t["value"])
         return Goal(APP, t["choice_screen"], t["row"], "press")
+
+
+def _start_values(scenario: Scenario) -> dict[str, Any]:
+    """Every setting's value at the start (switches, pads included, and choices), by row id."""
+    spec = scenario["apps"][APP]
+    out: dict[str, Any] = {r["id"]: r["value"] for sc in spec["screens"].values() for r in sc["rows"] if r["kind"] == "toggle"}
+    out.update(spec["defaults"])
+    out.update(scenario["start"]["values"].get(APP, {}))
+    return out
+
+
+def _set_back(scenario: Scenario, setting: str, value: Any) -> Goal:
+    """The goal that gives ``setting`` its start ``value`` again: set the switch, or press the
+    option on the choice's options screen."""
+    screens = scenario["apps"][APP]["screens"]
+    options = screens.get(choice_screen(setting))
+    if options is not None:
+        row_id = next(r["id"] for r in options["rows"] if r.get("option") == value)
+        return Goal(APP, choice_screen(setting), row_id, "press")
+    sid = next(sid for sid, sc in screens.items() if any(r["id"] == setting for r in sc["rows"]))
+    return Goal(APP, sid, setting, "set", value)
+

@@ -1,0 +1,132 @@
+"""``gym.make(..., strict=True)``: Settings and Launcher compare the whole state (OpenApps' rule,
+DESIGN's "success as a state delta"), as every other family always does. By default they
+compare only the instructed settings, switches and note (documented; the published sweeps
+ran that way)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import guigym  # noqa: F401  (registers the ids)
+from guigym.actions import Click, OpenApp, Type
+from guigym.registration import env_ids
+
+LENIENT = ("GuiGym-Settings-v0", "GuiGym-Launcher-v0")
+
+
+def _center(box):
+    return (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+
+
+def _named(env) -> set[str]:
+    task = env.unwrapped.scenario["task"]
+    if "targets" in task:  # Settings
+        return {t["setting"] for t in task["targets"]}
+    return {x["widget"] for t in task["tasks"] if t["type"] == "switches" for x in t["targets"]}
+
+
+def _stray_toggle(env, info):
+    """Follow the reference until a switch the task does not name is on screen; click it.
+    Returns its id and the info after the click (None if no such switch was met)."""
+    named = _named(env)
+    while info["reference"]:
+        stray = next((e for e in info["elements"] if e["role"] == "toggle" and e["id"] not in named), None)
+        if stray is not None:
+            *_, info = env.step(Click(*_center(stray["box"])))
+            assert info["event"] is not None and info["event"].widget == stray["id"]
+            return stray["id"], info
+        *_, info = env.step(info["reference"][0].action)
+    return None, info
+
+
+def _finish(env, info):
+    terminated = False
+    while info["reference"] and not terminated:
+        _, _, terminated, _, info = env.step(info["reference"][0].action)
+    return terminated, info
+
+
+@pytest.mark.parametrize("env_id", LENIENT)
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_a_stray_switch_is_set_back_first_and_only_then_success(env_id, level):
+    tried = 0
+    for seed in range(12):
+        strict = gym.make(env_id, level=level, strict=True, extra_obs=("elements",))
+        lenient = gym.make(env_id, level=level, extra_obs=("elements",))
+        _, info = strict.reset(seed=seed)
+        _, info_l = lenient.reset(seed=seed)
+        stray, info = _stray_toggle(strict, info)
+        stray_l, info_l = _stray_toggle(lenient, info_l)
+        assert stray == stray_l
+        if stray is None:
+            continue
+        tried += 1
+        assert info["reference"][0].target == stray  # undo first: it is on this screen
+        assert all(s.target != stray for s in info_l["reference"])  # the default leaves it
+        terminated, info = _finish(strict, info)
+        assert terminated and info["success"]
+        values = strict.unwrapped.get_state()["state"]["apps"]
+        terminated_l, info_l = _finish(lenient, info_l)
+        assert terminated_l and info_l["success"]
+        app = next(a for a in values if stray in values[a]["values"])
+        assert values[app]["values"][stray] != lenient.unwrapped.get_state()["state"]["apps"][app]["values"][stray]
+    assert tried >= 3, f"only {tried} seeds met a stray switch"
+
+
+def test_launcher_strict_fails_on_a_note_it_was_not_asked_for():
+    env = gym.make("GuiGym-Launcher-v0", level="easy", strict=True, extra_obs=("elements",))
+    lenient = gym.make("GuiGym-Launcher-v0", level="easy", extra_obs=("elements",))
+    for e in (env, lenient):
+        _, info = e.reset(seed=0)
+        assert "note" not in {t["type"] for t in e.unwrapped.scenario["task"]["tasks"]}
+        _, _, term, _, info = e.step(OpenApp("Notes"))
+        new = next(x for x in info["elements"] if x["id"] == "new")  # its label varies, its id does not
+        _, _, term, _, info = e.step(Click(*_center(new["box"])))
+        title = next(x for x in info["elements"] if x["id"] == "title")
+        e.step(Click(*_center(title["box"])))
+        e.step(Type("Stray"))
+        _, _, term, _, info = e.step(Click(*_center(next(x for x in info["elements"] if x["id"] == "save")["box"])))
+        if e is env:
+            assert term and not info["success"] and info["reference"] == []  # Notes cannot delete it: a failure
+        else:
+            assert not term and info["reference"]  # the default ignores the extra note
+            assert _finish(e, info)[1]["success"]
+
+
+def test_strict_note_task_accepts_exactly_the_instructed_note():
+    for seed in range(40):
+        env = gym.make("GuiGym-Launcher-v0", level="medium", strict=True)
+        _, info = env.reset(seed=seed)
+        if any(t["type"] == "note" for t in env.unwrapped.scenario["task"]["tasks"]):
+            terminated, info = _finish(env, info)
+            assert terminated and info["success"]
+            return
+    pytest.fail("no note task in 40 seeds")
+
+
+@pytest.mark.parametrize("env_id", env_ids())
+def test_strict_is_the_rule_of_every_other_family(env_id):
+    env = gym.make(env_id, strict=True)
+    assert env.unwrapped.strict
+    _, info = env.reset(seed=1)
+    assert ("strict" in env.unwrapped.scenario["task"]) == (env_id in LENIENT)
+    terminated, info = _finish(env, info)
+    assert terminated and info["success"]
+    if env_id in LENIENT:
+        assert not gym.make(env_id).unwrapped.strict
+    else:
+        with pytest.raises(ValueError, match="always compares the whole state"):
+            gym.make(env_id, strict=False)
+    with pytest.raises(TypeError, match="strict must be True, False or None"):
+        gym.make(env_id, strict="yes")
+
+
+def test_a_snapshot_keeps_its_rule_and_the_default_episodes_are_unchanged():
+    strict, plain = gym.make("GuiGym-Settings-v0", strict=True), gym.make("GuiGym-Settings-v0")
+    obs_s, info_s = strict.reset(seed=5)
+    obs_p, info_p = plain.reset(seed=5)
+    assert obs_s["instruction"] == obs_p["instruction"] and (obs_s["screenshot"] == obs_p["screenshot"]).all()
+    assert [s.action for s in info_s["reference"]] == [s.action for s in info_p["reference"]]
+    plain.unwrapped.set_state(strict.unwrapped.get_state())
+    assert plain.unwrapped.scenario["task"]["strict"] is True
