@@ -26,7 +26,9 @@ Termination:
     Success when every task is done: a saved note with the instructed title (and text; case
     and surrounding spaces ignored) exists, and every instructed switch has its instructed
     value. Unlike the data families, the rest is not compared (an extra note or a stray
-    switch is not a failure). Never fails.
+    switch is not a failure), unless ``gym.make(..., strict=True)``: then every other switch
+    must be as it started (the reference sets a stray one back first), and a saved note the
+    task did not ask for fails the episode (Notes cannot delete it). Otherwise never fails.
 Registered ids:
     ``GuiGym-Launcher-v0`` (``level="easy" | "medium" | "hard"``).
 """

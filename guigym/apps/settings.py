@@ -27,7 +27,8 @@ Rewards:
 Termination:
     Success when every instructed setting has its instructed value. Unlike the data families,
     other settings are not compared (a stray toggle is not a failure: every setting can
-    always be changed back). Never fails.
+    always be changed back), unless ``gym.make(..., strict=True)``: then every other setting
+    must be at its start value too (the reference sets a stray one back first). Never fails.
 Registered ids:
     ``GuiGym-Settings-v0`` (``level="easy" | "medium" | "hard"``).
 """
