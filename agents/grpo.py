@@ -31,7 +31,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
-import torch
+try:
+    import torch
+except ModuleNotFoundError as e:  # the base install: name the extra, not a bare "No module named 'torch'"
+    raise ModuleNotFoundError("agents.grpo needs torch: pip install 'guigym[rl]'", name="torch") from e
 
 __all__ = [
     "GRPOConfig",

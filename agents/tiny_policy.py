@@ -53,7 +53,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
-import torch
+try:
+    import torch
+except ModuleNotFoundError as e:  # the base install: name the extra, not a bare "No module named 'torch'"
+    raise ModuleNotFoundError("agents.tiny_policy needs torch: pip install 'guigym[rl]'", name="torch") from e
 import torch.nn as nn
 import torch.nn.functional as F
 from PIL import Image

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
-import torch
+try:
+    import torch
+except ModuleNotFoundError as e:  # the base install: name the extra, not a bare "No module named 'torch'"
+    raise ModuleNotFoundError("agents.vlm_policy needs torch: pip install 'guigym[vlm]'", name="torch") from e
 
 from agents.grpo import Completion
 from agents.plan_act import Plan

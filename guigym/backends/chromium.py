@@ -183,7 +183,11 @@ async def launch_async(pw: Any, executable: str | None = None, args: tuple[str, 
 
 
 def main() -> int:
-    api = require_playwright()
+    try:
+        api = require_playwright()
+    except ImportError as e:  # the base install: say which extra to add, not a traceback
+        print(e, file=sys.stderr)
+        return 1
     with api.sync_playwright() as pw:
         try:
             browser, source, path = launch(pw)
