@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import sys
@@ -243,6 +244,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error(f"--checkpoint is the tiny planner's (--planner tiny); --planner {args.planner} takes none")
     if args.threads is not None and not uses_vlm and args.planner != "tiny":
         p.error(f"--threads sets torch's threads; --planner {args.planner} with --executor {args.executor} uses no torch")
+    if args.planner == "tiny" or uses_vlm:  # on the base install: the extra to add, not a traceback
+        if importlib.util.find_spec("torch") is None:
+            p.error(f"{'--planner tiny' if args.planner == 'tiny' else 'a VLM'} needs torch: "
+                    f"pip install 'guigym[{'rl' if args.planner == 'tiny' else 'vlm'}]'")
     if args.planner == "tiny":  # as train_small.py evaluates it: one thread (no spin-waiting on a busy machine)
         import torch
 

@@ -35,18 +35,27 @@ def main(argv: list[str] | None = None) -> int:
                               help="the command's arguments (guigym COMMAND --help)")
     rest_arg.required = False  # a missing command is reported alone, as before ("required: command")
     args = p.parse_args(argv)
-    rest: list[str] = args.rest
-    if args.command == "list":
+    from guigym.backends.chromium import PlaywrightMissing
+
+    try:
+        return _run(args.command, args.rest)
+    except PlaywrightMissing as e:  # --backend browser on the base install: what to install, not a traceback
+        print(f"guigym {args.command}: {e}", file=sys.stderr)
+        return 1
+
+
+def _run(command: str, rest: list[str]) -> int:
+    if command == "list":
         return _list(rest)
-    if args.command == "export":
+    if command == "export":
         from guigym.export import main as export
 
         return export(rest)
-    if args.command == "play":
+    if command == "play":
         from guigym.play import main as play
 
         return play(rest)
-    if args.command == "bench":
+    if command == "bench":
         from guigym.bench import main as bench
 
         return bench(rest)

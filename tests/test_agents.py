@@ -731,3 +731,15 @@ def test_process_pool_workers_survive_a_ctrl_c():
     finally:
         pool.close()
         signal.signal(signal.SIGINT, old)
+
+
+@pytest.mark.parametrize("argv, says", [(["--planner", "tiny", "--checkpoint", __file__], "--planner tiny needs torch: pip install 'guigym[rl]'"),
+                                        (["--planner", "vlm", "--tiny-model"], "a VLM needs torch: pip install 'guigym[vlm]'")])
+def test_evaluate_without_torch_names_the_extra(argv, says, monkeypatch, capsys):
+    """On the base install the tiny and VLM planners ended in a bare ``No module named 'torch'``."""
+    from agents.evaluate import main
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    with pytest.raises(SystemExit) as e:
+        main(["--env", "GuiGym-Login-v0", "--episodes", "1", "--no-progress", *argv])
+    assert e.value.code == 2 and says in capsys.readouterr().err

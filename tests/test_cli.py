@@ -21,6 +21,27 @@ def test_list(capsys):
     assert "GuiGym-Login-v0" in out and "easy medium hard" in out
 
 
+def test_python_dash_m_guigym_is_the_command():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "guigym", "list"], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
+    assert out.returncode == 0 and "GuiGym-Shop-v0" in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("argv", [["demo", "--backend", "browser", "--episodes", "1", "--gif", ""],
+                                  ["export", "--backend", "browser", "--episodes", "1", "--out", "ds"]])
+def test_browser_commands_without_playwright_say_what_to_install(argv, monkeypatch, capsys, tmp_path):
+    """On the base install, ``--backend browser`` ended in a traceback from deep inside the env."""
+    for m in ("playwright", "playwright.sync_api", "playwright.async_api"):
+        monkeypatch.setitem(__import__("sys").modules, m, None)  # as if Playwright were not installed
+    monkeypatch.chdir(tmp_path)
+    assert cli(argv) == 1
+    err = capsys.readouterr().err
+    assert f"guigym {argv[0]}: the browser backend needs Playwright: pip install 'guigym[browser]'" in err
+
+
 def test_list_into_a_closed_pipe_is_quiet():
     """``guigym list | head -1``: the reader gone before the rows were written raised
     ``BrokenPipeError`` with a traceback (unbuffered stdout, as ``PYTHONUNBUFFERED=1`` makes it)."""

@@ -25,20 +25,19 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from guigym.backends.chromium import NO_PLAYWRIGHT, PlaywrightMissing
 from guigym.backends.procfs import cmdline, stat
 
 __all__ = ["Driver", "SyncView", "acquire", "release"]
 
 
 def require_async_playwright() -> Any:
-    """The ``playwright.async_api`` module, or an ImportError that says how to install it."""
+    """The ``playwright.async_api`` module, or a :class:`~guigym.backends.chromium.PlaywrightMissing`
+    (an ImportError) that says how to install it."""
     try:
         import playwright.async_api as api
     except ImportError as e:  # pragma: no cover - depends on the installation
-        raise ImportError(
-            "the browser backend needs Playwright: pip install 'guigym[browser]' (or pip install playwright), "
-            "then `playwright install chromium` (or install your system's chromium)"
-        ) from e
+        raise PlaywrightMissing(NO_PLAYWRIGHT) from e
     return api
 
 

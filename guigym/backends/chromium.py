@@ -57,15 +57,22 @@ class ChromiumNotFound(RuntimeError):
     """No usable Chromium (the message says how to install one)."""
 
 
+NO_PLAYWRIGHT = ("the browser backend needs Playwright: pip install 'guigym[browser]' (or pip install playwright), "
+                 "then `playwright install chromium` (or install your system's chromium)")
+
+
+class PlaywrightMissing(ImportError):
+    """The browser backend was asked for on an install without Playwright (the message says
+    how to install it; ``guigym``'s commands print it instead of a traceback)."""
+
+
 def require_playwright() -> Any:
-    """The ``playwright.sync_api`` module, or an ImportError that says how to install it."""
+    """The ``playwright.sync_api`` module, or a :class:`PlaywrightMissing` (an ImportError) that
+    says how to install it."""
     try:
         import playwright.sync_api as api
     except ImportError as e:  # pragma: no cover - depends on the installation
-        raise ImportError(
-            "the browser backend needs Playwright: pip install 'guigym[browser]' (or pip install playwright), "
-            "then `playwright install chromium` (or install your system's chromium)"
-        ) from e
+        raise PlaywrightMissing(NO_PLAYWRIGHT) from e
     return api
 
 
