@@ -733,8 +733,10 @@ def test_process_pool_workers_survive_a_ctrl_c():
         signal.signal(signal.SIGINT, old)
 
 
-@pytest.mark.parametrize("argv, says", [(["--planner", "tiny", "--checkpoint", __file__], "--planner tiny needs torch: pip install 'guigym[rl]'"),
-                                        (["--planner", "vlm", "--tiny-model"], "a VLM needs torch: pip install 'guigym[vlm]'")])
+@pytest.mark.parametrize("argv, says", [
+    (["--planner", "tiny", "--checkpoint", __file__], "--planner tiny needs torch: pip install 'guigym[rl]'"),
+    (["--planner", "vlm", "--tiny-model"], "a VLM needs torch: pip install 'guigym[vlm]'"),
+])
 def test_evaluate_without_torch_names_the_extra(argv, says, monkeypatch, capsys):
     """On the base install the tiny and VLM planners ended in a bare ``No module named 'torch'``."""
     from agents.evaluate import main

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -32,6 +33,9 @@ from guigym.layout import Box, Layout
 #: not bound it.
 TEXT_CACHE_BYTES = 64 << 20
 TEXT_CACHE_ENTRIES = 8192  # the byte budget binds first under variation (fonts x scales x colours)
+#: Fonts (size, weight, face) a text cache keeps open, least recently used closed first: each
+#: holds its file open. The variation axes use ~80 (24,000 resets of ``variation="all"``).
+FONT_ENTRIES = 128
 #: The same for the widget tiles (drawn once, then blitted), least recently used dropped first.
 TILE_CACHE_BYTES = 64 << 20
 TILE_CACHE_ENTRIES = 2048  # the byte budget binds first (tiles are ~40-60 KiB)
@@ -49,13 +53,16 @@ PLAIN_ENTRIES = 16
 
 class _Text:
     """Font and rendered-text caches (text rendering dominates drawing time), bounded by
-    :data:`TEXT_CACHE_BYTES` and :data:`TEXT_CACHE_ENTRIES` (LRU; a cached surface is the one
-    a fresh render would give, so eviction never changes a pixel)."""
+    :data:`TEXT_CACHE_BYTES` and :data:`TEXT_CACHE_ENTRIES`, the fonts by :data:`FONT_ENTRIES`
+    (LRU; a cached surface is the one a fresh render would give, and a font opened again the
+    same font, so eviction never changes a pixel)."""
 
-    def __init__(self, max_bytes: int = TEXT_CACHE_BYTES, max_entries: int = TEXT_CACHE_ENTRIES) -> None:
+    def __init__(self, max_bytes: int = TEXT_CACHE_BYTES, max_entries: int = TEXT_CACHE_ENTRIES,
+                 max_fonts: int = FONT_ENTRIES) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
         self.fonts: dict[tuple[int, bool, str | None], pygame.font.Font] = {}
+        self.max_fonts = max_fonts
         self.cache: OrderedDict[tuple[str, int, bool, Color, str | None], pygame.Surface] = OrderedDict()
         self.max_bytes, self.max_entries = max_bytes, max_entries
         self.nbytes = 0  # pixel bytes of the cached surfaces
@@ -69,11 +76,7 @@ class _Text:
         if surf is not None:
             self.cache.move_to_end(key)
             return surf
-        font = self.fonts.get((size, bold, face))
-        if font is None:
-            font = pygame.font.Font(None, size) if face is None else pygame.font.Font(font_path(face), int(size * PX_PER_SIZE))
-            font.set_bold(bold)
-            self.fonts[(size, bold, face)] = font
+        font = self._font(size, bold, face)
         try:
             surf = font.render(text, True, color)
         except pygame.error:  # a text that draws nothing ("Text has zero width": a lone soft hyphen)
@@ -85,6 +88,18 @@ class _Text:
             self.cache[key] = surf
             self.nbytes += n
         return surf
+
+    def _font(self, size: int, bold: bool, face: str | None) -> pygame.font.Font:
+        """The font (made on first use, kept among the :data:`FONT_ENTRIES` last used)."""
+        key = (size, bold, face)
+        font = self.fonts.pop(key, None)  # re-inserted last: the dict's order is least recently used first
+        if font is None:
+            font = pygame.font.Font(None, size) if face is None else pygame.font.Font(font_path(face), int(size * PX_PER_SIZE))
+            font.set_bold(bold)
+            while len(self.fonts) >= self.max_fonts:
+                del self.fonts[next(iter(self.fonts))]  # its file is closed when pygame frees it
+        self.fonts[key] = font
+        return font
 
 
 def _nbytes(surf: pygame.Surface) -> int:
@@ -110,16 +125,30 @@ class _Caches:
         self.lock = threading.Lock()
 
 
-_CACHES: dict[tuple[int, int], _Caches] = {}
+#: Viewport sizes whose caches the process keeps while no backend uses them (least recently
+#: made dropped first). A size's caches live as long as a backend of that size does, and then
+#: as one of these: a notebook or test suite that makes and closes envs of many sizes would
+#: otherwise keep every size's caches for good (up to the byte budgets above, plus dozens of
+#: open font files, per size: the fds ran out after ~15 sizes). Two keep the make-close-make
+#: cycle of one size (or of a portrait and a landscape env) warm.
+VIEWPORT_CACHES = 2
+#: The caches of every size, while anything holds them (a backend, or :data:`_RECENT`).
+_CACHES: weakref.WeakValueDictionary[tuple[int, int], _Caches] = weakref.WeakValueDictionary()
+_RECENT: OrderedDict[tuple[int, int], _Caches] = OrderedDict()
 _CACHES_LOCK = threading.Lock()
 
 
 def _caches(width: int, height: int) -> _Caches:
     """This process's shared caches for a ``width`` x ``height`` viewport (made on first use)."""
+    key = (width, height)
     with _CACHES_LOCK:
-        hit = _CACHES.get((width, height))
+        hit = _CACHES.get(key)
         if hit is None:
-            hit = _CACHES[(width, height)] = _Caches()
+            hit = _CACHES[key] = _Caches()
+        _RECENT[key] = hit
+        _RECENT.move_to_end(key)
+        while len(_RECENT) > VIEWPORT_CACHES:
+            _RECENT.popitem(last=False)  # freed once no backend of that size is left
         return hit
 
 
@@ -127,7 +156,7 @@ def _fresh_locks_after_fork() -> None:
     """A child forked while another thread was drawing must not inherit a held lock."""
     global _CACHES_LOCK
     _CACHES_LOCK = threading.Lock()
-    for c in _CACHES.values():
+    for c in [*_CACHES.values(), *_RECENT.values()]:
         c.lock = threading.Lock()
 
 
