@@ -279,6 +279,7 @@ class GuiEnv(gym.Env):
         if self._backend is not None:
             self._backend.close()
             self._backend = None
+        self._frames.clear()  # a cache (a closed env someone still holds kept ~2.7 MB of frames)
         if self._window is not None:
             self._window = None
             _WINDOWS.discard(self)
