@@ -142,8 +142,9 @@ class Args:
     """with ``--rollout-workers N``: episodes of validation and held-out evaluation run at once
     (the pool holds ``max(episodes_per_iter, eval_batch)`` envs)"""
     ray_address: Optional[str] = None
-    """with ``--rollout-workers N``: run the rollout envs on N Ray actors of this cluster
-    (``auto``: the cluster ``ray start`` made; ``local``: start one here); needs ``guigym[ray]``"""
+    """with ``--rollout-workers N``: run the rollout envs on N Ray actors of this cluster (at most
+    ``max(episodes_per_iter, eval_batch)``, one env each; ``auto``: the cluster ``ray start`` made;
+    ``local``: start one here); needs ``guigym[ray]``"""
     progress: bool = True
     """show a tqdm progress bar"""
     save_model: bool = True
@@ -465,6 +466,9 @@ def make_rollout_pool(args: Args) -> EnvPool:
     Ray actors: rollouts use the first ``episodes_per_iter``, evaluations up to ``eval_batch``."""
     env_fn = functools.partial(gym.make, args.env_id, **env_kwargs(args))
     n = max(args.episodes_per_iter, args.eval_batch)
+    if args.rollout_workers > n:  # not an error (it runs), but said: the extra workers would hold no env
+        print(f"train_small.py: --rollout-workers {args.rollout_workers} starts {n}: the pool holds max(--episodes-per-iter, "
+              f"--eval-batch) = {n} envs, one per worker at most (raise --episodes-per-iter to use more)", file=sys.stderr)
     if args.ray_address:
         return RayEnvPool(env_fn, n, actors=args.rollout_workers, address=args.ray_address)
     return ProcessEnvPool(env_fn, n, workers=args.rollout_workers)

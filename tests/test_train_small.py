@@ -771,6 +771,15 @@ def test_result_files_are_strict_json(tmp_path):
     assert ev["random"]["mean_steps_success"] is None
 
 
+def test_more_workers_than_envs_is_said(tmp_path, capsys):
+    """``--rollout-workers 64`` with the default 16 envs started 16 workers without a word."""
+    pool = train_small.make_rollout_pool(_tiny_args(tmp_path, "w", rollout_workers=3, episodes_per_iter=2, eval_batch=1))
+    try:
+        assert pool.workers == 2 and "--rollout-workers 3 starts 2" in capsys.readouterr().err
+    finally:
+        pool.close()
+
+
 def test_a_stage_without_iterations_is_said(tmp_path, capsys):
     """``--stage both`` with too few iterations for ``--stage1-frac`` trained one stage silently."""
     train_small.Trainer(_tiny_args(tmp_path, "one", iterations=1)).close()
