@@ -110,8 +110,8 @@ class RefStep:
     ``action`` is grounded at a point inside ``box`` (``(x0, y0, x1, y1)``, inclusive pixel
     bounds on the active backend) of the widget ``target``; ``instruction`` is the grounding
     sentence ("Click the 'Sign in' button"); ``event`` is the semantic event the step must
-    produce. Non-pointing actions (Back, OpenApp, Type) have ``box=None`` and ``target`` set
-    to the widget they affect, if any (the focused field for Type). ``label`` is the visible
+    produce. Back, OpenApp and Answer have ``box=None``; a Type step carries the box of the
+    field it types into, and ``target`` that field. ``label`` is the visible
     label of ``target`` (the app name for OpenApp), which rewards use to tell whether an
     ungrounded plan step names the right element.
     """

@@ -239,8 +239,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         """A copy of env ``i``'s current observation (unbatched)."""
         def one(key: str | None) -> Any:
             if key in self._views:
-                v = self._views[key]
-                return v[i].copy() if isinstance(v, np.ndarray) else copy_module.deepcopy(v[i])
+                return _slot(self._views[key], i)
             p = self._pipe_obs[i]
             return copy_module.deepcopy(p if key is None else p[key])
 
@@ -665,6 +664,17 @@ def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any]
         buffers[key] = buf
         shm_keys.append(key)
     return shm_keys, pipe_keys, buffers
+
+
+def _slot(view: Any, i: int) -> Any:
+    """A copy of env ``i``'s part of a batched shared-memory read: a ``Dict`` or ``Tuple``
+    space reads as a dict or tuple of batched views (indexing those by ``i`` picked a key or a
+    sub-space, not the env)."""
+    if isinstance(view, dict):
+        return {k: _slot(v, i) for k, v in view.items()}
+    if isinstance(view, tuple):
+        return tuple(_slot(v, i) for v in view)
+    return view[i].copy() if isinstance(view, np.ndarray) else copy_module.deepcopy(view[i])
 
 
 def _live(view: Any) -> bool:

@@ -362,3 +362,16 @@ def test_custom_reward_example():
     assert out["cases"] == 12
     assert out["v1_error"] is not None and "check_rescale_invariant: click_distance_v1" in out["v1_error"]
     assert out["v2_passed"] == list(CHECKS)
+
+
+def test_rescale_check_survives_a_click_near_a_type_steps_box() -> None:
+    """A Type step's reference carries its field's box (the oracle's), and no point: a drawn
+    click near that box was compared to ``ref.action.x`` and raised AttributeError. A small
+    screen puts almost every drawn click near the box, so the first few examples hit it."""
+    from guigym.actions import RefStep, Type
+    from guigym.testing.fixtures import Case
+
+    ref = (RefStep(Type("abc"), "f", (2, 2, 37, 37), "Type 'abc' into the field"),)
+    case = Case("GuiGym-Login-v0", "easy", 0, 0, "type abc", (40, 40), ref, (), {})
+    reward = RewardUnderTest("const", 0.0, 1.0, score_plan=lambda steps, r: 0.0)
+    check_rescale_invariant(reward, [case], max_examples=100, shrink=False)  # raised AttributeError: 'Type' ... 'x'

@@ -881,3 +881,43 @@ def test_workers_started_from_a_thread_outlive_it() -> None:
         assert "worker_failed" not in info and venv.restarts == [0, 0]
     finally:
         venv.close()
+
+
+class Nested(gym.Env):
+    """Observations with a nested Dict and a Tuple: both go to shared memory."""
+
+    observation_space = gym.spaces.Dict({
+        "pos": gym.spaces.Dict({"x": gym.spaces.Box(0, 99, (1,), np.int64)}),
+        "pair": gym.spaces.Tuple((gym.spaces.Box(0, 99, (1,), np.int64), gym.spaces.Discrete(5))),
+    })
+    action_space = gym.spaces.Discrete(2)
+
+    def obs(self) -> dict[str, Any]:
+        return {"pos": {"x": np.array([self.k])}, "pair": (np.array([self.k + 10]), self.k % 5)}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.k = 0
+        return self.obs(), {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self.k += 1
+        return self.obs(), 0.0, False, False, {}
+
+
+def test_same_step_final_obs_of_a_failed_env_with_nested_spaces() -> None:
+    """SAME_STEP: a failed env's ``final_obs`` is its last observation, read from shared
+    memory; a nested Dict's view was indexed by the env's number as if it were an array
+    (KeyError: 1, the whole step lost), a Tuple's gave a sub-space instead of the env."""
+    venv = GuiVectorEnv([Nested, lambda: Boom(Nested(), 2)], autoreset_mode=AutoresetMode.SAME_STEP)
+    try:
+        venv.reset(seed=0)
+        venv.step(np.array([0, 0]))
+        obs, _r, _te, tr, info = venv.step(np.array([0, 0]))
+        assert list(tr) == [False, True] and info["worker_failed"][1]
+        last = info["final_obs"][1]
+        assert last["pos"]["x"].tolist() == [1]
+        assert last["pair"][0].tolist() == [11] and int(last["pair"][1]) == 1
+        assert obs["pos"]["x"][:, 0].tolist() == [2, 0]  # env 0 goes on; env 1 starts a new episode
+    finally:
+        venv.close()

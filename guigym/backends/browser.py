@@ -597,7 +597,7 @@ class BrowserBackend(Backend):
                 raise
             except RuntimeError as e:  # the driver thread is gone
                 raise BrowserCrashed(f"could not launch Chromium: {_first_line(e)}") from e
-            new = _artifacts_dirs(tmp) - before if before is not None else set()
+            new = (_artifacts_dirs(tmp) or set()) - before if before is not None else set()  # None: unreadable now
         return browser, source, os.path.join(tmp, new.pop()) if tmp is not None and len(new) == 1 else None
 
     def _open_tab(self) -> _Tab:

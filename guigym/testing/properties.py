@@ -430,8 +430,9 @@ def _rescale_pred(data: Any, case: Case, geo: _Geometry) -> list[PlanStep]:
         a = s.action
         if isinstance(a, Click) and t < len(ref):
             r = ref[t]
-            if r.box is not None:
-                assume(_far_from_box(a.x, a.y, r.box, geo.margin) or (a.x, a.y) == (r.action.x, r.action.y))
+            if r.box is not None:  # a Type step has its field's box too, and no point to coincide with
+                same = isinstance(r.action, Click) and (a.x, a.y) == (r.action.x, r.action.y)
+                assume(_far_from_box(a.x, a.y, r.box, geo.margin) or same)
             elif isinstance(r.action, Click):
                 assume((a.x, a.y) == (r.action.x, r.action.y) or math.hypot(a.x - r.action.x, a.y - r.action.y) >= geo.margin)
     return out
