@@ -455,13 +455,14 @@ def widget(
     bw, bh = x1 - x0 + 1, y1 - y0 + 1
     k = w.kind
     value = str(w.value or "") if k in TEXT_KINDS else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
-    rec = _WIDGETS[key] = {
+    rec = {
         "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive and not inert, "focused": focused,
         "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
         "parts": parts(w, bw, bh, th, focused, scale, font),
     }
     if inert:  # the runtime neither hit-tests nor measures it
         rec["inert"] = True
+    _WIDGETS[key] = rec  # only once whole: another thread may take it from the memo at once
     return rec
 
 

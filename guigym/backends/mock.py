@@ -123,6 +123,7 @@ class _Caches:
         self.backgrounds: OrderedDict[tuple[int, ...], tuple[list[Record], Color, np.ndarray]] = OrderedDict()
         self.background_bytes = 0
         self.lock = threading.Lock()
+        _ALL.add(self)
 
 
 #: Viewport sizes whose caches the process keeps while no backend uses them (least recently
@@ -136,6 +137,8 @@ VIEWPORT_CACHES = 2
 _CACHES: weakref.WeakValueDictionary[tuple[int, int], _Caches] = weakref.WeakValueDictionary()
 _RECENT: OrderedDict[tuple[int, int], _Caches] = OrderedDict()
 _CACHES_LOCK = threading.Lock()
+#: Every caches object alive (a backend's own too, ``shared_caches=False``), for the fork hooks.
+_ALL: weakref.WeakSet[_Caches] = weakref.WeakSet()
 
 
 def _caches(width: int, height: int) -> _Caches:
@@ -152,16 +155,37 @@ def _caches(width: int, height: int) -> _Caches:
         return hit
 
 
+#: The locks :func:`_lock_before_fork` holds across a fork (released after it, in the parent).
+_HELD: list[threading.Lock] = []
+
+
+def _lock_before_fork() -> None:
+    """Wait for every drawing in progress to end, and start no other, until the fork is done:
+    a child forked in the middle of one would inherit its caches half updated (an entry its byte
+    counter does not count yet, for good). A drawing takes milliseconds and waits on nothing."""
+    _CACHES_LOCK.acquire()
+    _HELD.append(_CACHES_LOCK)
+    for c in list(_ALL):
+        c.lock.acquire()
+        _HELD.append(c.lock)
+
+
+def _unlock_after_fork() -> None:
+    while _HELD:
+        _HELD.pop().release()
+
+
 def _fresh_locks_after_fork() -> None:
-    """A child forked while another thread was drawing must not inherit a held lock."""
+    """The child: fresh locks (the threads that could release the held ones are not copied)."""
     global _CACHES_LOCK
+    _HELD.clear()
     _CACHES_LOCK = threading.Lock()
-    for c in [*_CACHES.values(), *_RECENT.values()]:
+    for c in list(_ALL):
         c.lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_locks_after_fork)
+    os.register_at_fork(before=_lock_before_fork, after_in_parent=_unlock_after_fork, after_in_child=_fresh_locks_after_fork)
 
 
 class MockBackend(Backend):
@@ -255,8 +279,9 @@ class MockBackend(Backend):
         if arr is None:
             if len(plains) >= PLAIN_ENTRIES:
                 plains.clear()
-            arr = plains[key] = np.zeros((self.height, self.width, 3), dtype=np.uint8)
+            arr = np.zeros((self.height, self.width, 3), dtype=np.uint8)
             pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
+            plains[key] = arr  # cached once filled: a fork or an interrupt before it would keep a black frame
         return arr
 
     def _draw(self, v: View, lay: Layout) -> None:
