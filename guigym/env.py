@@ -82,6 +82,9 @@ class GuiEnv(gym.Env):
     the reward, ``terminated`` and ``info`` are those of the state it reaches (a success can be
     undone, a switch turned back), so such steps belong to no episode.
 
+    Threads: envs of one process may be stepped from different threads (each its own env);
+    one env used from two threads at once is not supported, as with any Gymnasium env.
+
     Info (every step): ``success``, ``reference`` (list of :class:`RefStep`, the dense
     reference from this state; empty when done or failed), ``elements``, ``action_error``,
     ``event`` (the semantic event the action produced, or None), ``level``, ``variation`` (the
