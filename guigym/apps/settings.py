@@ -323,7 +323,7 @@ def _start_values(scenario: Scenario) -> dict[str, Any]:
     spec = scenario["apps"][APP]
     out: dict[str, Any] = {r["id"]: r["value"] for sc in spec["screens"].values() for r in sc["rows"] if r["kind"] == "toggle"}
     out.update(spec["defaults"])
-    out.update(scenario["start"]["values"].get(APP, {}))
+    out.update((k, v) for k, v in scenario["start"]["values"].get(APP, {}).items() if k in out)  # settings only, not the search text
     return out
 
 
