@@ -883,26 +883,16 @@ def test_workers_started_from_a_thread_outlive_it() -> None:
         venv.close()
 
 
-class Nested(gym.Env):
+class Nested(_Texts):
     """Observations with a nested Dict and a Tuple: both go to shared memory."""
 
-    observation_space = gym.spaces.Dict({
+    observation_space = gym.spaces.Dict({  # type: ignore[assignment]
         "pos": gym.spaces.Dict({"x": gym.spaces.Box(0, 99, (1,), np.int64)}),
         "pair": gym.spaces.Tuple((gym.spaces.Box(0, 99, (1,), np.int64), gym.spaces.Discrete(5))),
     })
-    action_space = gym.spaces.Discrete(2)
 
     def obs(self) -> dict[str, Any]:
         return {"pos": {"x": np.array([self.k])}, "pair": (np.array([self.k + 10]), self.k % 5)}
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        super().reset(seed=seed)
-        self.k = 0
-        return self.obs(), {}
-
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        self.k += 1
-        return self.obs(), 0.0, False, False, {}
 
 
 def test_same_step_final_obs_of_a_failed_env_with_nested_spaces() -> None:
