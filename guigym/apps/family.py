@@ -136,6 +136,12 @@ class Family:
         """True when the task can no longer succeed (the episode ends)."""
         return False
 
+    @staticmethod
+    def strict(scenario: Scenario) -> bool:
+        """Whether ``scenario`` compares the whole state although its family is :attr:`lenient`
+        (``gym.make(..., strict=True)`` put ``"strict": True`` in its task)."""
+        return bool(scenario["task"].get("strict"))
+
     def assess(self, scenario: Scenario, state: DeviceState) -> tuple[Any, bool, Goal | None]:
         """``(success, failed, next_goal)`` of ``state``, each asked only while the ones before
         are false (success first). The oracle asks this of every state it plans through; a family

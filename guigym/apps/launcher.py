@@ -189,11 +189,11 @@ class LauncherFamily(Family):
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         if not all(self._done(state, t) for t in self._tasks(scenario)):
             return False
-        return not _strict(scenario) or (not self._stray_switches(scenario, state) and not self._extra_notes(scenario, state))
+        return not self.strict(scenario) or (not self._stray_switches(scenario, state) and not self._extra_notes(scenario, state))
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         """With ``strict``: a saved note the task does not ask for (Notes cannot delete one)."""
-        return _strict(scenario) and self._extra_notes(scenario, state)
+        return self.strict(scenario) and self._extra_notes(scenario, state)
 
     @staticmethod
     def _extra_notes(scenario: Scenario, state: DeviceState) -> bool:
@@ -225,7 +225,7 @@ class LauncherFamily(Family):
         return out
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
-        if _strict(scenario):
+        if self.strict(scenario):
             strays = self._stray_switches(scenario, state)
             if strays:  # set back first: a stray switch is usually on the screen the agent is on
                 return strays[0]
@@ -246,8 +246,3 @@ class LauncherFamily(Family):
                 return Goal("Notes", "edit", "body", "set", t["body"])
             return Goal("Notes", "edit", "save", "press")
         return None
-
-
-def _strict(scenario: Scenario) -> bool:
-    return bool(scenario["task"].get("strict"))
-

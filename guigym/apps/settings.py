@@ -294,11 +294,10 @@ class SettingsFamily(Family):
     def _strays(self, scenario: Scenario, state: DeviceState) -> list[tuple[str, Any]]:
         """With ``strict``: the settings the task does not name whose value is no longer their
         start value, as ``(setting, start value)`` in the app's row order."""
-        task = cast(SettingsTask, scenario["task"])
-        if not task.get("strict"):
+        if not self.strict(scenario):
             return []
         start = _start_values(scenario)
-        named = {t["setting"] for t in task["targets"]}
+        named = {t["setting"] for t in cast(SettingsTask, scenario["task"])["targets"]}
         values = state["apps"][APP]["values"]
         return [(k, start[k]) for k, v in values.items() if k in start and k not in named and v != start[k]]
 
@@ -337,4 +336,3 @@ def _set_back(scenario: Scenario, setting: str, value: Any) -> Goal:
         return Goal(APP, choice_screen(setting), row_id, "press")
     sid = next(sid for sid, sc in screens.items() if any(r["id"] == setting for r in sc["rows"]))
     return Goal(APP, sid, setting, "set", value)
-
