@@ -18,7 +18,7 @@ from gymnasium.envs.registration import EnvSpec
 from gymnasium.utils.env_checker import check_env
 
 from guigym.registration import ENVS, family_of
-from tests.conftest import IDS, make
+from tests.conftest import IDS, follow_reference, make
 
 LOGIN = "GuiGym-Login-v0"
 
@@ -166,10 +166,8 @@ def test_a_step_after_terminated_goes_on_from_the_final_state(env_id: str) -> No
     env = make(env_id)
     env.action_space.seed(0)
     _, info = env.reset(seed=0)
-    terminated = False
-    while info["reference"] and not terminated:
-        _, _, terminated, _, info = env.step(info["reference"][0].action)
-    assert terminated and info["success"]
+    run = follow_reference(env, info, 200)
+    assert run.success and run.terminated[-1:] == [True]
     for _ in range(5):
         obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
         assert env.observation_space.contains(obs) and type(terminated) is bool

@@ -11,6 +11,7 @@ import pytest
 import guigym  # noqa: F401  (registers the ids)
 from guigym.actions import Click, OpenApp, Type
 from guigym.registration import env_ids
+from tests.conftest import follow_reference
 
 LENIENT = ("GuiGym-Settings-v0", "GuiGym-Launcher-v0")
 
@@ -40,11 +41,11 @@ def _stray_toggle(env, info):
     return None, info
 
 
-def _finish(env, info):
-    terminated = False
-    while info["reference"] and not terminated:
-        _, _, terminated, _, info = env.step(info["reference"][0].action)
-    return terminated, info
+def _succeeds(env, info) -> bool:
+    """Whether following the oracle from ``info`` ends the episode in success (conftest's runner:
+    every step must also take and be the reference's event)."""
+    run = follow_reference(env, info, 200)
+    return run.success and run.terminated[-1:] == [True]
 
 
 @pytest.mark.parametrize("env_id", LENIENT)
@@ -64,11 +65,9 @@ def test_a_stray_switch_is_set_back_first_and_only_then_success(env_id, level):
         tried += 1
         assert info["reference"][0].target == stray  # undo first: it is on this screen
         assert all(s.target != stray for s in info_l["reference"])  # the default leaves it
-        terminated, info = _finish(strict, info)
-        assert terminated and info["success"]
+        assert _succeeds(strict, info)
         values = strict.unwrapped.get_state()["state"]["apps"]
-        terminated_l, info_l = _finish(lenient, info_l)
-        assert terminated_l and info_l["success"]
+        assert _succeeds(lenient, info_l)
         app = next(a for a in values if stray in values[a]["values"])
         assert values[app]["values"][stray] != lenient.unwrapped.get_state()["state"]["apps"][app]["values"][stray]
     assert tried >= 3, f"only {tried} seeds met a stray switch"
@@ -91,7 +90,7 @@ def test_launcher_strict_fails_on_a_note_it_was_not_asked_for():
             assert term and not info["success"] and info["reference"] == []  # Notes cannot delete it: a failure
         else:
             assert not term and info["reference"]  # the default ignores the extra note
-            assert _finish(e, info)[1]["success"]
+            assert _succeeds(e, info)
 
 
 def test_strict_note_task_accepts_exactly_the_instructed_note():
@@ -99,8 +98,7 @@ def test_strict_note_task_accepts_exactly_the_instructed_note():
         env = gym.make("GuiGym-Launcher-v0", level="medium", strict=True)
         _, info = env.reset(seed=seed)
         if any(t["type"] == "note" for t in env.unwrapped.scenario["task"]["tasks"]):
-            terminated, info = _finish(env, info)
-            assert terminated and info["success"]
+            assert _succeeds(env, info)
             return
     pytest.fail("no note task in 40 seeds")
 
@@ -111,8 +109,7 @@ def test_strict_is_the_rule_of_every_other_family(env_id):
     assert env.unwrapped.strict
     _, info = env.reset(seed=1)
     assert ("strict" in env.unwrapped.scenario["task"]) == (env_id in LENIENT)
-    terminated, info = _finish(env, info)
-    assert terminated and info["success"]
+    assert _succeeds(env, info)
     if env_id in LENIENT:
         assert not gym.make(env_id).unwrapped.strict
     else:
@@ -150,5 +147,4 @@ def test_oracle_succeeds_under_strict_after_random_detours(env_id, variation):
             if terminated and not info["success"]:  # Launcher: a random Save made a note nobody asked for
                 assert env_id == "GuiGym-Launcher-v0"
                 continue
-            terminated, info = _finish(env, info)
-            assert terminated and info["success"], (level, seed)
+            assert _succeeds(env, info), (level, seed)
