@@ -4,13 +4,14 @@ Python's ``json`` writes a float NaN as the bare token ``NaN``, which is not JSO
 JavaScript's ``JSON.parse``, pandas' strict readers and most other languages reject the whole
 file. The summaries of :mod:`agents.plan_act` use NaN for "undefined" (the mean steps of the
 successful episodes when none succeeded; a consistency with no re-plan to compare), so every
-result file the training scripts write goes through :func:`to_json`.
+result file the training scripts and the benchmarks write goes through :func:`to_json`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 
@@ -30,11 +31,12 @@ def finite_or_none(obj: Any) -> Any:
     return obj
 
 
-def to_json(obj: Any, indent: int | None = 2) -> str:
+def to_json(obj: Any, indent: int | None = 2, default: Callable[[Any], Any] | None = None) -> str:
     """``json.dumps(obj)`` as strict JSON: non-finite floats written as ``null``
-    (:func:`finite_or_none`); anything else JSON cannot hold raises ``TypeError``.
+    (:func:`finite_or_none`); anything else JSON cannot hold goes to ``default``, as with
+    ``json.dumps`` (none: ``TypeError``).
 
     >>> to_json({"success_rate": 0.0, "mean_steps_success": float("nan")}, indent=None)
     '{"success_rate": 0.0, "mean_steps_success": null}'
     """
-    return json.dumps(finite_or_none(obj), indent=indent, allow_nan=False)
+    return json.dumps(finite_or_none(obj), indent=indent, allow_nan=False, default=default)

@@ -39,6 +39,8 @@ import numpy as np
 import tyro
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from agents.json_out import to_json  # noqa: E402  (result files as strict JSON)
 
 # UI-R1's recipe, with its trainer's std-scaled group advantage (TRL's GRPOTrainer of the time)
 UIR1 = ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--rollout-actor", "reference", "--scale-rewards"]
@@ -372,7 +374,7 @@ def main(args: Args) -> dict[str, Any]:
                     "final_reward": r.get("final_reward"), "val_auc": r.get("val_auc"), "val90_iter": r.get("val90_iter"),
                     "train_time_s": r.get("train_time_s")}
                    for r in runs] for s, runs in results.items()}
-    (out / "results.json").write_text(json.dumps(summary, indent=2))
+    (out / "results.json").write_text(to_json(summary))
     return {"text": text, "results": summary}
 
 

@@ -30,6 +30,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from agents.json_out import to_json  # noqa: E402  (result files as strict JSON)
+
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -102,16 +104,16 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             "curve": res["curve"],
         }
         rows.append(row)
-        cached.write_text(json.dumps({"setting": setting, "held_out": [held_out.start, held_out.stop], "curve_flags": curve_flags,
-                                      "row": row}, default=list))
+        cached.write_text(to_json({"setting": setting, "held_out": [held_out.start, held_out.stop], "curve_flags": curve_flags,
+                                   "row": row}, indent=None, default=list))
         print(f"seed {seed}: PPO argmax {row['ppo_argmax']:.0%}, sampled {row['ppo_sampled']:.0%}, random {row['random']:.0%}, "
               f"{row['env_steps']} steps, {wall:.0f} s wall / {cpu:.0f} CPU-s", flush=True)
 
     table = render_table(rows, env_id, level, held_out, commit)
     print(table)
     (out / "table.md").write_text(table)
-    (out / "results.json").write_text(json.dumps({"commit": commit, "setting": setting, "held_out": [held_out.start, held_out.stop],
-                                                  "rows": rows}, indent=2, default=list))
+    (out / "results.json").write_text(to_json({"commit": commit, "setting": setting, "held_out": [held_out.start, held_out.stop],
+                                               "rows": rows}, default=list))
     plot(rows, Path(args.png), f"SB3 PPO on {env_id} [{level}], {len(rows)} seeds")
     print(f"wrote {out / 'table.md'}, {out / 'results.json'}, {args.png}")
     return rows

@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import ablations  # noqa: E402
 import ppo_baseline  # noqa: E402
+from agents.json_out import to_json  # noqa: E402  (ablations put the repository on sys.path)
 
 RESULTS = ROOT / "docs" / "results"
 #: The horizon sweep's task: references from reset longer than most horizons swept (see the README).
@@ -305,7 +306,7 @@ def ablations_table(args: Args) -> str:
             shutil.copytree(src, dst, dirs_exist_ok=True)
             ev = json.loads((dst / "eval.json").read_text())
             ev["run_name"] = dst.name
-            (dst / "eval.json").write_text(json.dumps(ev, indent=2))
+            (dst / "eval.json").write_text(to_json(ev))
     res = ablations.main(a)
     lines = res["text"].split("\n")
     command = f"python benchmarks/reproduce.py --table ablations --seeds {' '.join(map(str, args.seeds))}"
@@ -337,7 +338,7 @@ def _save(name: str, lines: list[str], args: Args, data: Any, command: str, seed
     footer = f"\n<sub>`{command}` · commit {commit} · seeds {', '.join(map(str, seeds))} (all runs reported)</sub>"
     (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n" + footer + "\n")
     record = {"command": command, "commit": commit, "seeds": seeds, "runs": data}
-    (RESULTS / f"{name}.json").write_text(json.dumps(record, indent=2, default=str))
+    (RESULTS / f"{name}.json").write_text(to_json(record, default=str))
 
 
 def update_readme(names: list[str]) -> list[str]:
