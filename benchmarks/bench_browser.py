@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             r["mem_after_mib"] = b.memory_kib() / 1024
             r["restarts"] = b.restarts
             r["frames"] = dict(b.frames)  # type: ignore[assignment]
+            r["drains"] = dict(b.drains)  # type: ignore[assignment]
         env.close()
         rows[backend] = r
     left = chromium_pids()
@@ -179,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
           f"after {args.resets} more resets: {b['procs_after']:.0f} processes, {b['mem_after_mib']:.0f} MiB PSS "
           f"(growth {b['mem_after_mib'] - b['mem_mib']:+.0f} MiB), restarts {b['restarts']:.0f}")
     print(f"screenshots: {b['frames']} (layer: painted on demand; screen: composited frame, 60 Hz clock)")
+    print(f"inputs: {b['drains']} (at_once: drained in the input's round trip; waited: drained after it)")
     print(f"after close: {len(left)} Chromium processes left")
     print(f"anchor (plain Playwright click + evaluate + page.screenshot loop): {anchor:.1f} steps/s; "
           f"browser backend / anchor: random {b['random_sps'] / anchor:.2f}x, oracle {b['oracle_sps'] / anchor:.2f}x")

@@ -11,6 +11,8 @@
 //                  to the last shown view, so the page never diverges from Python's state;
 //   * drainAfter(kind, ms): the same, once the input that ends in a `kind` event (mouseup,
 //                  wheel, input, keyup) has been handled (sent with the input: one round trip);
+//   * drainIf(kind): drain() if that input has been handled already, else null (sent with
+//                  the input, first: its answer is not held back by a frame, see below);
 //   * font(name, b64): registers a bundled font (the `font` variation) from its file's bytes.
 // Text from views (labels, values typed by a model) only ever goes through `textContent` and
 // `value`: it is never parsed as HTML nor executed.
@@ -294,6 +296,12 @@
       w.timer = setTimeout(() => w.finish(true), ms);
     });
   }
+  // A command runs in a task of its own, so when it sees the `kind` event counted, the task
+  // that dispatched it (and the click, change and input events it caused) is over. Answered
+  // at once: drainAfter's answer comes from a later task, and after input Chromium holds
+  // such an answer back until the next frame (up to 16.7 ms) when that task changed the DOM,
+  // which drain()'s sync() usually does (it blurs the field the click focused).
+  function drainIf(kind) { return seen[kind] > 0 ? drain() : null; }
   function saw(kind) {
     seen[kind] += 1;
     const w = waiter;
@@ -341,5 +349,5 @@
   }
   const fonts = new Set();
 
-  window.guigym = Object.freeze({ show, drain, drainAfter, measure, font });
+  window.guigym = Object.freeze({ show, drain, drainAfter, drainIf, measure, font });
 })();

@@ -215,6 +215,32 @@ def test_scroll_and_type_match_mock(backend: BrowserBackend) -> None:
     assert backend.perform(Back()) == event_for(Back(), v, lay)
 
 
+def test_both_ways_of_collecting_an_input_match_mock(backend: BrowserBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input's effects are drained at once when the page has handled it (most clicks), and
+    waited for when the drain ran first; either way the events are the mock's."""
+    v = _kitchen_sink(0)
+    lay = layout(v, W, H)
+    backend.show(v, lay)
+    points = _probe_points(lay)[::2]
+    before = dict(backend.drains)
+    for x, y in points:
+        assert backend.perform(Click(x, y)) == event_for(Click(x, y), v, lay), (x, y)
+    at_once = backend.drains["at_once"] - before["at_once"]
+    assert at_once + backend.drains["waited"] - before["waited"] == sum(not (x < 0 or y < 0 or x >= W or y >= H) for x, y in points)
+    assert at_once > 0
+    import guigym.backends.browser as browser_mod
+
+    monkeypatch.setitem(browser_mod._FUNCTIONS, "drainIf", "function (until) { return null; }")  # as if it ran first
+    before = dict(backend.drains)
+    for x, y in points:
+        assert backend.perform(Click(x, y)) == event_for(Click(x, y), v, lay), (x, y)
+    for text in ("alice", ""):
+        assert backend.perform(Type(text)) == (guigym.events.Event("input", "name", text), None)
+    for d in ("down", "up"):
+        assert backend.perform(Scroll(d)) == event_for(Scroll(d), v, lay)
+    assert backend.drains["at_once"] == before["at_once"] and backend.drains["waited"] > before["waited"]
+
+
 def test_home_grid_matches_mock(backend: BrowserBackend) -> None:
     icons = [Widget(f"icon:App{i}", "icon", f"App{i}", value=[(i * 40) % 256, 120, 200]) for i in range(27)]
     for page in (0, 1):
@@ -270,7 +296,7 @@ def test_screenshots_are_deterministic(pool: _Pool) -> None:
 
 @pytest.mark.parametrize("channels", [3, 4])
 def test_screenshot_decoding(channels: int) -> None:
-    """The numpy decoder of Chromium's fast PNGs (every row filtered Up), RGB and RGBA."""
+    """The decoder of Chromium's fast PNGs (every row filtered Up), RGB and RGBA."""
     rng = np.random.default_rng(1)
     img = rng.integers(0, 256, (7, 5, channels), dtype=np.uint8)
     rows = np.vstack([img[0].reshape(1, -1), (img[1:].astype(np.int16) - img[:-1]).astype(np.uint8).reshape(6, -1)])
