@@ -863,18 +863,23 @@ class BrowserBackend(Backend):
         seen the action's last low-level event (``until``): the task that handled it is over
         then, so the click, change, focus and input events it caused are recorded. Chromium
         may run that command before the input reaches the page (~5 % of the oracle's clicks on
-        Login easy; a wheel event, which reaches the page ~30 ms after it is sent, nearly
-        always); then a ``drainAfter(until)`` waits for it. (``drainAfter`` alone would answer from a later
-        task, which after input Chromium holds back until the next frame: 8.9 ms a click
-        instead of 3.6 on Login easy.)"""
+        Login easy); then a ``drainAfter(until)`` waits for it. (``drainAfter`` alone would
+        answer from a later task, which after input Chromium holds back until the next frame:
+        8.9 ms a click instead of 3.6 on Login easy.) A wheel event reaches the page 20-30 ms
+        after it is sent, so it goes with a ``drainAfter`` at once."""
         self._alive()
-        res = self._send_all([*calls, ("Runtime.callFunctionOn", self._runtime("drainIf", until))])
-        out: dict[str, Any] | None = self._result("drainIf", res[-1])
-        if out is not None:  # the usual case: the DOM had handled the input (sites/runtime.js: drainIf)
-            self.drains["at_once"] += 1
-            return out
-        self.drains["waited"] += 1
-        out = self._result("drainAfter", self._send("Runtime.callFunctionOn", self._runtime("drainAfter", until, INPUT_WAIT_MS, wait=True)))
+        wait = ("Runtime.callFunctionOn", self._runtime("drainAfter", until, INPUT_WAIT_MS, wait=True))
+        if until == "wheel":
+            self.drains["waited"] += 1
+            out = self._result("drainAfter", self._send_all([*calls, wait])[-1])
+        else:
+            res = self._send_all([*calls, ("Runtime.callFunctionOn", self._runtime("drainIf", until))])
+            out = self._result("drainIf", res[-1])
+            if out is not None:  # the usual case: the DOM had handled the input (sites/runtime.js: drainIf)
+                self.drains["at_once"] += 1
+                return out
+            self.drains["waited"] += 1
+            out = self._result("drainAfter", self._send(*wait))
         if out.get("timed_out"):  # the DOM never saw it (e.g. no listener fired): take what is there
             more = self._call("drain")
             out = {"events": out["events"] + more["events"], "focus_value": more["focus_value"]}
