@@ -212,3 +212,25 @@ def test_bench_reset_times_the_resets_own_phases(capsys):
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.startswith("GuiGym-Login-v0")]
     assert [row[1] for row in rows] == ["easy", "hard"] and all(len(row) == 8 for row in rows)
+
+
+def test_bench_step_measures_the_same_episodes_with_drawing_free(capsys):
+    """``benchmarks/bench_step.py`` runs the same oracle episodes with drawing free (it raises if
+    the steps or episodes differ), puts every patched method back, and prints one row per id x level."""
+    import sys
+    from pathlib import Path
+
+    from guigym.backends import mock
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_step
+
+    draw, render = mock.MockBackend._draw, mock._Text.render
+    r = bench_step.measure("GuiGym-Settings-v0", "medium", 60)
+    assert r["steps"] >= 60 and r["episodes"] >= 2 and r["free_sps"] > 0 and 0 < r["draw_share"] < 1
+    assert (mock.MockBackend._draw, mock._Text.render) == (draw, render)
+    assert bench_step.main(["--steps", "30", "--ids", "Login", "--levels", "easy,hard", "--no-pin", "--aim", "1e9"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("GuiGym-Login-v0")]
+    assert [row[1] for row in rows] == ["easy", "hard"] and all(len(row) == 7 for row in rows)
+    assert "under 1000000000 oracle steps/s: 2 of 2: Login easy" in out
