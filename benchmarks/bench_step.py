@@ -3,7 +3,7 @@
 
     python benchmarks/bench_step.py [--steps 2000] [--ids Messages,Login] [--levels medium]
 
-For each id x level the oracle policy of ``make bench`` (``guigym.bench.oracle_policy``: seeds
+For each id x level the oracle policy of ``make bench`` (``guigym.bench.oracle_run``: seeds
 0, 1, 2, ..., every step the reference's first action, a reset per episode, counted in the rate)
 runs twice on the same seeds:
 
@@ -36,23 +36,8 @@ import numpy as np
 
 import guigym  # noqa: F401
 from guigym.backends import mock
+from guigym.bench import oracle_run
 from guigym.registration import env_ids
-
-
-def oracle_run(env: gym.Env, steps: int, level: str) -> tuple[float, int, int]:
-    """``guigym.bench.oracle_policy`` that also returns the steps and episodes it ran: seconds,
-    steps, episodes."""
-    n = seed = 0
-    t = time.perf_counter()
-    while n < steps:
-        _, info = env.reset(seed=seed, options={"level": level})
-        seed += 1
-        done = False
-        while not done:
-            _, _, term, trunc, info = env.step(info["reference"][0].action)
-            n += 1
-            done = term or trunc
-    return time.perf_counter() - t, n, seed
 
 
 @contextlib.contextmanager

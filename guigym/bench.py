@@ -40,6 +40,14 @@ def random_policy(env: gym.Env, steps: int, level: str) -> float:
 
 
 def oracle_policy(env: gym.Env, steps: int, level: str) -> float:
+    """Oracle steps/s (resets counted in the time): :func:`oracle_run`'s steps over its seconds."""
+    secs, n, _ = oracle_run(env, steps, level)
+    return n / secs
+
+
+def oracle_run(env: gym.Env, steps: int, level: str) -> tuple[float, int, int]:
+    """The reference's first action every step, episodes on seeds 0, 1, 2, ... until at least
+    ``steps`` steps: seconds, steps and episodes run."""
     n, seed = 0, 0
     t = time.perf_counter()
     while n < steps:
@@ -50,7 +58,7 @@ def oracle_policy(env: gym.Env, steps: int, level: str) -> float:
             _, _, term, trunc, info = env.step(info["reference"][0].action)
             n += 1
             done = term or trunc
-    return n / (time.perf_counter() - t)
+    return time.perf_counter() - t, n, seed
 
 
 def resets(env: gym.Env, n: int, level: str) -> float:
