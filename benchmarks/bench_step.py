@@ -108,11 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ids", default="", help="comma-separated families (Login,Messages) or ids; default: all")
     p.add_argument("--levels", default="easy,medium,hard")
     p.add_argument("--aim", type=float, default=4000.0, help="oracle steps/s to compare with (issue 14: 4,000)")
-    p.add_argument("--no-pin", action="store_true", help="do not pin the process to one core")
+    p.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True, help="run on one core (Linux)")
     a = p.parse_args(argv)
     if a.steps < 1:
         p.error(f"--steps must be >= 1, got {a.steps}")
-    if not a.no_pin and hasattr(os, "sched_setaffinity"):
+    if a.pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
     wanted = [s.strip() for s in a.ids.split(",") if s.strip()]
     ids = [i for i in env_ids() if not wanted or any(w in (i, i.split("-")[1]) for w in wanted)]
