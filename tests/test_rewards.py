@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,13 +18,17 @@ from guigym.rewards import (
     action_type_reward,
     argument_reward,
     events_match,
+    iou_argument_reward,
     repetition,
     same_action,
     same_ref_step,
+    step_target,
     token_f1,
     trajectory_reward,
     trajectory_reward_range,
+    uir1_reward,
 )
+from guigym.rewards.trl import TrajectoryReward
 from tests.conftest import ID_LEVELS, make
 
 # --- fixtures -------------------------------------------------------------------------
@@ -396,6 +402,63 @@ def test_trajectory_reward_rejects_bad_hyperparameters():
         trajectory_reward([Back()], [BACK], gamma=-0.1)
     with pytest.raises(ValueError):
         trajectory_reward([Back()], [BACK], horizon=-1)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"lambda_align": math.nan}, {"lambda_rep": math.inf}, {"radius": math.nan}, {"gamma": math.nan}, {"gamma": "0.9"},
+     {"horizon": 2.5}, {"horizon": True}, {"horizon": "3"}],
+)
+def test_trajectory_reward_rejects_non_finite_weights_and_non_integer_horizons(kwargs):
+    """A NaN weight made every reward NaN (and a GRPO group's advantages with it); a float
+    horizon failed inside ``itertools.islice``/``range`` with a message about neither."""
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        trajectory_reward([Back()], [BACK], **kwargs)
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        TrajectoryReward(**kwargs)
+    # numpy scalars (a config read into an array, a policy's argmax) are numbers like any other
+    assert trajectory_reward([Back(), Back()], [BACK], gamma=np.float64(0.5), horizon=np.int64(1)) == 1.0
+
+
+def test_trajectory_adapter_rejects_a_nan_invalid_reward():
+    with pytest.raises(ValueError, match="invalid_reward"):
+        TrajectoryReward(invalid_reward=math.nan)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: action_similarity(Back(), BACK.to_dict()),
+        lambda: action_type_reward(Back(), BACK.to_dict()),
+        lambda: argument_reward(Click(20, 20), [USER]),
+        lambda: iou_argument_reward(Click(20, 20), USER.to_dict()),
+        lambda: uir1_reward("<think>t</think><answer>not an action</answer>", USER.to_dict()),
+        lambda: trajectory_reward([Back(), Back()], [BACK, None]),
+        lambda: trajectory_reward([Back()], [BACK.to_dict()]),
+    ],
+)
+def test_a_reference_step_that_is_not_a_refstep_is_a_type_error(call):
+    """The dict form or a ``None`` step used to fail as an ``AttributeError`` deep inside (or,
+    for text that does not parse, to score 0 silently)."""
+    with pytest.raises(TypeError, match="RefStep"):
+        call()
+
+
+def test_a_repeated_scroll_is_a_repeat_whatever_its_point_and_the_elements():
+    """The first step's scroll took the element under its point (from ``elements``, read for
+    step 0 only) as its container, so it never equalled a later scroll: with an elements column
+    a plan could scroll twice where the reference scrolls once and go unpenalised (TraceR1's
+    λ_rep: no repeating an action to farm reward)."""
+    down = RefStep(Scroll("down", 180, 300), "body", (0, 100, 359, 600), "Scroll down", Event("scroll", "body", 3))
+    item9 = RefStep(Click(50, 450), "item9", (0, 430, 359, 470), "Click 'Item 9'", Event("click", "item9"), label="Item 9")
+    els = [{"id": "item3", "box": (0, 280, 359, 320), "label": "Item 3", "role": "button"}]
+    pred = [Scroll("down", 180, 300), Scroll("down", 180, 300)]
+    for elements in (None, els):
+        assert repetition(pred, [down, item9], 1, elements=elements) == 1.0
+        assert trajectory_reward(pred, [down, item9], gamma=0.9, elements=elements) == pytest.approx(1 - 0.9)
+        # where the reference scrolls twice too, the repeat is free
+        assert trajectory_reward(pred, [down, down, item9], gamma=0.9, elements=elements) == pytest.approx(1.9)
+    assert step_target(Scroll("down", 180, 300), els) == step_target(Scroll("down")) != step_target(Scroll("up", 180, 300), els)
 
 
 # --- properties -----------------------------------------------------------------------

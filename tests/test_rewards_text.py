@@ -301,6 +301,44 @@ def test_adapters_read_every_reference_form_and_column():
     assert FormatReward()([GOOD, done, done], reference=[REF_COL, "[]", REF_COL]) == [1.0, 1.0, 0.0]
 
 
+_STEP = {"action": {"type": "click", "x": 20, "y": 20}, "target": "user", "box": [10, 10, 50, 30], "instruction": "Click"}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {**_STEP, "box": [10, 10, 50]},  # crashed in point_in_box ("not enough values to unpack")
+        {**_STEP, "instruction": None},  # crashed in refers_to (None.lower())
+        {**_STEP, "box": [10, 10, 1e400, 30]},  # OverflowError, not the documented ValueError
+        {**_STEP, "action": {"type": "click", "x": 1e400, "y": 20}},
+    ],
+)
+def test_load_reference_rejects_malformed_steps_up_front(bad):
+    cell = json.dumps([bad])
+    with pytest.raises(ValueError, match="malformed reference"):
+        load_reference(cell)
+    for reward in (UIR1Reward(), TrajectoryReward(), FormatReward()):  # a dataset bug, named as such
+        with pytest.raises(ValueError, match="malformed reference"):
+            reward([ans(CLICK_IN)], reference=[cell])
+
+
+@pytest.mark.parametrize("reward", [UIR1Reward(), ActionTypeReward(), ArgumentReward(), FormatReward(), TrajectoryReward()])
+def test_adapters_reject_a_column_that_is_not_one_cell_per_completion(reward):
+    """One JSON cell passed where the column's list belongs was split into characters: "[]"
+    for two completions read as the references "[" and "]" (a misleading "malformed
+    reference '['"), and as an elements column it was silently read as two empty cells."""
+    completions = [ans(CLICK_IN)] * 2
+    for column in ("[]", b"[]", {"a": 1, "b": 2}, 5):
+        with pytest.raises(ValueError, match="one cell per completion"):
+            reward(completions, reference=column)
+    if isinstance(reward, TrajectoryReward):
+        with pytest.raises(ValueError, match="one cell per completion"):
+            reward(completions, reference=[REF_COL] * 2, elements="[]")
+    if not isinstance(reward, FormatReward):  # FormatReward reads no column when there is none
+        with pytest.raises(ValueError, match="one cell per completion"):
+            reward(completions, reference=None)
+
+
 def test_trajectory_adapter_checks_its_settings_and_columns():
     for horizon in (-1, 129):  # at construction, not at the first batch with a valid plan
         with pytest.raises(ValueError, match="horizon"):

@@ -8,6 +8,8 @@ True
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from collections import Counter
 from typing import Any, Optional, Union
@@ -21,6 +23,21 @@ from guigym.events import Event
 #: not), or ``None`` (nothing usable was predicted). A :class:`RefStep` is read as its action.
 Pred = Union[Action, PlanStep, RefStep, None]
 
+
+
+def check_ref(ref: Any, terminal_ok: bool = False) -> None:
+    """A reference step that is not a :class:`RefStep` (its dict form, a list, ``None`` where a
+    step is needed) is the caller's mistake: a ``TypeError`` here, not an ``AttributeError``
+    deep inside a reward. ``terminal_ok``: ``None`` stands for a terminal state."""
+    if not isinstance(ref, RefStep) and not (terminal_ok and ref is None):
+        hint = " (RefStep.from_dict or guigym.rewards.load_reference read the dict form)" if isinstance(ref, dict) else ""
+        raise TypeError(f"a reference step must be a RefStep{' or None' if terminal_ok else ''}, got {type(ref).__name__}{hint}")
+
+
+def check_real(name: str, value: Any) -> None:
+    """A weight that is not a finite number (NaN would make every reward of a group NaN)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
 
 
 def pred_kind(pred: Any) -> Optional[str]:

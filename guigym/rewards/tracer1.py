@@ -36,12 +36,23 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from typing import Any, Literal, Optional, Sequence
 
 from guigym.actions import DONE, MAX_STEPS, Answer, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
 from guigym.answers import canonical_answer
 from guigym.grounding import instruction_action, match_element
-from guigym.rewards._common import Pred, events_match, norm_name, norm_text, pred_action, pred_kind, token_f1
+from guigym.rewards._common import (
+    Pred,
+    check_real,
+    check_ref,
+    events_match,
+    norm_name,
+    norm_text,
+    pred_action,
+    pred_kind,
+    token_f1,
+)
 from guigym.rewards.uir1 import arguments_match
 
 __all__ = [
@@ -75,6 +86,23 @@ def _check(similarity: str, text: str) -> None:
         raise ValueError(f"similarity must be one of {SIMILARITIES}, got {similarity!r}")
     if text not in TEXT_RULES:
         raise ValueError(f"text must be one of {TEXT_RULES}, got {text!r}")
+
+
+def check_horizon(horizon: Any) -> None:
+    """``None`` or an int in ``[0, MAX_STEPS]`` (a float such as 2.5 is a caller's mistake)."""
+    if horizon is None:
+        return
+    if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or not 0 <= horizon <= MAX_STEPS:
+        raise ValueError(f"horizon must be None or an int in [0, {MAX_STEPS}] (MAX_STEPS), got {horizon!r}")
+
+
+def check_weights(gamma: Any, lambda_align: Any, lambda_rep: Any) -> None:
+    """``γ ∈ [0, 1]`` and finite ``λ`` s: a NaN weight would make every reward NaN."""
+    check_real("gamma", gamma)
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+    check_real("lambda_align", lambda_align)
+    check_real("lambda_rep", lambda_rep)
 
 
 def _exact(pred: str, ref: str) -> float:
@@ -143,6 +171,7 @@ def action_similarity(
     (0.0, 0.667)
     """
     _check(similarity, text)
+    check_ref(ref)
     kind = pred_kind(pred)
     r = ref.action
     if kind is None or kind != r.type:
@@ -221,7 +250,8 @@ def step_target(
     (:func:`_element_at`: visible ``elements`` first, then the reference's boxes), or the
     element an ungrounded step's instruction names (matched against ``elements``, else against
     the reference's labels); an unresolved click is ``("click@", x, y)`` (a grounded point) or
-    ``("click?", instruction)``. Scroll: ``("scroll", direction, container)``. OpenApp:
+    ``("click?", instruction)``. Scroll: ``("scroll", direction)`` (wherever its point is: a
+    screen has one scroll container). OpenApp:
     ``("open_app", name)``. Type: ``("type", field, text)``, the field ``None`` (any) unless
     ``t`` says it (below). Answer: ``("answer", canonical text)``
     (:func:`guigym.answers.canonical_answer`). ``None`` for nothing or ``done``.
@@ -272,9 +302,10 @@ def step_target(
         a = instruction_action(kind, instruction)
         if a is None:
             return (kind + "?", norm_text(instruction))
-    if isinstance(a, Scroll):
-        p = _finite_point(a)
-        return ("scroll", a.direction, _element_at(p, elements, ()) if p is not None else None)
+    if isinstance(a, Scroll):  # a screen has one scroll container (the apps' scroll events are on "body"):
+        # the element under a scroll's point is an item that moves, and reading it made the first
+        # step's scroll differ from every later one (elements are read for step 0 only)
+        return ("scroll", a.direction)
     if isinstance(a, OpenApp):
         return ("open_app", norm_name(a.name))
     if isinstance(a, Type):  # into the focused field: ref[t]'s when the plan types where it does
@@ -408,11 +439,13 @@ def trajectory_step_rewards(
     >>> trajectory_step_rewards([Back(), PlanStep(action_type="done"), Back()], [back], gamma=0.5)
     [1.0, 0.5]
     """
-    if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
-    if horizon is not None and not 0 <= horizon <= MAX_STEPS:
-        raise ValueError(f"horizon must be in [0, {MAX_STEPS}] (MAX_STEPS), got {horizon}")
+    check_weights(gamma, lambda_align, lambda_rep)
+    check_horizon(horizon)
+    check_real("radius", radius)
     _check(similarity, text)
+    ref = list(ref)
+    for r in ref:
+        check_ref(r)
     # at most MAX_STEPS steps are scored (the parsers keep no more): bounded time on any input
     steps = list(itertools.islice(pred, MAX_STEPS if horizon is None else horizon))
     end = next((i + 1 for i, s in enumerate(steps) if _is_done(s)), len(steps))
@@ -485,10 +518,9 @@ def trajectory_reward_range(
     >>> [round(v, 6) for v in trajectory_reward_range(5, gamma=0.9)]
     [-3.0951, 4.0951]
     """
+    check_weights(gamma, lambda_align, lambda_rep)
     if lambda_align < 0 or lambda_rep < 0:
         raise ValueError("the range is derived for lambda_align, lambda_rep >= 0")
-    if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
     if horizon is None:
         if gamma >= 1.0:
             raise ValueError("with gamma = 1 the reward is unbounded unless a horizon is given")

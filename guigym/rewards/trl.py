@@ -29,11 +29,11 @@ reference's own boxes and labels are used.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence, Union
 
-from guigym.actions import MAX_STEPS, RefStep
-from guigym.rewards._common import answer_region, check_fmt, parse_answer
-from guigym.rewards.tracer1 import _check, trajectory_reward, trajectory_reward_range
+from guigym.actions import RefStep
+from guigym.rewards._common import answer_region, check_fmt, check_real, parse_answer
+from guigym.rewards.tracer1 import _check, check_horizon, check_weights, trajectory_reward, trajectory_reward_range
 from guigym.rewards.uir1 import (
     _first_predicted,
     action_type_reward,
@@ -89,16 +89,44 @@ def _content_text(content: Any) -> str:
 def load_reference(value: Any) -> list[RefStep]:
     """A reference trajectory from a dataset cell: a JSON string, one step dict, a list of
     step dicts (``RefStep.to_dict()``) or of :class:`RefStep`. Malformed data raises
-    ``ValueError`` (it is a dataset bug, not a model error).
+    ``ValueError`` (it is a dataset bug, not a model error), here rather than deep inside a
+    reward: a step must have a ``box`` of four numbers (or none) and a string ``instruction``.
     """
     try:
         if isinstance(value, (str, bytes)):
             value = json.loads(value)
         if isinstance(value, (dict, RefStep)):
             value = [value]
-        return [v if isinstance(v, RefStep) else RefStep.from_dict(v) for v in value]
-    except (TypeError, KeyError, ValueError, AttributeError) as e:
-        raise ValueError(f"malformed reference {value!r}: {e}") from e
+        steps = [v if isinstance(v, RefStep) else RefStep.from_dict(v) for v in value]
+    except (TypeError, KeyError, ValueError, AttributeError, OverflowError) as e:  # OverflowError: int(1e400)
+        raise ValueError(f"malformed reference {_short(value)}: {e}") from e
+    for i, r in enumerate(steps):
+        if r.box is not None and len(r.box) != 4:
+            raise ValueError(f"malformed reference: step {i + 1} has a box of {len(r.box)} values, expected (x0, y0, x1, y1)")
+        if not isinstance(r.instruction, str):
+            raise ValueError(f"malformed reference: step {i + 1} has instruction {_short(r.instruction)}, expected a str")
+    return steps
+
+
+def _short(v: Any, limit: int = 200) -> str:
+    try:
+        r = repr(v)
+    except ValueError:  # an int over Python's 4,300-digit str limit
+        r = f"<{type(v).__name__} too large to show>"
+    return r if len(r) <= limit else r[:limit] + "…"
+
+
+def _column(name: str, column: str, value: Any, n: int) -> list:
+    """The cells of a dataset column: one per completion. A string, a dict or ``None`` is one
+    cell (or none) passed where TRL passes the column's list; ``list()`` of it would split a
+    JSON string into characters (and report a misleading count, or a malformed reference)."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+        raise ValueError(f"{name}: the {column!r} column must be a list with one cell per completion, "
+                         f"got {type(value).__name__}")
+    cells = list(value)
+    if len(cells) != n:
+        raise ValueError(f"{name}: {n} completions but {len(cells)} {column!r} cells")
+    return cells
 
 
 def load_elements(value: Any) -> Optional[list[dict]]:
@@ -127,10 +155,7 @@ class _ColumnReward:
     def _refs(self, completions: Sequence[Any], kwargs: dict[str, Any]) -> list[list[RefStep]]:
         if self.column not in kwargs:
             raise KeyError(f"{self.__name__}: the dataset needs a {self.column!r} column (got {sorted(kwargs)})")
-        refs = list(kwargs[self.column])
-        if len(refs) != len(completions):
-            raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(refs)} references")
-        return [load_reference(r) for r in refs]
+        return [load_reference(r) for r in _column(self.__name__, self.column, kwargs[self.column], len(completions))]
 
     def _first(self, ref: list[RefStep]) -> Optional[RefStep]:
         return ref[0] if ref else None  # None: a terminal state, where `done` is expected
@@ -210,10 +235,7 @@ class FormatReward:
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
         plans = [self.plan] * len(completions)
         if not self.plan and kwargs.get(self.column) is not None:
-            refs = list(kwargs[self.column])
-            if len(refs) != len(completions):
-                raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(refs)} references")
-            plans = [not load_reference(r) for r in refs]
+            plans = [not load_reference(r) for r in _column(self.__name__, self.column, kwargs[self.column], len(completions))]
         return [
             format_reward(completion_text(c), fmt=self.fmt, require_think=self.require_think, plan=p)
             for c, p in zip(completions, plans)
@@ -261,14 +283,14 @@ class TrajectoryReward(_ColumnReward):
         super().__init__(column)
         check_fmt(fmt)
         _check(similarity, text)
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {gamma}")
-        if horizon is not None and not 0 <= horizon <= MAX_STEPS:  # here, not at the first valid plan
-            raise ValueError(f"horizon must be in [0, {MAX_STEPS}] (MAX_STEPS), got {horizon}")
+        check_weights(gamma, lambda_align, lambda_rep)  # here, not at the first valid plan
+        check_horizon(horizon)
+        check_real("radius", radius)
         if invalid_reward == "bottom":
             invalid_reward = trajectory_reward_range(horizon, gamma, lambda_align, lambda_rep)[0]
         elif isinstance(invalid_reward, str):
             raise ValueError(f"invalid_reward must be a number or 'bottom', got {invalid_reward!r}")
+        check_real("invalid_reward", invalid_reward)  # a NaN would make a GRPO group's advantages NaN
         self.gamma, self.lambda_align, self.lambda_rep = gamma, lambda_align, lambda_rep
         self.horizon, self.fmt, self.radius, self.invalid_reward = horizon, fmt, radius, float(invalid_reward)
         self.similarity, self.text, self.elements_column = similarity, text, elements_column
@@ -281,9 +303,9 @@ class TrajectoryReward(_ColumnReward):
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
         out = []
         elements = kwargs.get(self.elements_column)
-        elements = list(elements) if elements is not None else [None] * len(completions)
-        if len(elements) != len(completions):  # zip would drop completions' rewards silently
-            raise ValueError(f"{self.__name__}: {len(completions)} completions but {len(elements)} {self.elements_column!r} cells")
+        # checked like the reference column: zip would drop completions' rewards silently
+        n = len(completions)
+        elements = [None] * n if elements is None else _column(self.__name__, self.elements_column, elements, n)
         for c, ref, els in zip(completions, self._refs(completions, kwargs), elements):
             steps = self.plan(completion_text(c))
             if steps is None:

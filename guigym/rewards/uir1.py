@@ -28,6 +28,8 @@ from guigym.rewards._common import (
     Pred,
     answer_region,
     check_fmt,
+    check_real,
+    check_ref,
     norm_name,
     parse_answer,
     pred_action,
@@ -71,6 +73,7 @@ def action_type_reward(pred: Pred, ref: Optional[RefStep]) -> float:
     >>> action_type_reward(PlanStep(action_type="click", instruction="Click 'Sign in'"), ref)
     1.0
     """
+    check_ref(ref, terminal_ok=True)
     k = pred_kind(pred)
     want = DONE if ref is None else ref.action.type
     return 1.0 if k is not None and k == want else 0.0
@@ -257,6 +260,7 @@ def uir1_reward(
     3.0
     """
     check_fmt(fmt)
+    check_ref(ref, terminal_ok=True)  # before any parsing: a wrong ref is wrong whatever the text
     pred = _first_predicted(text, fmt, plan=ref is None)  # a terminal state expects `done`, a plan step
     if pred is None:
         return 0.0
@@ -296,6 +300,8 @@ def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, 
     >>> iou_argument_reward(Click(50, 20), ref), argument_reward(Click(50, 20), ref)
     (0.3333333333333333, 1.0)
     """
+    check_ref(ref, terminal_ok=True)
+    check_real("half", half)
     if ref is None or ref.action.type != "click" or ref.box is None:
         return argument_reward(pred, ref, strict=strict)
     if action_type_reward(pred, ref) == 0.0:
