@@ -242,6 +242,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         p.error(f"{', '.join('--' + f.replace('_', '-') for f in given)}: only with --planner vlm or --executor vlm")
     if args.checkpoint and args.planner != "tiny":
         p.error(f"--checkpoint is the tiny planner's (--planner tiny); --planner {args.planner} takes none")
+    if args.planner == "tiny" and args.horizon != p.get_default("horizon"):  # was replaced by the policy's own T
+        p.error(f"--horizon: --planner tiny plans its checkpoint's own T; --horizon {args.horizon} would be ignored")
+    if args.gif_episodes != p.get_default("gif_episodes") and not args.save_gif:  # no GIF was written
+        p.error("--gif-episodes: only with --save-gif")
     if args.threads is not None and not uses_vlm and args.planner != "tiny":
         p.error(f"--threads sets torch's threads; --planner {args.planner} with --executor {args.executor} uses no torch")
     if args.planner == "tiny" or uses_vlm:  # on the base install: the extra to add, not a traceback

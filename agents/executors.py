@@ -45,8 +45,17 @@ class ElementExecutor:
         self.jitter = jitter
         import numpy as np
 
+        self.seed = seed
         self._rng = np.random.default_rng(seed)
         self.last_error: Optional[str] = None
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Re-seed the jitter (``None``: the constructor's seed); :class:`agents.PlanActAgent`
+        calls it at the start of every episode, so the same seed gives the same clicks."""
+        import numpy as np
+
+        self._rng = np.random.default_rng(self.seed if seed is None else seed)
+        self.last_error = None
 
     def __call__(self, env: Any, step: PlanStep) -> Optional[Action]:
         self.last_error = None

@@ -23,13 +23,14 @@ previous plan's second". Steps are compared with :func:`guigym.rewards.same_acti
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from guigym.action_text import format_action
-from guigym.actions import ACTION_CLASSES, Action, PlanStep, action_to_dict
+from guigym.actions import ACTION_CLASSES, Action, PlanStep, action_to_dict, checked_action
 from guigym.rewards import same_action
 
 __all__ = [
@@ -121,11 +122,17 @@ class PlanActAgent:
         return int(getattr(self.planner, "horizon", 1))
 
     def reset(self, seed: Optional[int] = None) -> None:
+        """Start an episode: the planner, and an executor with a ``reset`` (a jittering or
+        sampling one), seeded with ``seed``, so that an episode is a function of its seed."""
         self.planner.reset(seed)
+        reset = getattr(self.executor, "reset", None)
+        if callable(reset):
+            reset(seed)
 
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Action]) -> Plan:
         """The planner's plan, as a :class:`Plan` of at most ``horizon`` steps; never empty
-        (an empty plan becomes one no-op step with an error)."""
+        (an empty plan, ``None`` or anything not a list of steps becomes one no-op step with an
+        error; a lone step or action is a plan of one)."""
         return self._as_plan(self.planner.plan(obs, info, list(history)))
 
     def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
@@ -143,6 +150,13 @@ class PlanActAgent:
     def _as_plan(self, raw: Any) -> Plan:
         text = getattr(raw, "text", None)
         error = getattr(raw, "error", None)
+        if raw is None:  # "nothing to plan": as an empty plan
+            raw = []
+        elif isinstance(raw, (PlanStep, *ACTION_CLASSES)):  # one step, not in a list
+            raw = [raw]
+        elif isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+            # a str would become one no-op per character, an int a TypeError ending the rollout
+            raw, error = [], error or f"planner returned a {type(raw).__name__}, not a list of plan steps"
         steps = [s if isinstance(s, PlanStep) else _as_step(s) for s in list(raw)[: max(1, self.horizon)]]
         if not steps:
             steps, error = [NOOP], error or "planner returned an empty plan"
@@ -240,8 +254,18 @@ class EpisodeRecord:
         }
 
 
+def _plain(a: Action) -> Action:
+    """``a`` with plain ints and strs where it is valid (:func:`~guigym.actions.checked_action`),
+    so that a record holding a policy's numpy integers still goes to JSON; else ``a``."""
+    try:
+        return checked_action(a)
+    except (TypeError, ValueError):
+        return a
+
+
 def _step_dict(s: PlanStep) -> dict[str, Any]:
-    return {"action": action_to_dict(s.action) if s.action is not None else None, "action_type": s.kind, "instruction": s.instruction}
+    return {"action": action_to_dict(_plain(s.action)) if s.action is not None else None, "action_type": s.kind,
+            "instruction": s.instruction}
 
 
 def _env_id(env: Any) -> Optional[str]:
@@ -316,6 +340,8 @@ class EpisodeLoop:
         step = self._queue.pop(0)
         self._done_in_prev += 1
         action, err = self.agent.ground(env, step)
+        if action is not None:  # as the env reads it: numpy ints made to_dict()'s JSON raise
+            action = _plain(action)
         if action is None and step.kind is None and self._prev.error:  # type: ignore[union-attr]
             err = self._prev.error  # type: ignore[union-attr]
         self._pending = (step, action, err, self.obs["screenshot"] if self.record_frames else None)

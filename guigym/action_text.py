@@ -190,16 +190,34 @@ def _unwrap(text: str) -> str:
     return _strip_fence(s)
 
 
+def _unique_pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A JSON object's dict; a key given twice is an error: which value was meant is unknowable
+    (``json`` keeps the last one silently, so ``{"action": "click", …, "action": "back"}`` was Back)."""
+    out: dict[Any, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Invalid(f"duplicate key {_short(k)}")
+        out[k] = v
+    return out
+
+
 def _load_literal(text: str) -> Any:
-    """JSON, else a Python literal (single quotes, True/None) via ``ast.literal_eval``."""
+    """JSON, else a Python literal (single quotes, True/None) via ``ast.literal_eval``; in either,
+    a dict key given twice is an :class:`_Invalid` (see :func:`_unique_pairs`)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_pairs)
     except (ValueError, RecursionError, MemoryError) as e:
         json_error = e
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.literal_eval(text)
+            tree = ast.parse(text.lstrip(" \t"), mode="eval")
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Dict):
+                    keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+                    if len(set(keys)) != len(keys):
+                        raise _Invalid(f"duplicate key in {_source(node)}")
+            return ast.literal_eval(tree)
     except _PARSE_ERRORS:
         pass
     raise _Invalid(f"not valid JSON ({json_error})")
@@ -231,25 +249,37 @@ def _point(v: Any, key: str) -> tuple[int, int]:
     return _number(v[0], f"{key} x"), _number(v[1], f"{key} y")
 
 
+def _given(d: Mapping[str, Any], keys: Sequence[str], what: str) -> list[str]:
+    """The keys of ``keys`` present in ``d``; aliases present with different values are an error
+    (``{"app_name": "Clock", "name": "Mail"}``: taking either would act on a guess)."""
+    present = [k for k in keys if k in d]
+    for k in present[1:]:
+        a, b = d[present[0]], d[k]
+        if type(a) is not type(b) or a != b:
+            raise _Invalid(f"{what}: {present[0]!r} and {k!r} disagree ({_short(a)} vs {_short(b)})")
+    return present
+
+
 def _string(d: Mapping[str, Any], keys: Sequence[str], action: str) -> str:
-    for k in keys:
-        if k in d:
-            v = d[k]
-            if not isinstance(v, str):
-                raise _Invalid(f"{action} {k!r} must be a string, got {_short(v)}")
-            return v
+    for k in _given(d, keys, action)[:1]:
+        v = d[k]
+        if not isinstance(v, str):
+            raise _Invalid(f"{action} {k!r} must be a string, got {_short(v)}")
+        return v
     raise _Missing(f"{action} needs {keys[0]!r}")
 
 
 def _optional_point(d: Mapping[str, Any], action: str) -> tuple[int, int] | None:
-    """``"coordinate": [x, y]`` or ``"x"``/``"y"`` keys; ``None`` if neither is there."""
-    if "coordinate" in d:
-        return _point(d["coordinate"], "coordinate")
+    """``"coordinate": [x, y]`` or ``"x"``/``"y"`` keys (both: they must agree); ``None`` if neither is there."""
+    p = _point(d["coordinate"], "coordinate") if "coordinate" in d else None
     if "x" in d or "y" in d:
         if "x" not in d or "y" not in d:
             raise _Invalid(f"{action} needs both 'x' and 'y'")
-        return _number(d["x"], "x"), _number(d["y"], "y")
-    return None
+        q = _number(d["x"], "x"), _number(d["y"], "y")
+        if p is not None and p != q:
+            raise _Invalid(f"{action}: 'coordinate' {list(p)} and 'x', 'y' {list(q)} disagree")
+        p = q
+    return p
 
 
 def _direction(v: Any, action: str) -> str:
@@ -271,13 +301,27 @@ def _swipe_direction(x0: int, y0: int, x1: int, y1: int) -> str:
 # ------------------------------------------------------------------- dict → action
 
 
+def _raw_names(d: Mapping[str, Any], names: Mapping[str, str]) -> list[Any]:
+    """The action names under ``"action"``, ``"action_type"`` and ``"type"``; names of different
+    actions are an error (``{"action": "click", "type": "back"}``)."""
+    raw = [d[k] for k in ("action", "action_type", "type") if k in d]
+
+    def canon(v: Any) -> Any:
+        if not isinstance(v, str):
+            return v
+        n = v.strip().lower()
+        return DONE if n in _DONE_NAMES else names.get(n, n)
+
+    if any(type(v) is not type(raw[0]) or canon(v) != canon(raw[0]) for v in raw[1:]):
+        raise _Invalid(f"the action names {', '.join(_short(v) for v in raw)} disagree")
+    return raw
+
+
 def _action_name(d: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    for key in ("action", "action_type", "type"):
-        if key in d:
-            raw = d[key]
-            break
-    else:
+    present = _raw_names(d, names)
+    if not present:
         raise _Invalid(f"missing 'action' (one of {sorted(names)})")
+    raw = present[0]
     if not isinstance(raw, str):
         raise _Invalid(f"'action' must be a string, got {_short(raw)}")
     name = raw.strip().lower()
@@ -333,7 +377,7 @@ def _canonical_fields(d: Mapping[str, Any], kind: str, mobile: bool) -> dict[str
 def _step_from(d: Any, names: Mapping[str, str], mobile: bool, plan: bool) -> PlanStep:
     if not isinstance(d, Mapping):
         raise _Invalid(f"expected an action object, got {type(d).__name__} {_short(d)}")
-    raw_name = next((d[k] for k in ("action", "action_type", "type") if k in d), None)
+    raw_name = next(iter(_raw_names(d, names)), None)
     if isinstance(raw_name, str) and raw_name.strip().lower() in _DONE_NAMES:
         if not plan:
             raise _Invalid(f"{_short(raw_name)} ends a plan (parse_plan reads it); it is not an action")
@@ -468,7 +512,7 @@ def _tool_call_args(obj: Any) -> Any:
 def _raw_mobile(text: str) -> list[Any]:
     s = _strip_think(text)
     open_tag, close_tag = "<tool_call>", "</tool_call>"
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_pairs)
     blocks: list[Any] = []
     pos = 0
     while (i := s.find(open_tag, pos)) >= 0:
@@ -503,12 +547,28 @@ def _raw(text: str, fmt: str) -> tuple[list[Any], Callable[[Any, bool], PlanStep
     return _raw_mobile(text), lambda d, plan: _step_from(d, _MOBILE_NAMES, True, plan)
 
 
+def _whole(body: str) -> bool:
+    """Whether ``body`` is, as a whole, a JSON list or object or a sequence of function calls."""
+    try:
+        if isinstance(json.loads(body), (list, dict)):
+            return True
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    try:
+        _raw_function(body)
+    except (_Invalid, *_PARSE_ERRORS):
+        return False
+    return True
+
+
 def _detect(text: str) -> str:
     """The format ``text`` most likely is in (parsing falls back to the others)."""
     s = _strip_think(text)
-    if "<tool_call>" in s and not s.startswith("<answer>"):
-        return "mobile_use"
     body = _unwrap(s)
+    # a "<tool_call>" inside a string of a JSON answer or of function calls (type(text="<tool_call>…"))
+    # is text: read as a tool call, a quoted tool call in it was the action
+    if "<tool_call>" in s and not s.startswith("<answer>") and (s.startswith("<tool_call>") or not _whole(body)):
+        return "mobile_use"
     if _MOBILE_RE.match(body):
         return "mobile_use"
     if body.startswith("{") or re.match(r"\[\s*[\{\]]", body):
@@ -562,6 +622,8 @@ def parse_action(text: str, fmt: str | None = None) -> Action:
     (``'click'``, ``True``/``None``) too. A list or several calls: the first is taken.
     Accepted aliases: ``input_text`` (type), ``navigate_back`` (back), ``"app"``/``"name"``
     for ``"app_name"``, ``"x"``/``"y"`` for ``"coordinate"``; float coordinates are rounded.
+    Aliases given together must agree, and no key may be given twice (either would make one
+    of the values written a silent guess).
     Raises :class:`ActionParseError` (never anything else) for any bad ``text``, including an
     answer (``text`` after a leading think block) over :data:`MAX_TEXT_CHARS` characters and
     coordinates beyond ``±``:data:`MAX_COORD`.

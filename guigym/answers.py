@@ -93,7 +93,7 @@ def _as_number(s: str) -> float | None:
         t = t.replace(m.group("sep"), "")
     if not _NUMBER.fullmatch(t):
         return None
-    v = float(t)
+    v = float(t) + 0.0  # -0.0 → 0.0: "-0" is the number 0
     return v if math.isfinite(v) else None
 
 
@@ -137,7 +137,7 @@ def canonical_answer(value: Any) -> str:
     if isinstance(value, bool):
         return _text(str(value))
     if isinstance(value, (int, float)):
-        return f"n:{float(value)}" if math.isfinite(value) else _text(str(value))
+        return f"n:{float(value) + 0.0}" if math.isfinite(value) else _text(str(value))  # + 0.0: no "n:-0.0"
     if isinstance(value, date):
         return f"d:{value.isoformat()}"
     return _canonical_text(str(value))

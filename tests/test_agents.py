@@ -429,6 +429,9 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--planner", "random", "--noise", "0.3"], "--planner random takes neither"),
     (["--planner", "random", "--ungrounded"], "--noise and --ungrounded are the oracle planner's"),
     (["--ungrounded", "--executor", "none"], "--ungrounded needs an executor"),
+    # ignored without a word: no GIF without --save-gif; the tiny planner plans its checkpoint's T
+    (["--gif-episodes", "3"], "--gif-episodes: only with --save-gif"),
+    (["--planner", "tiny", "--checkpoint", __file__, "--horizon", "4"], "--horizon: --planner tiny plans its checkpoint's own T"),
 ])
 def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     from agents.evaluate import main
