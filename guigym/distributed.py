@@ -59,6 +59,7 @@ from guigym.vector import per_env_actions
 
 try:
     import ray
+    import ray.cloudpickle  # pickles a call's jobs as Ray would (RayVectorEnv._exec)
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError("guigym.distributed needs Ray: pip install 'guigym[ray]'") from e
@@ -144,7 +145,7 @@ class EnvActor:
     """Owns ``n_envs`` envs in one process (a Ray actor via :class:`RayVectorEnv`; plain here).
 
     :meth:`run` executes a batch of jobs, ``("reset", local_index, seed, options)`` or
-    ``("step", local_index, action)``, and returns one record per job:
+    ``("step", local_index, action)`` (a list, or that list pickled), and returns one record per job:
     ``(True, obs, info)`` for a reset, ``(True, obs, reward, terminated, truncated, info)`` for a
     step, or ``(False, "ExceptionType: message")`` when the env raised (it then needs a reset).
     """
@@ -165,7 +166,9 @@ class EnvActor:
             "metadata": dict(e.metadata), "render_mode": e.render_mode, "spec": e.spec,
         }
 
-    def run(self, jobs: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def run(self, jobs: Sequence[tuple[Any, ...]] | bytes) -> list[tuple[Any, ...]]:
+        if isinstance(jobs, bytes):  # pickled by the driver (RayVectorEnv._exec), which Ray trusts as much
+            jobs = pickle.loads(jobs)
         out = []
         for job in jobs:
             env = self.envs[job[1]]
@@ -589,7 +592,11 @@ class RayVectorEnv(VectorEnv):
             k = i // self.envs_per_actor
             jobs.setdefault(k, []).append(job)
             where.append((k, len(jobs[k]) - 1))
-        got = self._wait({k: self.actors[k].run.remote(js) for k, js in jobs.items()})
+        # Ray pickles a call's arguments as it submits it: a job that cannot be pickled (an odd action)
+        # raised after the calls before it were sent, whose envs then stepped unseen. Pickled all first
+        # (as Ray would: same work per step), it raises before any actor gets a job.
+        packed = {k: ray.cloudpickle.dumps(js) for k, js in jobs.items()}
+        got = self._wait({k: self.actors[k].run.remote(b) for k, b in packed.items()})
         return [(False, got[k].why) if isinstance(got[k], _Failed) else got[k][n] for k, n in where]
 
     def _reset(self, idx: list[int], seeds: list[int | None], options: list[dict[str, Any] | None]) -> list[tuple[Any, dict[str, Any]]]:

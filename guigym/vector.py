@@ -192,8 +192,13 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._reset_kwargs: list[dict[str, Any] | None] = [None] * self.num_envs
         self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset by the caller at least once (else stepping is a usage error)
         with clear_mpi_env_vars():
-            for w in range(n_workers):
-                self._start_worker(w, needs_reset=False)
+            try:
+                for w in range(n_workers):
+                    self._start_worker(w, needs_reset=False)
+            except BaseException:  # an env fn that spawn/forkserver cannot pickle: no worker outlives the error
+                for w in range(n_workers):
+                    self._stop_worker(w, grace=0.0)
+                raise
         self._state = AsyncState.DEFAULT
         self._check_spaces()
 
@@ -376,6 +381,10 @@ class GuiVectorEnv(AsyncVectorEnv):
                     sig = f" (signal {signal.Signals(-code).name})" if code is not None and code < 0 else ""
                     fail(w, WorkerDied(f"worker process died: exit code {code}{sig} ({type(e).__name__} on receive)"))
                     self._dead[w] = "died"
+                    continue
+                except Exception as e:  # noqa: BLE001 - the reply pickled there but cannot be unpickled here: its envs fail
+                    # (the message was read whole, so the pipe stays in step; raising here left the call pending for ever)
+                    fail(w, WorkerDied(f"worker's reply could not be unpickled: {type(e).__name__}: {e}"))
                     continue
                 if not ok:  # the worker could not make its envs, and has ended
                     fail(w, WorkerDied(f"worker failed: {_gist(_error_text(payload))}", payload))
@@ -616,7 +625,10 @@ def per_env_actions(action_space: spaces.Space[Any], actions: Any, num_envs: int
         if len(actions) != num_envs:
             raise ValueError(f"{len(actions)} actions for num_envs={num_envs}")
         return list(actions)
-    return list(iterate(action_space, actions))
+    out = list(iterate(action_space, actions))
+    if len(out) != num_envs:  # iterate() follows the batch, not the space: extra actions would be dropped silently
+        raise ValueError(f"a batch of {len(out)} actions for num_envs={num_envs}")
+    return out
 
 
 def _integer_scalar(v: np.generic) -> tuple[type, tuple[int | bool]]:
@@ -726,8 +738,10 @@ def _die_with_parent() -> None:
 
 
 def _picklable(obj: Any) -> bool:
+    """Whether ``obj`` survives the pipe: pickled here *and* unpickled in the parent (an exception
+    whose ``__init__`` takes other arguments than its ``args`` pickles, then fails to unpickle)."""
     try:
-        pickle.dumps(obj)
+        pickle.loads(pickle.dumps(obj))
     except Exception:  # noqa: BLE001 - any pickling failure
         return False
     return True
@@ -909,13 +923,12 @@ def _writer(space: spaces.Space[Any], index: int, buf: Any, stable: bool = False
 
 def _reply_error(pipe: Connection, e: BaseException) -> None:
     trace = traceback.format_exc()
+    if not _picklable(e):  # send its text
+        e = RuntimeError(f"{type(e).__name__}: {e}")
     try:
         pipe.send((False, (e, trace)))
-    except Exception:  # noqa: BLE001 - an unpicklable exception: send its text
-        try:
-            pipe.send((False, (RuntimeError(f"{type(e).__name__}: {e}"), trace)))
-        except (OSError, ValueError):
-            pass
+    except (OSError, ValueError):
+        pass
 
 
 def _usable_cores() -> int:

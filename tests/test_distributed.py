@@ -286,6 +286,25 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
     assert info["level"] == "hard" and venv.restarts == [0, 0]
 
 
+def test_an_action_that_cannot_be_pickled_raises_before_any_actor_gets_its_step(venv: RayVectorEnv) -> None:
+    """Ray pickles a call's arguments as it submits it: actor 0 got its step (its envs stepped
+    unseen, their last observation stale) before actor 1's action failed to pickle."""
+    import threading
+
+    venv.reset(seed=0)
+    with pytest.raises(TypeError, match="pickle"):
+        venv.step(["back()", "back()", "back()", threading.Lock()])
+    with pytest.raises(TypeError, match="pickle"):
+        venv.step_envs([0, 3], ["back()", threading.Lock()])
+    assert venv.get_attr("_elapsed_steps") == (0, 0, 0, 0)
+    _, _, _, tr, info = venv.step(["back()"] * 4)
+    assert not tr.any() and not info["actor_failed"].any() and venv.get_attr("_elapsed_steps") == (1, 1, 1, 1)
+    space = venv.single_action_space
+    five = gym.vector.utils.concatenate(space, [space.sample() for _ in range(5)], gym.vector.utils.create_empty_array(space, n=5))
+    with pytest.raises(ValueError, match="batch of 5 actions for num_envs=4"):  # the fifth was dropped silently
+        venv.step(five)
+    assert venv.get_attr("_elapsed_steps") == (1, 1, 1, 1)
+
 def test_callable_env_time_limit_batched_actions_and_usage_errors(cluster: Cluster) -> None:
     """An env factory instead of an id; its TimeLimit truncates and NEXT_STEP resets; a batch
     sampled from ``action_space`` is split per env; stepping before a reset is an error."""

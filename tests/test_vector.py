@@ -911,3 +911,95 @@ def test_same_step_final_obs_of_a_failed_env_with_nested_spaces() -> None:
         assert obs["pos"]["x"][:, 0].tolist() == [2, 0]  # env 0 goes on; env 1 starts a new episode
     finally:
         venv.close()
+
+
+def test_a_batch_of_the_wrong_size_is_a_clear_error_before_anything_is_sent() -> None:
+    """A batch of num_envs + 1 actions was split by ``iterate`` into num_envs + 1 and the extra
+    one dropped silently (one short: a bare IndexError). As Gymnasium's ValueError, and no env
+    is stepped."""
+    venv = GuiVectorEnv([login, login], envs_per_worker=2)
+    try:
+        venv.reset(seed=0)
+        venv.action_space.seed(0)
+        for n in (3, 1):
+            batch = stack([venv.single_action_space.sample() for _ in range(n)], venv.single_action_space)
+            with pytest.raises(ValueError, match=f"batch of {n} actions for num_envs=2"):
+                venv.step(batch)
+        assert venv.get_attr("_elapsed_steps") == (0, 0) and venv.restarts == [0, 0]
+        venv.step(stack([venv.single_action_space.sample() for _ in range(2)], venv.single_action_space))
+        assert venv.get_attr("_elapsed_steps") == (1, 1)
+    finally:
+        venv.close()
+
+
+class CodeError(Exception):
+    """Pickles (as ``CodeError(str(self))``), but its ``__init__`` needs two arguments: unpickling fails."""
+
+    def __init__(self, code: int, msg: str) -> None:
+        super().__init__(f"{code}: {msg}")
+
+
+class RaisesCodeError(gym.Wrapper):
+    """Raises ``CodeError`` in its second step and in a reset with ``options={"fail": True}``;
+    with ``in_info``, puts one in its first step's info instead of raising."""
+
+    def __init__(self, env: gym.Env, in_info: bool = False) -> None:
+        super().__init__(env)
+        self.in_info, self.steps = in_info, 0
+
+    def reset(self, **kwargs: Any) -> Any:
+        if (kwargs.get("options") or {}).get("fail"):
+            raise CodeError(7, "bad reset")
+        return super().reset(**kwargs)
+
+    def step(self, action: Any) -> Any:
+        self.steps += 1
+        obs, r, te, tr, info = super().step(action)
+        if self.in_info and self.steps == 1:
+            return obs, r, te, tr, {**info, "err": CodeError(1, "in info")}
+        if not self.in_info and self.steps == 2:
+            raise CodeError(42, "boom")
+        return obs, r, te, tr, info
+
+
+def test_an_env_error_that_cannot_be_unpickled_fails_its_step_not_the_vector_env() -> None:
+    """An exception that pickles in the worker but not back in the parent escaped ``step_wait``
+    as a TypeError with the step still pending: every later call was AlreadyPendingCallError."""
+    venv = GuiVectorEnv([login, lambda: RaisesCodeError(login())], worker_timeout=60)
+    try:
+        venv.reset(seed=0)
+        venv.step(["back()", "back()"])
+        _, _, _, tr, info = venv.step(["back()", "back()"])
+        assert list(tr) == [False, True] and list(info["worker_failed"]) == [False, True]
+        assert "CodeError: 42: boom" in info["worker_error"][1]
+        _, _, _, tr, info = venv.step(["back()", "back()"])  # env 1 made anew: a new episode
+        assert not tr.any() and "worker_failed" not in info
+        with pytest.raises(RuntimeError, match="CodeError: 7: bad reset"):  # reset's own errors: the caller's
+            venv.reset(seed=1, options={"fail": True, "reset_mask": np.array([False, True])})
+        _, info = venv.reset(seed=1)
+        assert "worker_failed" not in info
+    finally:
+        venv.close()
+    # an info value that does not unpickle: that worker's envs fail (it is restarted), the others go on
+    venv = GuiVectorEnv([login, lambda: RaisesCodeError(login(), in_info=True)], worker_timeout=60)
+    try:
+        venv.reset(seed=0)
+        _, _, _, tr, info = venv.step(["back()", "back()"])
+        assert list(tr) == [False, True] and "could not be unpickled" in info["worker_error"][1]
+        _, _, _, tr, info = venv.step(["back()", "back()"])
+        assert not tr.any() and "worker_failed" not in info and venv.restarts == [0, 1]
+    finally:
+        venv.close()
+
+
+def test_an_env_fn_that_cannot_be_pickled_leaves_no_worker() -> None:
+    """Under ``spawn`` each env fn is pickled as its worker starts: when the second could not be,
+    the first worker was left running (then crashed on its freed shared memory)."""
+    import functools
+    import multiprocessing as mp
+    import threading
+
+    before = set(mp.active_children())
+    with pytest.raises(TypeError, match="pickle"):
+        GuiVectorEnv([login, functools.partial(login, threading.Lock())], context="spawn")
+    assert set(mp.active_children()) <= before
