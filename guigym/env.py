@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections import OrderedDict, deque
+from collections.abc import Iterable
 from typing import Any, Mapping, Sequence
 
 import gymnasium as gym
@@ -13,7 +14,8 @@ from gymnasium import spaces
 
 from guigym import allocator
 from guigym.action_text import ActionParseError
-from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, checked_action, format_action, parse_action
+from guigym.actions import (ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, as_int, checked_action, format_action,
+                            parse_action)
 from guigym.apps import FAMILIES
 from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
 from guigym.apps.draws import Draws
@@ -22,7 +24,7 @@ from guigym.apps.schema import DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
 from guigym.events import Event
-from guigym.layout import Layout, check_viewport
+from guigym.layout import VIEWPORTS, Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.spaces import UnicodeText, action_from_space, action_space, element_space
 from guigym.variation import AXES, apply_variation, sample_variation, split_templates
@@ -137,12 +139,15 @@ class GuiEnv(gym.Env):
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"unknown reward_mode {reward_mode!r}; expected one of {REWARD_MODES}")
+        if isinstance(extra_obs, str) or not isinstance(extra_obs, Iterable):  # a str was checked letter by letter
+            raise ValueError(f"extra_obs must be a sequence of names from {EXTRA_OBS} (e.g. ('history',)), got {extra_obs!r}")
+        extra_obs = tuple(extra_obs)  # once: a generator was used up by the check below, leaving no extra obs
         bad = [k for k in extra_obs if k not in EXTRA_OBS]
         if bad:
             raise ValueError(f"unknown extra_obs {bad}; expected a subset of {EXTRA_OBS}")
         self.level = level
         self.backend_name = backend
-        self.width, self.height = check_viewport(viewport if isinstance(viewport, str) else tuple(viewport))  # type: ignore[arg-type]
+        self.width, self.height = check_viewport(viewport if isinstance(viewport, str) else _viewport_pair(viewport))
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.extra_obs = tuple(extra_obs)
@@ -199,14 +204,18 @@ class GuiEnv(gym.Env):
 
     # --- Gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        options = options or {}
+        if options is None:
+            options = {}
+        elif not isinstance(options, Mapping):  # a list of keys raised AttributeError, a str named its letters
+            raise TypeError(f"reset options must be a dict (keys of {sorted(RESET_OPTIONS)}) or None, "
+                            f"got {type(options).__name__}")
         unknown = sorted(map(str, set(options) - RESET_OPTIONS))
         if unknown:  # a misspelt key would reset at the default level without a word
             raise ValueError(f"unknown reset options {unknown}; expected keys of {sorted(RESET_OPTIONS)} "
                              "(the split and the variation are gym.make arguments)")
-        super().reset(seed=seed)
         level = options.get("level", self.level)
-        self._check_level(level)
+        self._check_level(level)  # before seeding: a refused reset leaves the RNG stream as it was
+        super().reset(seed=seed)
         templates = None  # the split's task templates (guigym.variation.TEST_TEMPLATES); None: all, as without variation
         if self.variation is not None:
             which = self.variation["templates"]
@@ -575,6 +584,17 @@ def _history_line(act: Action) -> str:
             _LINES.clear()
         line = _LINES[key] = _cut(printable(format_action(act, "function")))
     return line
+
+
+def _viewport_pair(viewport: Any) -> tuple[int, int]:
+    """``viewport`` as two ints (numpy integers accepted), else a ``ValueError``: ``tuple(5)`` was a
+    bare TypeError, and ``(360.5, 640)`` or a third value were silently cut to a 360x640 screen."""
+    try:
+        w, h = viewport
+        return as_int(w, "width"), as_int(h, "height")
+    except (TypeError, ValueError):
+        raise ValueError(f"viewport must be (width, height), two integers, or one of {sorted(VIEWPORTS)}, "
+                         f"got {str(viewport)[:60]}") from None
 
 
 def _cut(line: str) -> str:

@@ -91,7 +91,7 @@ def _penalty(v: Any, what: str) -> float:
     return x
 
 
-class DiscreteActions(gym.ActionWrapper):
+class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     """``Discrete(cols*rows + 4 + 1 + len(env.unwrapped.apps) + type_slots)`` over the env's actions.
 
     Index layout: click cells (row-major, each at its cell centre), scroll up/down/left/right,
@@ -114,6 +114,8 @@ class DiscreteActions(gym.ActionWrapper):
     def __init__(self, env: gym.Env, grid: tuple[int, int] = (9, 16), type_slots: int = 16, open_app: bool = True) -> None:
         cols, rows = _pair(grid, "grid")
         type_slots = _count(type_slots, "type_slots", 0)
+        # recorded for env.spec: gym.make(env.spec) (and check_env's close check) rebuilds the wrapper
+        gym.utils.RecordConstructorArgs.__init__(self, grid=(cols, rows), type_slots=type_slots, open_app=open_app)
         super().__init__(env)
         self.cols, self.rows = cols, rows
         self.width, self.height = env.unwrapped.width, env.unwrapped.height
@@ -179,7 +181,7 @@ def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:
     return np.minimum(v, 4.0) / 4.0
 
 
-class NumericObservation(gym.ObservationWrapper):
+class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """``Dict(image=uint8 (h, w, 3), instruction=float32 (dim,))`` or, with ``image_only``,
     just the image ``Box``. The image is the screenshot downscaled with a box filter.
     ``size`` is two integers ``(width, height)``, each >= 1, and ``instruction_dim`` an integer
@@ -188,6 +190,7 @@ class NumericObservation(gym.ObservationWrapper):
     def __init__(self, env: gym.Env, size: tuple[int, int] = (72, 128), instruction_dim: int = 256, image_only: bool = False) -> None:
         size = _pair(size, "size")
         instruction_dim = _count(instruction_dim, "instruction_dim", 1)
+        gym.utils.RecordConstructorArgs.__init__(self, size=size, instruction_dim=instruction_dim, image_only=image_only)
         super().__init__(env)
         self.size, self.instruction_dim, self.image_only = size, instruction_dim, image_only
         w, h = size
@@ -212,7 +215,7 @@ def _frame(obs: Any) -> np.ndarray:
     return obs["image"] if "image" in obs else obs["screenshot"]
 
 
-class PreviousAction(gym.Wrapper):
+class PreviousAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Adds ``prev_action``: the last ``k`` ``Discrete`` actions, newest first, each a one-hot
     (float32, all zeros before the episode's first actions) followed by one bit "the screenshot
     changed", flattened to ``k * (n + 1)``. Memoryless agents often get the previous action
@@ -223,6 +226,7 @@ class PreviousAction(gym.Wrapper):
 
     def __init__(self, env: gym.Env, k: int = 1) -> None:
         k = _count(k, "k", 1)
+        gym.utils.RecordConstructorArgs.__init__(self, k=k)
         super().__init__(env)
         if not isinstance(env.observation_space, spaces.Dict) or not isinstance(env.action_space, spaces.Discrete):
             raise TypeError("PreviousAction needs a Dict observation and a Discrete action space")
@@ -250,7 +254,7 @@ class PreviousAction(gym.Wrapper):
         return self._add(obs), r, term, trunc, info
 
 
-class NoEffectPenalty(gym.Wrapper):
+class NoEffectPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Subtracts ``penalty`` from the reward of a step whose (downscaled) screenshot did not
     change: a click on empty space, typing with no focused field or the same text again. A
     policy that repeats such no-ops forever gets nothing from potential-based shaping, so it
@@ -260,6 +264,7 @@ class NoEffectPenalty(gym.Wrapper):
 
     def __init__(self, env: gym.Env, penalty: float = 0.1) -> None:
         penalty = _penalty(penalty, "penalty")
+        gym.utils.RecordConstructorArgs.__init__(self, penalty=penalty)
         super().__init__(env)
         self.penalty = penalty
         self._image: np.ndarray | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -199,6 +200,27 @@ def test_viewport_and_bad_kwargs():
             make("GuiGym-Login-v0", **kw)
 
 
+
+@pytest.mark.parametrize("kw,says", [
+    ({"viewport": 5}, "viewport must be (width, height)"),  # a bare TypeError from tuple(5)
+    ({"viewport": None}, "viewport must be (width, height)"),
+    ({"viewport": (360.5, 640)}, "viewport must be (width, height)"),  # silently a 360-px-wide screen
+    ({"viewport": (360, 640, 3)}, "viewport must be (width, height)"),  # the third value silently dropped
+    ({"extra_obs": "history"}, "extra_obs must be a sequence of names"),  # refused letter by letter
+    ({"extra_obs": None}, "extra_obs must be a sequence of names"),  # a bare TypeError
+])
+def test_a_malformed_viewport_or_extra_obs_is_one_clear_value_error(kw: dict, says: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(says)):
+        make("GuiGym-Login-v0", **kw)
+
+
+def test_numpy_viewports_and_any_iterable_of_extra_obs_still_work() -> None:
+    env = make("GuiGym-Login-v0", viewport=np.array([400, 700]), extra_obs={"history"})
+    assert env.reset(seed=0)[0]["screenshot"].shape == (700, 400, 3) and env.unwrapped.width == 400
+    assert set(env.observation_space.spaces) == {"screenshot", "instruction", "history"}
+    lazy = make("GuiGym-Login-v0", extra_obs=(k for k in ("history",)))  # a generator was used up by the check
+    assert "history" in lazy.reset(seed=0)[0] and "history" in lazy.observation_space.spaces
+
 def test_unknown_reset_options_are_an_error_not_the_default_level():
     env = make("GuiGym-Login-v0", level="easy")
     env.reset(seed=0)
@@ -210,6 +232,31 @@ def test_unknown_reset_options_are_an_error_not_the_default_level():
     _, info = env.reset(seed=1, options={"level": "hard"})
     assert info["level"] == "hard"
 
+
+
+def test_a_refused_reset_leaves_the_rng_stream_as_it_was():
+    """A bad level used to be found after ``reset(seed=...)`` had re-seeded the env: the reset
+    raised, yet the next unseeded reset drew from the refused seed's stream."""
+    env, other = make("GuiGym-Login-v0", variation="all"), make("GuiGym-Login-v0", variation="all")
+    env.reset(seed=0)
+    other.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown level"):
+        env.reset(seed=7, options={"level": "extreme"})
+    a, b = env.reset()[0], other.reset()[0]
+    assert a["instruction"] == b["instruction"] and np.array_equal(a["screenshot"], b["screenshot"])
+
+
+@pytest.mark.parametrize("options", [["level"], "level", ("level", "hard"), 3])
+def test_reset_options_that_are_not_a_dict_are_a_clear_error(options) -> None:
+    """A list of keys raised AttributeError ('list' object has no attribute 'get'), a str
+    ValueError naming its letters as unknown options, an int a bare TypeError."""
+    env = make("GuiGym-Login-v0")
+    env.reset(seed=0)
+    before = env.unwrapped.get_state()
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        env.reset(seed=1, options=options)
+    assert env.unwrapped.get_state() == before
+    assert env.reset(seed=1, options={})[1]["level"] == "easy"
 
 def test_extra_obs():
     env = make("GuiGym-Login-v0", extra_obs=("elements", "history"))

@@ -162,3 +162,28 @@ def test_bad_settings_of_each_wrapper_are_a_value_error():
     env = DiscreteActions(make("GuiGym-Login-v0"), grid=(1, 1), type_slots=np.int64(0))  # the smallest valid ones
     env.reset(seed=0)
     assert env.index_of(env.action(0)) == 0 and env.action_space.n == 1 + 4 + 1 + len(env.apps)
+
+
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")  # check_env on a wrapped env, on purpose
+@pytest.mark.parametrize("kw", [{"prev_action": 2, "noop_penalty": 0.25, "grid": (3, 8), "type_slots": 4},
+                                {"image_only": True, "open_app": False, "image_size": (36, 64)}])
+def test_gymnasium_check_env_and_the_spec_rebuild_the_wrapped_env(kw: dict) -> None:
+    """The wrappers did not record their arguments: ``gym.make(env.spec)`` (and so Gymnasium's
+    ``check_env``, whose close check makes the env anew from its spec) raised ValueError."""
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    env = make_sb3_env("GuiGym-Login-v0", level="medium", variation="all", **kw)
+    check_env(env, skip_render_check=True)
+    again = gym.make(env.spec)
+    assert repr(again) == repr(env) and again.action_space == env.action_space
+    assert again.observation_space == env.observation_space
+    first, again_first = env.reset(seed=3)[0], again.reset(seed=3)[0]
+    pairs = [(first, again_first)] if kw.get("image_only") else zip(first.values(), again_first.values())
+    assert all(np.array_equal(a, b) for a, b in pairs)
+    env.action_space.seed(0)
+    for _ in range(30):  # what the wrapped env returns stays in its own space
+        obs, _, term, trunc, _ = env.step(env.action_space.sample())
+        assert env.observation_space.contains(obs)
+        if term or trunc:
+            assert env.observation_space.contains(env.reset()[0])
