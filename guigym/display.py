@@ -385,16 +385,20 @@ def wrap_lines(s: str, per_line: int) -> list[str]:
     return out
 
 
-def _textarea(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+def _textarea(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 1.0) -> list[Record]:
     """A multi-line text field: its label, then the text wrapped over the lines that fit (the
-    last ones when it is longer: where typing goes on)."""
+    last ones when it is longer: where typing goes on). ``scale``: the texts' font scale (the
+    ``font_scale`` variation), which the wrap width follows."""
     edge = th.primary if focused else th.muted
     val = str(w.value or "")
     out = [rect(0, 0, bw, bh, th.surface, 4), rect(0, 0, bw, bh, edge, 4, 2 if focused else 1), text(w.label, 8, 4, 16, edge)]
     if not val:
         return [*out, text(w.placeholder, 8, 22, TEXTAREA_SIZE, th.placeholder, clip=bw - 16)]
     fit = max(1, (bh - 26) // TEXTAREA_PITCH)
-    shown = wrap_lines(val, (bw - 16) // TEXTAREA_CHAR_W)[-fit:]
+    # Wrapped for the size the text is drawn at: at 8 px a character, text scaled up (1.15, 1.3)
+    # ran past the field and the end of every line was clipped off. Scales below 1 keep the
+    # 1.0 budget (their text fits it).
+    shown = wrap_lines(val, int((bw - 16) // (TEXTAREA_CHAR_W * max(1.0, scale))))[-fit:]
     return [*out, *(text(ln, 8, 22 + i * TEXTAREA_PITCH, TEXTAREA_SIZE, th.text, clip=bw - 16) for i, ln in enumerate(shown))]
 
 
@@ -423,17 +427,32 @@ _HEADS: dict[tuple[Any, ...], list[Record]] = {}
 CACHE_SIZE = 4096
 
 
+def _value_key(v: Any) -> Any:
+    """A widget's ``value`` in a memo key: a string as it is, anything else (None, a bool, a
+    number, a colour) by its ``repr`` in a tuple. ``str(value)`` made None and the typed text
+    "None" (a field's placeholder and the text), or False and "False", one key: the memo then
+    drew one's look for the other.
+
+    >>> len({_value_key(x) for x in (None, "None", False, "False", 1, True, "1")})
+    7
+    """
+    return v if type(v) is str else (repr(v),)
+
+
 def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 1.0, font: str | None = None) -> list[Record]:
     """The parts of ``w`` (memoised by look, painter, font scale and font included: the same
     look gives the same list object, which the mock backend uses to reuse its drawing)."""
     painter = PAINTERS.get(w.kind)
-    key = (painter, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th,
+    key = (painter, w.kind, w.label, _value_key(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th,
            str(w.options) if w.options else None, scale, font)
     out = _PARTS.get(key)
     if out is None:
         if len(_PARTS) > 4 * CACHE_SIZE:
             _PARTS.clear()
-        out = painter(w, bw, bh, th, focused) if painter else []
+        if painter is _textarea:  # wraps its text: for the size it is drawn at
+            out = _textarea(w, bw, bh, th, focused, scale)
+        else:
+            out = painter(w, bw, bh, th, focused) if painter else []
         _PARTS[key] = out = _fonted(out, scale, font)
     return out
 
@@ -444,8 +463,9 @@ def widget(
     """The ``widget`` record of ``w`` placed at ``box`` (memoised: most frames show the same
     widgets as the one before; records are never mutated). ``inert``: shown but not
     interactive (the screen under a dialog). ``scale``, ``font``: its texts' (:func:`parts`)."""
-    key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, str(w.value), w.placeholder, w.secret, w.style, w.detail, w.group, focused, box, th,
-           inert, str(w.options) if w.options else None, scale, font)
+    v = w.value  # as _value_key(v), inline: this key is made for every widget of every frame
+    key = (PAINTERS.get(w.kind), w.id, w.kind, w.label, v if type(v) is str else (repr(v),), w.placeholder, w.secret, w.style,
+           w.detail, w.group, focused, box, th, inert, str(w.options) if w.options else None, scale, font)
     rec = _WIDGETS.get(key)
     if rec is not None:
         return rec

@@ -23,7 +23,10 @@ from guigym.actions import DIRECTIONS, Action, Answer, Back, OpenApp, Scroll, Ty
 
 __all__ = ["quoted", "match_element", "instruction_action", "normalize_label"]
 
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"|‘([^’]*)’|“([^”]*)”")
+# An apostrophe between two letters ("Don't allow", "Mom’s") is part of a single-quoted text, not
+# its end: 'Don't allow' was read as 'Don' (grounded to a "Done" button; typed as "Don"); nor
+# does one open a quote ("it's 'x'": x).
+_QUOTED = re.compile(r"(?<!\w)'((?:[^']|(?<=\w)'(?=\w))*)'|\"([^\"]*)\"|‘((?:[^’]|(?<=\w)’(?=\w))*)’|“([^”]*)”")
 # role words in an instruction -> widget kinds they point at
 _ROLE_WORDS: dict[str, tuple[str, ...]] = {
     "field": ("input",),
@@ -52,7 +55,11 @@ _FILLER = re.compile(
 
 
 def quoted(text: str) -> list[str]:
-    """The quoted parts of ``text`` ('…', "…", ‘…’, “…”), in order."""
+    """The quoted parts of ``text`` ('…', "…", ‘…’, “…”), in order.
+
+    >>> quoted("Click the 'Don't allow' button, then 'OK'")
+    ["Don't allow", 'OK']
+    """
     return [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
 
 

@@ -434,7 +434,9 @@ _SETTINGS = {
     "Battery saving": "Energiesparen",
     "Device only": "Nur Gerät",
     "Bedtime schedule": "Zeitplan für Schlafenszeit",
-    "Midnight - 8 AM": "Mitternacht – 8 AM",
+    "10 PM - 6 AM": "22–6 Uhr",
+    "11 PM - 7 AM": "23–7 Uhr",
+    "Midnight - 8 AM": "0–8 Uhr",
     "Language": "Sprache",
     "Navigation mode": "Navigationsmodus",
     "Gesture navigation": "Bedienung über Gesten",
@@ -967,6 +969,8 @@ def _dynamic(s: str) -> str | None:
     head, sep, tail = s.partition(", ")
     if sep and _date(tail) is not None:  # "Standup, Thu, Jan 7": a title and its date
         return f"{head}, {_date(tail)}"
+    if s.endswith(" (Not delivered)"):  # Messages' failed message: "You: See you (Not delivered)"; the text is content
+        return s[: -len(" (Not delivered)")] + " (Nicht zugestellt)"
     if s.endswith(" (saved)"):  # "Visa •••• 5356 (saved)"
         return s[: -len(" (saved)")] + " (gespeichert)"
     if s.endswith(" each") and s.startswith("$"):  # "$66.99 each"
