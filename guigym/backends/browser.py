@@ -47,14 +47,19 @@ killed. Once the browser or the page's renderer has died (a failed call, Chromiu
 report, or the process gone from ``/proc``), every ``env.step()`` raises
 :class:`BrowserCrashed`, whatever the action (``perform``, ``boxes`` and, inside a step,
 ``show`` and ``screenshot`` all raise), until ``env.reset()`` (or ``set_state``), whose
-``show`` starts a new browser. A Playwright driver that stops answering (its node process
-stopped or stuck) is killed when a call runs past its deadline; the next reset starts a new
-driver. ``close()`` is idempotent, kills what is left, and stops the driver thread and process
-when no other env uses them. Each browser's temp folders (Playwright's profile and artifacts
-folders, Chromium's singleton folder) are removed once it is gone, also when it or the driver
-was killed (Playwright removes them only when its driver sees the browser exit); those of a
-process killed with its whole tree at once (``ray.kill`` of an actor) are removed by the next
-browser a backend starts on the machine (``_remove_orphaned``).
+``show`` starts a new browser. A browser call cut short by ``KeyboardInterrupt`` (Ctrl-C)
+counts as such a death: the page may hold half of what the call did (an input dispatched
+whose events were never collected, a view half drawn), so the next step raises
+:class:`BrowserCrashed` rather than report a stale event, and the next reset starts a new
+browser; a Ctrl-C while a browser starts leaves none behind. A Playwright driver that stops
+answering (its node process stopped or stuck) is killed when a call runs past its deadline;
+the next reset starts a new driver. ``close()`` is idempotent, kills what is left, and stops
+the driver thread and process when no other env uses them. Each browser's temp folders
+(Playwright's profile and artifacts folders, Chromium's singleton folder) are removed once it
+is gone, also when it or the driver was killed (Playwright removes them only when its driver
+sees the browser exit); those of a process killed with its whole tree at once (``ray.kill`` of
+an actor) are removed by the next browser a backend starts on the machine
+(``_remove_orphaned``).
 """
 
 from __future__ import annotations
@@ -559,7 +564,11 @@ class BrowserBackend(Backend):
                 self._mark_broken(f"could not watch the browser: {_first_line(e)}")
                 raise BrowserCrashed(f"could not watch the browser: {_first_line(e)}") from e
             self._tab = self._open_tab()
-        except BrowserCrashed:
+        except BaseException as e:
+            # also for a KeyboardInterrupt: a browser left without its page would pass for a
+            # healthy one, and every later show() would fail on the missing page
+            if not isinstance(e, BrowserCrashed):
+                self._mark_broken(f"interrupted while starting ({type(e).__name__})")  # kill, not a graceful close
             self._shutdown()
             raise
 
@@ -574,9 +583,13 @@ class BrowserBackend(Backend):
         with d.launch_lock:
             tmp = d.temp_dir()
             before = _artifacts_dirs(tmp)
+            job = _Launch()
             try:
-                browser, source, _ = d.run(
-                    launch_async(d.pw, self.executable, args=args, timeout=self.timeout_s * 3000), self.timeout_s * 3 + 5)
+                try:
+                    browser, source, _ = d.run(job.run(d.pw, self.executable, args, self.timeout_s * 3000), self.timeout_s * 3 + 5)
+                except BaseException:
+                    d.submit(job.abandon())
+                    raise
             except TimeoutError as e:
                 pid = _find_marked(self._marker, os.getpid())
                 _kill(process_tree(pid) if pid else [])
@@ -597,9 +610,11 @@ class BrowserBackend(Backend):
         tab = _Tab()
         try:
             self._driver.run(self._open_page(tab), self.timeout_s * 3)
-        except Exception as e:  # any failure here means this browser is not usable
+        except BaseException as e:  # any failure here means this browser is not usable
             if tab.context is not None:
                 self._driver.submit(_quietly(tab.context.close()))
+            if not isinstance(e, Exception):  # KeyboardInterrupt: start() or the caller decides
+                raise
             if isinstance(e, TimeoutError):
                 _kill(self.chromium_pids())
                 self._check_driver()
@@ -839,6 +854,11 @@ class BrowserBackend(Backend):
                 why = f"Chromium failed during {what}: {_first_line(e)}"
             self._mark_broken(why)
             raise BrowserCrashed(f"{why}; call env.reset() to start a new browser") from e
+        except BaseException as e:  # KeyboardInterrupt while waiting: see the module docstring
+            # the call may have half happened (input dispatched, its DOM events left queued for
+            # the next step to drain as its own): the page no longer matches the state
+            self._mark_broken(f"{what} was interrupted ({type(e).__name__})")
+            raise
 
     def _runtime(self, fn: str, *args: Any, wait: bool = False) -> dict[str, Any]:
         """Parameters of ``window.guigym[fn](*args)`` (arguments travel as data, never as code)."""
@@ -985,6 +1005,38 @@ def _raw_send(cdp: Any) -> Any:
     if names[:2] == ["method", "params"] and len(names) == 2:
         return impl
     return cdp.send
+
+
+class _Launch:
+    """One :func:`~guigym.backends.chromium.launch_async` that its caller may give up on (a
+    deadline, a ``KeyboardInterrupt``, which may even come before the call was handed over to
+    the loop, so that there is nothing to cancel): :meth:`abandon` closes the browser it
+    brings up. Cancelling the call alone does not stop the driver from starting it, and nothing
+    would ever hold that browser: it ran until the driver stopped."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Future[Any] | None = None
+        self.abandoned = False
+
+    async def run(self, pw: Any, executable: str | None, args: tuple[str, ...], timeout_ms: float) -> Any:
+        if self.abandoned:  # given up before it began (run on the loop's thread, like reap)
+            raise asyncio.CancelledError
+        self.task = asyncio.ensure_future(launch_async(pw, executable, args=args, timeout=timeout_ms))
+        return await asyncio.shield(self.task)  # a cancelled call leaves the launch to reap()
+
+    def abandon(self) -> Any:
+        """Mark it given up; the coroutine to run on the loop that closes its browser."""
+        self.abandoned = True
+        return self._reap()
+
+    async def _reap(self) -> None:
+        if self.task is None:  # never began: run() sees `abandoned`
+            return
+        try:
+            browser = (await self.task)[0]
+        except BaseException:  # failed (ChromiumNotFound, ...) or the loop is stopping: nothing to close
+            return
+        await _quietly(browser.close())
 
 
 async def _quietly(aw: Any) -> None:
