@@ -15,13 +15,14 @@ True
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, get_args
 
 import numpy as np
 
-from guigym.events import Event
+from guigym.events import Event, EventKind
 
 #: Largest ``|coordinate|`` an action may have (int32): beyond it an action is invalid, so no huge
 #: integer reaches a history line (``str(int)`` raises past 4,300 digits) or a reward's arithmetic.
@@ -136,16 +137,68 @@ class RefStep:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "RefStep":
+        """Inverse of :meth:`to_dict`. The box's and the action's coordinates are read as
+        :func:`action_from_dict` reads coordinates (floats rounded to the nearest pixel, as
+        :func:`~guigym.action_text.parse_action` rounds them, so a point inside a float box stays
+        inside the rounded one); a box that is not four such numbers, or an event whose ``kind``
+        is not one of :data:`~guigym.events.EventKind`, is a ``ValueError``.
+
+        >>> RefStep.from_dict({"action": {"type": "click", "x": 10.7, "y": 20}, "target": "ok",
+        ...                    "box": [4.2, 10, 16.7, 30], "instruction": "Click OK"}).box
+        (4, 10, 17, 30)
+        """
         box = d.get("box")
+        if box is not None and (not isinstance(box, (list, tuple, np.ndarray)) or len(box) != 4):  # a str was read digit by digit
+            raise ValueError(f"RefStep box must be [x0, y0, x1, y1] or None, got {box!r:.60}")
         ev = d.get("event")
         return cls(
             action=action_from_dict(d["action"]),
             target=d.get("target"),
-            box=tuple(int(v) for v in box) if box is not None else None,  # type: ignore[arg-type]
+            box=tuple(_coord(v, "box") for v in box) if box is not None else None,  # type: ignore[arg-type]
             instruction=d.get("instruction", ""),
-            event=Event.from_dict(ev) if ev else None,
+            event=_event_from_dict(ev) if ev else None,
             label=d.get("label"),
         )
+
+
+_EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
+
+
+def _event_from_dict(ev: Any) -> Event:
+    """``Event.from_dict`` of a reference step's event, whose ``kind`` (compared with the event an
+    action produced) must be an event kind: ``Event(kind=3)`` was accepted and matched nothing."""
+    if not isinstance(ev, Mapping) or not isinstance(ev.get("kind"), str) or ev["kind"] not in _EVENT_KINDS:
+        kind = ev.get("kind") if isinstance(ev, Mapping) else ev
+        raise ValueError(f"RefStep event must be a dict whose kind is one of {_EVENT_KINDS}, got {kind!r:.60}")
+    widget = ev.get("widget")
+    if widget is not None and not isinstance(widget, str):
+        raise ValueError(f"RefStep event widget must be a str or None, got {type(widget).__name__}")
+    return Event.from_dict(dict(ev))
+
+
+def _coord(v: Any, what: str) -> int:
+    """A coordinate read from JSON-like data as a Python ``int``: an integer (numpy's too), a
+    string of one, or a finite float rounded to the nearest pixel (``10.7`` -> 11, as
+    :func:`~guigym.action_text.parse_action` rounds float coordinates; ``int()`` truncated it
+    to 10). A bool, NaN, infinity, anything beyond ``±MAX_COORD`` or else is a ``ValueError``."""
+    if isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{what} must be a number, got {v!r}")
+    if isinstance(v, str):
+        try:
+            v = int(v)
+        except ValueError:
+            raise ValueError(f"{what} must be an integer, got {v!r:.60}") from None
+    elif isinstance(v, np.ndarray) and v.ndim == 0:  # a 0-d array, as as_int takes
+        return _coord(v[()], what)
+    elif isinstance(v, (numbers.Real, np.floating)) and not isinstance(v, (int, np.integer)):
+        if not math.isfinite(v):
+            raise ValueError(f"{what} must be finite, got {v!r}")
+        v = round(float(v))
+    elif not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{what} must be a number, got {type(v).__name__}")
+    if not -MAX_COORD <= v <= MAX_COORD:
+        raise ValueError(f"{what} must be within ±{MAX_COORD}")
+    return int(v)
 
 
 def action_to_dict(a: Action) -> dict[str, Any]:
@@ -162,14 +215,16 @@ def action_to_dict(a: Action) -> dict[str, Any]:
 
 
 def action_from_dict(d: Mapping[str, Any]) -> Action:
-    """Inverse of :func:`action_to_dict` (coordinates cast to ``int``, strings to ``str``)."""
+    """Inverse of :func:`action_to_dict` (coordinates read as ``int``, floats rounded to the
+    nearest pixel as :func:`~guigym.action_text.parse_action` rounds them, strings cast to
+    ``str``; a coordinate that is no number is a ``ValueError``)."""
     t = d.get("type")
     if not isinstance(t, str) or t not in _CLASS_OF:
         raise ValueError(f"unknown action type {t!r}; expected one of {ACTION_TYPES}")
     if t == "scroll":
         x, y = d.get("x"), d.get("y")
-        return Scroll(d["direction"], None if x is None else int(x), None if y is None else int(y))
-    cast = {"x": int, "y": int, "name": str, "text": str}
+        return Scroll(d["direction"], None if x is None else _coord(x, "x"), None if y is None else _coord(y, "y"))
+    cast: dict[str, Any] = {"x": lambda v: _coord(v, "x"), "y": lambda v: _coord(v, "y"), "name": str, "text": str}
     cls = _CLASS_OF[t]
     return cls(**{f.name: cast[f.name](d[f.name]) for f in fields(cls) if f.init})  # type: ignore[no-any-return]
 

@@ -51,6 +51,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
@@ -320,7 +321,6 @@ class RayVectorEnv(VectorEnv):
         self._described: list[dict[str, Any] | None] = [None] * num_actors
         self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset at least once (else stepping is a usage error)
         self._lost = [""] * self.num_envs  # why an env's episode is gone (its actor was replaced, it raised); "" = fine
-        self._last_obs: list[Any] = [None] * self.num_envs
 
         try:
             first = self._describe([0])[0]
@@ -335,6 +335,9 @@ class RayVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._observations = create_empty_array(self.single_observation_space, n=self.num_envs, fn=np.zeros)
+        # what an env not reset yet shows in a batch (a first reset may reset some envs only): zeros and
+        # empty strings, as GuiVectorEnv's and Gymnasium's AsyncVectorEnv's untouched shared memory
+        self._last_obs: list[Any] = [_empty_obs(self.single_observation_space)] * self.num_envs
         self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
 
     # --- placement ------------------------------------------------------------------------
@@ -390,8 +393,10 @@ class RayVectorEnv(VectorEnv):
     # --- Gymnasium VectorEnv API --------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Reset every env (or those of ``options["reset_mask"]``, as Gymnasium's vector envs do);
-        ``seed``: an int (``seed + i`` for env ``i``), a list, or None."""
+        """Reset every env (or those of ``options["reset_mask"]``, as Gymnasium's vector envs do;
+        also in the first reset: an env not reset yet shows zeros and empty strings, and
+        :meth:`step` raises ``ResetNeeded`` until every env was reset); ``seed``: an int
+        (``seed + i`` for env ``i``), a list, or None."""
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seed = int(seed)
             super().reset(seed=seed)
@@ -406,8 +411,6 @@ class RayVectorEnv(VectorEnv):
         elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
             raise ValueError(f"options['reset_mask'] must be a bool array of shape ({n},) with a True value")
         idx = [int(i) for i in np.flatnonzero(mask)]
-        if len(idx) < n and not self._reset_done.all():
-            raise ValueError("the first reset() resets every env; options['reset_mask'] comes after")
         results = self._reset(idx, [seeds[i] for i in idx], [options or None] * len(idx))
         infos: dict[str, Any] = {}
         for i, (_, info) in zip(idx, results, strict=True):
@@ -422,7 +425,7 @@ class RayVectorEnv(VectorEnv):
         per-env actions (anything ``env.step`` takes, e.g. action text)."""
         per_env = per_env_actions(self.action_space, actions, self.num_envs)
         if not self._reset_done.all():
-            raise gym.error.ResetNeeded("call reset() before step()")
+            raise gym.error.ResetNeeded(f"envs {np.flatnonzero(~self._reset_done).tolist()} were never reset; call reset() before step()")
         n = self.num_envs
         rewards, terminated, truncated = np.zeros(n), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
         infos: dict[str, Any] = {}
@@ -663,6 +666,19 @@ class RayVectorEnv(VectorEnv):
         if len(set(idx)) != len(idx):
             raise ValueError(f"duplicate env indices in {idx}")
         return idx
+
+
+def _empty_obs(space: gym.Space[Any]) -> Any:
+    """One observation of ``space`` as ``create_empty_array(space, fn=np.zeros)`` makes them (zeros,
+    empty strings); Gymnasium's ``iterate`` cannot split guigym's ``UnicodeText`` out of a batch."""
+    def first(sub: gym.Space[Any], batch: Any) -> Any:
+        if isinstance(sub, spaces.Dict):
+            return {k: first(s, batch[k]) for k, s in sub.spaces.items()}
+        if isinstance(sub, spaces.Tuple):
+            return tuple(first(s, b) for s, b in zip(sub.spaces, batch, strict=True))
+        return batch[0]
+
+    return first(space, create_empty_array(space, n=1, fn=np.zeros))
 
 
 def _summary(e: BaseException) -> str:

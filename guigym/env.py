@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from guigym import allocator
-from guigym.action_text import ActionParseError
+from guigym.action_text import ActionParseError, _short
 from guigym.actions import (ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, as_int, checked_action, format_action,
                             parse_action)
 from guigym.apps import FAMILIES
@@ -58,7 +58,8 @@ class GuiEnv(gym.Env):
             shaping ``Φ(s') − Φ(s)``, ``Φ(s) = −remaining_reference_length(s) / initial_length``).
         extra_obs: extra observation keys: ``"elements"`` (visible interactive widgets) and
             ``"history"`` (the last actions, one per line, in the function text format).
-        backend_kwargs: options for the backend (e.g. the browser's executable).
+        backend_kwargs: options for the backend, a dict of its keyword arguments (e.g. the
+            browser's executable) or ``None``; anything else is a ``TypeError``.
         variation: ``None`` (the family's own instances), a preset name or a dict of axes (see below).
         split: ``"train"`` or ``"test"``: the values each varied axis is drawn from.
         strict: ``True``: success needs the final state to equal the start plus exactly the
@@ -94,8 +95,9 @@ class GuiEnv(gym.Env):
     instance of, one of ``Family.templates[level]``).
 
     Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
-    a preset (``"all"``, ``"appearance"``, ``"instructions"``, ``"interruptions"``,
-    ``"adversarial"``, ``"templates"``, ``"permissions"``) or a dict of axes; ``split="train" |
+    a preset of ``guigym.variation.PRESETS`` (``"none"``, ``"all"``, ``"appearance"``,
+    ``"instructions"``, ``"interruptions"``, ``"adversarial"``, ``"language"``, ``"templates"``,
+    ``"permissions"``, ``"labels"``, ``"descriptions"``) or a dict of axes; ``split="train" |
     "test"`` picks each sampled axis's values from disjoint sets, so the splits never share an
     instance; its ``templates`` axis draws the train split's task templates or the held-out test
     split's. ``{"language": "de"}`` (or the preset ``"language"``) with ``split="test"``: German
@@ -145,6 +147,10 @@ class GuiEnv(gym.Env):
         bad = [k for k in extra_obs if k not in EXTRA_OBS]
         if bad:
             raise ValueError(f"unknown extra_obs {bad}; expected a subset of {EXTRA_OBS}")
+        if backend_kwargs is not None and (not isinstance(backend_kwargs, Mapping) or not all(isinstance(k, str) for k in backend_kwargs)):
+            # dict([1]) was a bare TypeError; non-str keys failed only at the first reset, as the backend's **kwargs
+            raise TypeError(f"backend_kwargs must be a dict of keyword arguments for the {backend} backend (str keys) "
+                            f"or None, got {_short(backend_kwargs)}")
         self.level = level
         self.backend_name = backend
         self.width, self.height = check_viewport(viewport if isinstance(viewport, str) else _viewport_pair(viewport))

@@ -34,8 +34,11 @@ seeding, ``close``) and five differences:
   An env whose step went well but whose worker was restarted for another env's failure keeps
   that step's observation, reward and ``info``, and is truncated with the failure keys: its
   episode ended with the worker.
+  (Under ``SAME_STEP`` they are its ``final_obs`` and ``final_info``: the episode's real end
+  when that step ended it.)
   A ``timeout`` given to ``step_wait``/``reset_wait`` works like ``worker_timeout`` for that call
-  (late workers are restarted; Gymnasium raises ``TimeoutError`` instead).
+  (late workers are restarted; Gymnasium raises ``TimeoutError`` instead); ``0`` polls once, as
+  Gymnasium's does.
   A worker that dies during ``reset`` is restarted and its reset repeated once (reported the
   same way). An exception raised by ``env.reset`` itself (a bad option) and errors in ``call`` /
   ``get_attr`` / ``set_attr`` are raised in the caller, as Gymnasium does, and leave the vector
@@ -110,8 +113,10 @@ class GuiVectorEnv(AsyncVectorEnv):
     Args:
         env_fns: functions that make the envs (each called in its worker, and ``env_fns[0]`` once
             here to read the spaces; guigym envs start no backend until their first reset).
-        copy: return copies of the observations (default) rather than read-only views of shared
-            memory that the next step overwrites.
+        copy: return copies of the observations (default; keys sent by pipe, ``elements``, too)
+            rather than what the vector env holds: read-only views of shared memory that the next
+            step overwrites, and the piped objects it keeps (a whole observation sent by pipe: a
+            writable batch buffer the next call refills, as Gymnasium's with ``shared_memory=False``).
         context: ``multiprocessing`` start method (``None``: the platform's default).
         daemon: mark workers as daemons (they end with this process).
         autoreset_mode: ``AutoresetMode`` or its value (``"NextStep"``, ``"SameStep"``, ``"Disabled"``).
@@ -234,7 +239,9 @@ class GuiVectorEnv(AsyncVectorEnv):
             if key is None:  # a whole non-Dict observation: batch it like Gymnasium does
                 self._pipe_buf = concatenate(self.single_observation_space, items, self._pipe_buf)
                 return copy_module.deepcopy(self._pipe_buf) if copy else self._pipe_buf
-            return tuple(items)  # a Sequence key batches to a tuple (Gymnasium's concatenate)
+            # a Sequence key batches to a tuple (Gymnasium's concatenate) of the very objects kept in
+            # _pipe_obs (a failed env's next step, its final_obs and a masked reset show them again): copied
+            return tuple(_owned(p) for p in items) if copy else tuple(items)
 
         if not isinstance(self.single_observation_space, spaces.Dict):
             return shared(None) if self._shm_keys else piped(None)
@@ -405,6 +412,12 @@ class GuiVectorEnv(AsyncVectorEnv):
                 out.setdefault(i // self.envs_per_worker, payload)
         return out
 
+    def _deadline(self, timeout: float | None) -> float | None:
+        """A ``*_wait`` call's time limit: its own ``timeout``, else ``worker_timeout``. ``0`` polls
+        once (as Gymnasium's ``AsyncVectorEnv``), so workers not done yet count as hung; ``timeout
+        or worker_timeout`` read it as none given (no limit at all without ``worker_timeout``)."""
+        return self.worker_timeout if timeout is None else timeout
+
     # --- reset -------------------------------------------------------------------------
     def reset_async(self, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> None:
         self._assert_is_running()
@@ -434,7 +447,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._assert_is_running()
         if self._state != AsyncState.WAITING_RESET:
             raise NoAsyncCallError("Calling `reset_wait` without any prior call to `reset_async`.", AsyncState.WAITING_RESET.value)
-        replies = self._collect(range(self.num_envs), timeout or self.worker_timeout)
+        replies = self._collect(range(self.num_envs), self._deadline(timeout))
         self._state = AsyncState.DEFAULT
         failed: dict[int, str] = {}  # env -> why its worker was restarted
         for w, died in self._dead_workers(replies).items():  # restart it and reset its envs again, once
@@ -442,7 +455,7 @@ class GuiVectorEnv(AsyncVectorEnv):
             why = str(died)
             self._restart(w, why)
             self._send_worker(w, "reset", [self._reset_kwargs[i] or {} for i in envs])  # its envs lost their episodes
-            replies.update(self._collect(envs, timeout or self.worker_timeout))
+            replies.update(self._collect(envs, self._deadline(timeout)))
             failed.update({i: why for i in envs})
         infos: dict[str, Any] = {}
         error: BaseException | None = None
@@ -478,7 +491,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._assert_is_running()
         if self._state != AsyncState.WAITING_STEP:
             raise NoAsyncCallError("Calling `step_wait` without any prior call to `step_async`.", AsyncState.WAITING_STEP.value)
-        replies = self._collect(range(self.num_envs), timeout or self.worker_timeout)
+        replies = self._collect(range(self.num_envs), self._deadline(timeout))
         self._state = AsyncState.DEFAULT
         n = self.num_envs
         rewards, terms, truncs = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
@@ -509,14 +522,20 @@ class GuiVectorEnv(AsyncVectorEnv):
                 infos = self._add_info(infos, replies[i][1][4], i)
                 continue
             why = failed[i]
+            ended = bool(terms[i] or truncs[i])  # its own step ended its episode (SAME_STEP: the worker reset it)
             truncs[i] = True
             if not replies[i][0]:
                 rewards[i], terms[i] = 0.0, False
             fail = {"worker_failed": True, "worker_error": why}
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                last = self._single(i)  # its last observation: before the failed step, or its step's own
+                last, final = self._single(i), fail  # its last observation: before the failed step, or its step's own
+                if replies[i][0]:  # a mate whose step went well: its episode ends with that step's observation and info
+                    step_info = replies[i][1][4]
+                    if ended:  # the worker had reset it already: its slot shows that reset, the reply the real end
+                        last, step_info = step_info["final_obs"], step_info["final_info"]
+                    final = {**step_info, **fail}
                 info = self._fresh_episode(i, why)
-                infos = self._add_info(infos, {"final_obs": last, "final_info": fail, **info, **fail}, i)
+                infos = self._add_info(infos, {"final_obs": last, "final_info": final, **info, **fail}, i)
             else:  # its next step resets; the shared slot still shows its last obs
                 infos = self._add_info(infos, {**replies[i][1][4], **fail} if replies[i][0] else fail, i)
         return self._batch(self.copy), rewards, terms, truncs, infos
@@ -687,6 +706,28 @@ def _slot(view: Any, i: int) -> Any:
     if isinstance(view, tuple):
         return tuple(_slot(v, i) for v in view)
     return view[i].copy() if isinstance(view, np.ndarray) else copy_module.deepcopy(view[i])
+
+
+_ATOMS = frozenset({str, int, float, bool, bytes, type(None)})
+_IMMUTABLE = (str, bytes, int, float, complex, np.generic, type(None))
+
+
+def _owned(x: Any) -> Any:
+    """A copy of a piped observation part (guigym's ``elements``: a tuple of dicts of str, int and a
+    small array) that shares nothing mutable with ``x``: arrays copied, plain containers rebuilt,
+    immutable leaves shared; anything else deep-copied. About a third of ``copy.deepcopy``'s time."""
+    t = type(x)
+    if t in _ATOMS:
+        return x
+    if t is np.ndarray:
+        return x.copy()
+    if t is dict:
+        return {k: _owned(v) for k, v in x.items()}
+    if t is tuple:
+        return tuple([_owned(v) for v in x])
+    if t is list:
+        return [_owned(v) for v in x]
+    return x if isinstance(x, _IMMUTABLE) else copy_module.deepcopy(x)
 
 
 def _live(view: Any) -> bool:

@@ -79,6 +79,14 @@ def _pair(v: Any, what: str) -> tuple[int, int]:
     return _count(a, f"{what}[0]", 1), _count(b, f"{what}[1]", 1)
 
 
+def _flag(v: Any, what: str) -> bool:
+    """``v`` as a ``bool`` (a numpy bool accepted), else a ``ValueError``: any truthy value was
+    taken as ``True``, so ``open_app="no"`` kept the OpenApp block."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{what} must be True or False, got {_short(v)}")
+    return bool(v)
+
+
 def _penalty(v: Any, what: str) -> float:
     """``v`` as a finite ``float`` >= 0, else a ``ValueError`` (a negative one rewards no-ops)."""
     ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
@@ -107,13 +115,14 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     the default 360x640 viewport) and fewer ``type_slots`` shrink it further.
 
     Valid settings: ``grid`` two integers ``(cols, rows)``, each >= 1; ``type_slots`` an integer
-    >= 0 (0: no Type block). Anything else is a ``ValueError`` here, not a wrong index later
-    (``grid=(0, n)`` made ``index_of(Click)`` return -1).
+    >= 0 (0: no Type block); ``open_app`` ``True`` or ``False``. Anything else is a
+    ``ValueError`` here, not a wrong index later (``grid=(0, n)`` made ``index_of(Click)`` return -1).
     """
 
     def __init__(self, env: gym.Env, grid: tuple[int, int] = (9, 16), type_slots: int = 16, open_app: bool = True) -> None:
         cols, rows = _pair(grid, "grid")
         type_slots = _count(type_slots, "type_slots", 0)
+        open_app = _flag(open_app, "open_app")
         # recorded for env.spec: gym.make(env.spec) (and check_env's close check) rebuilds the wrapper
         gym.utils.RecordConstructorArgs.__init__(self, grid=(cols, rows), type_slots=type_slots, open_app=open_app)
         super().__init__(env)
@@ -184,12 +193,13 @@ def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:
 class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """``Dict(image=uint8 (h, w, 3), instruction=float32 (dim,))`` or, with ``image_only``,
     just the image ``Box``. The image is the screenshot downscaled with a box filter.
-    ``size`` is two integers ``(width, height)``, each >= 1, and ``instruction_dim`` an integer
-    >= 1 (else a ``ValueError``)."""
+    ``size`` is two integers ``(width, height)``, each >= 1, ``instruction_dim`` an integer
+    >= 1 and ``image_only`` ``True`` or ``False`` (else a ``ValueError``)."""
 
     def __init__(self, env: gym.Env, size: tuple[int, int] = (72, 128), instruction_dim: int = 256, image_only: bool = False) -> None:
         size = _pair(size, "size")
         instruction_dim = _count(instruction_dim, "instruction_dim", 1)
+        image_only = _flag(image_only, "image_only")
         gym.utils.RecordConstructorArgs.__init__(self, size=size, instruction_dim=instruction_dim, image_only=image_only)
         super().__init__(env)
         self.size, self.instruction_dim, self.image_only = size, instruction_dim, image_only
@@ -301,7 +311,8 @@ def make_sb3_env(
     Valid settings (checked before the env is made; anything else is a ``ValueError``):
     ``grid`` and ``image_size`` two integers >= 1 each, ``type_slots`` an integer >= 0,
     ``instruction_dim`` an integer >= 1, ``prev_action`` an integer >= 0 (0: none; > 0 only
-    without ``image_only``), ``noop_penalty`` a finite number >= 0 (0: none).
+    without ``image_only``), ``noop_penalty`` a finite number >= 0 (0: none), ``open_app`` and
+    ``image_only`` ``True`` or ``False``.
     """
     _pair(grid, "grid")
     _count(type_slots, "type_slots", 0)
@@ -309,6 +320,7 @@ def make_sb3_env(
     _count(instruction_dim, "instruction_dim", 1)
     prev_action = _count(prev_action, "prev_action", 0)
     noop_penalty = _penalty(noop_penalty, "noop_penalty")
+    open_app, image_only = _flag(open_app, "open_app"), _flag(image_only, "image_only")
     if prev_action and image_only:
         raise ValueError("prev_action > 0 needs the Dict observation: not with image_only=True")
     env = DiscreteActions(gym.make(env_id, **kwargs), grid=tuple(grid), type_slots=type_slots, open_app=open_app)  # type: ignore[arg-type]

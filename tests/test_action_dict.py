@@ -72,3 +72,36 @@ def test_unknown_attribute_still_raises():
         actions.no_such_name  # noqa: B018
     with pytest.raises(ImportError):
         from guigym.actions import no_such_name  # noqa: F401
+
+
+def _ref(**kw):
+    return {"action": {"type": "click", "x": 10, "y": 20}, "target": "ok", "box": [4, 10, 16, 30], "instruction": "Click OK", **kw}
+
+
+def test_refstep_from_dict_rounds_float_coordinates_as_parse_action_does():
+    """``int()`` truncated them (10.7 -> 10, a box edge moved inwards); parse_action rounds a
+    float coordinate, and to_dict writes ints, which read back unchanged."""
+    from guigym.action_text import parse_action
+    from guigym.actions import RefStep
+
+    step = RefStep.from_dict(_ref(action={"type": "click", "x": 10.7, "y": 19.6}, box=[3.6, 9.5, 16.7, 30.2]))
+    assert step.action == parse_action('{"action": "click", "coordinate": [10.7, 19.6]}', "json") == Click(11, 20)
+    assert step.box == (4, 10, 17, 30) and all(type(v) is int for v in step.box)
+    assert action_from_dict({"type": "scroll", "direction": "up", "x": 2.5, "y": 3.5}) == Scroll("up", 2, 4)
+    assert RefStep.from_dict(step.to_dict()) == step
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"box": [1, 2, 3]}, "box must be"), ({"box": "1234"}, "box must be"), ({"box": [1, 2, float("nan"), 4]}, "finite"),
+    ({"box": [True, 2, 3, 4]}, "number"), ({"action": {"type": "click", "x": None, "y": 1}}, "number"),
+    ({"action": {"type": "click", "x": 1e12, "y": 1}}, "within"),
+    ({"event": {"kind": 3}}, "kind is one of"), ({"event": {"kind": "tap"}}, "kind is one of"),
+    ({"event": {"kind": "click", "widget": 7}}, "widget"),
+])
+def test_refstep_from_dict_rejects_what_to_dict_never_writes(bad, match):
+    """``Event(kind=3)`` was accepted (and matched no event), ``"1234"`` read as a box digit by
+    digit, three numbers as a three-number box, ``None`` a bare TypeError."""
+    from guigym.actions import RefStep
+
+    with pytest.raises(ValueError, match=match):
+        RefStep.from_dict(_ref(**bad))

@@ -455,6 +455,41 @@ def test_an_env_reset_with_reset_envs_after_its_episode_ended_is_stepped_not_res
         v.close()
         local.close()
 
+def test_a_first_reset_may_reset_some_envs_only(cluster: Cluster) -> None:
+    """As GuiVectorEnv and Gymnasium's AsyncVectorEnv: ``reset(options={"reset_mask": ...})``
+    before any full reset resets those envs (the others show zeros and empty strings) and
+    ``step()`` waits until every env was reset. It was a ValueError."""
+    v = RayVectorEnv(ENV, num_actors=1, envs_per_actor=2, actor_options={"num_cpus": 0, "resources": {"node_a": 1}})
+    local = gym.make(ENV)
+    try:
+        obs, info = v.reset(seed=[None, 4], options={"reset_mask": np.array([False, True])})
+        assert same_obs({k: x[1] for k, x in obs.items()}, local.reset(seed=4)[0])
+        assert not obs["screenshot"][0].any() and obs["instruction"][0] == "" and list(info["_actor_failed"]) == [False, True]
+        with pytest.raises(gym.error.ResetNeeded, match=r"envs \[0\] were never reset"):
+            v.step(["back()", "back()"])
+        obs, _ = v.reset(seed=[7, None], options={"reset_mask": np.array([True, False])})
+        assert same_obs({k: x[0] for k, x in obs.items()}, local.reset(seed=7)[0])
+        assert same_obs({k: x[1] for k, x in obs.items()}, local.reset(seed=4)[0])  # left as it was
+        _, _, _, trunc, info = v.step(["back()", "back()"])
+        assert not trunc.any() and not info["actor_failed"].any()
+    finally:
+        v.close()
+        local.close()
+
+
+def test_actors_end_with_a_vector_env_dropped_without_close(cluster: Cluster) -> None:
+    """No ``__del__`` is needed: Ray ends an actor when the last handle to it goes, and the
+    vector env holds its actors' only handles (a reference cycle through it would keep them)."""
+    v = RayVectorEnv(ENV, num_actors=1, actor_options={"num_cpus": 0, "resources": {"node_a": 1}})
+    v.reset(seed=0)
+    v.step(["back()"])
+    pid = v.pids()[0]
+    del v
+    end = time.monotonic() + 30
+    while running(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not running(pid)
+
 @pytest.mark.browser
 def test_browser_envs_on_two_nodes_match_local_and_survive_a_chromium_crash(cluster: Cluster) -> None:
     """backend="browser": a real headless Chromium in each actor, one per node. Oracle episodes

@@ -343,3 +343,21 @@ def test_every_family_documents_the_same_sections(env_id):
     assert -1 not in at, f"{env_id}: missing {[s for s, i in zip(DOC_SECTIONS, at) if i < 0]}"
     assert at == sorted(at), f"{env_id}: sections out of order"
     assert f"``{env_id}``" in "\n".join(lines[at[-1]:])
+
+
+@pytest.mark.parametrize("bad", [[1], "headless", {1: 2}])
+def test_backend_kwargs_must_be_a_dict_of_keywords(bad) -> None:
+    """``backend_kwargs=[1]`` was a bare ``TypeError`` from ``dict()``; a str key-by-letter error
+    and a non-str key failed only at the first reset."""
+    with pytest.raises(TypeError, match="backend_kwargs must be a dict of keyword arguments"):
+        gym.make("GuiGym-Login-v0", backend_kwargs=bad)
+    gym.make("GuiGym-Login-v0", backend_kwargs={}).reset(seed=0)
+
+
+def test_the_docstring_names_every_variation_preset() -> None:
+    from guigym.env import GuiEnv
+    from guigym.variation import PRESETS
+
+    text = " ".join(GuiEnv.__doc__.split())
+    presets = text[text.index("Variation ("):]
+    assert [p for p in PRESETS if f'``"{p}"``' not in presets] == []

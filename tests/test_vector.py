@@ -1003,3 +1003,101 @@ def test_an_env_fn_that_cannot_be_pickled_leaves_no_worker() -> None:
     with pytest.raises(TypeError, match="pickle"):
         GuiVectorEnv([login, functools.partial(login, threading.Lock())], context="spawn")
     assert set(mp.active_children()) <= before
+
+
+@pytest.mark.parametrize("mate_ends", [False, True])
+def test_same_step_worker_mate_keeps_its_final_obs_and_info_when_its_worker_restarts(mate_ends: bool) -> None:
+    """SAME_STEP: env 1 raises at step 2 and cannot be made anew, so its worker restarts; env 0,
+    its mate, stepped well in that step (``mate_ends``: its TimeLimit ended the episode in that
+    very step). Its ``final_obs`` / ``final_info`` must be that step's observation and info: it
+    got the failure keys only, and (episode ended) the worker's reset that followed as ``final_obs``."""
+    import functools
+
+    limit = 2 if mate_ends else None
+    mate = functools.partial(gym.make, "GuiGym-Login-v0", max_episode_steps=limit)
+    venv = GuiVectorEnv([mate, login_once_per_process, login], envs_per_worker=2, autoreset_mode=AutoresetMode.SAME_STEP)
+    ref = gym.make("GuiGym-Login-v0", max_episode_steps=limit)  # what env 0 does
+    try:
+        venv.reset(seed=[0, 1, 2])
+        ref.reset(seed=0)
+        for a in actions("GuiGym-Login-v0", 2, 3):
+            obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
+            w_obs, w_r, w_te, w_tr, w_info = ref.step(a[0])
+        assert w_tr == mate_ends and list(info["worker_failed"]) == [True, True, False]
+        assert "restarted with its worker" in info["worker_error"][0] and venv.restarts == [1, 2, 0]
+        assert (r[0], te[0], tr[0]) == (w_r, w_te, True)  # its step's reward; truncated: the episode ended with the worker
+        assert_obs_equal(info["final_obs"][0], w_obs, "env 0's final_obs: its own step's observation")
+        final = info["final_info"]
+        for key in ("success", "template", "level", "action_error"):
+            assert final["_" + key][0] and final[key][0] == w_info[key], key
+        assert final["worker_failed"][0] and "restarted with its worker" in final["worker_error"][0]
+        assert_obs_equal({k: v[0] for k, v in obs.items()}, venv.call("observe")[0], "env 0 starts a new episode")
+        assert "success" not in final or not final["_success"][1]  # the failed env's final_info: the failure keys only
+    finally:
+        venv.close()
+        ref.close()
+
+
+def test_copy_true_hands_out_piped_observations_the_vector_env_does_not_keep() -> None:
+    """``copy=True``: ``elements`` (sent by pipe) came back as the very objects the vector env keeps
+    for later (a masked reset, a failed env's next step or ``final_obs`` show them again), so a
+    caller changing them in place changed what those showed."""
+    import copy
+
+    venv = gym.make_vec("GuiGym-Launcher-v0", 2, extra_obs=("elements",))
+    try:
+        obs, _ = venv.reset(seed=0)
+        want = copy.deepcopy(obs["elements"])
+        for one in obs["elements"]:
+            for e in one:
+                e["box"][:] = -1
+                e["label"] = "changed"
+        again, _ = venv.reset(seed=5, options={"reset_mask": np.array([False, True])})
+        assert_obs_equal({"elements": again["elements"][0]}, {"elements": want[0]}, "env 0 was not reset")
+        assert again["elements"][0] is not obs["elements"][0]
+        venv.copy = False  # views of what the vector env holds, as the shared-memory keys are
+        assert venv.reset(seed=5, options={"reset_mask": np.array([False, True])})[0]["elements"][0] is venv.observations["elements"][0]
+    finally:
+        venv.close()
+
+
+class Slow(gym.Wrapper):
+    """Sleeps ``seconds`` in every step and in every reset but its first."""
+
+    def __init__(self, env: gym.Env, seconds: float) -> None:
+        super().__init__(env)
+        self.seconds, self.resets = seconds, 0
+
+    def reset(self, **kwargs: Any) -> Any:
+        self.resets += 1
+        if self.resets > 1:
+            time.sleep(self.seconds)
+        return self.env.reset(**kwargs)
+
+    def step(self, action: Any) -> Any:
+        time.sleep(self.seconds)
+        return self.env.step(action)
+
+
+def test_a_wait_with_timeout_zero_polls_once() -> None:
+    """``step_wait(timeout=0)`` / ``reset_wait(timeout=0)`` poll once, as Gymnasium's
+    ``AsyncVectorEnv`` (which then raises ``TimeoutError``); here a worker not done yet counts as
+    hung and is restarted, as with any timeout. ``timeout or worker_timeout`` read 0 as no
+    timeout: both waited for the slow env (without ``worker_timeout``, for ever)."""
+    venv = GuiVectorEnv([lambda: Slow(login(), 3.0)])
+    try:
+        venv.reset(seed=0)
+        venv.step_async(venv.action_space.sample())
+        t0 = time.monotonic()
+        _, _, _, tr, info = venv.step_wait(timeout=0)
+        assert time.monotonic() - t0 < 2.0 and tr[0] and info["worker_failed"][0]
+        assert "did not answer within 0 s" in info["worker_error"][0] and venv.restarts == [1]
+        venv.reset_async(seed=1)
+        t0 = time.monotonic()
+        with pytest.raises(RuntimeError, match="within 0 s"):  # restarted, and its repeated reset not done at once either
+            venv.reset_wait(timeout=0)
+        assert time.monotonic() - t0 < 2.0
+        _, info = venv.reset(seed=2)  # the worker left hung is restarted; the default (no limit) waits for it
+        assert info["worker_failed"][0] and venv.restarts == [3]
+    finally:
+        venv.close()

@@ -187,3 +187,17 @@ def test_gymnasium_check_env_and_the_spec_rebuild_the_wrapped_env(kw: dict) -> N
         assert env.observation_space.contains(obs)
         if term or trunc:
             assert env.observation_space.contains(env.reset()[0])
+
+
+@pytest.mark.parametrize("kw", [{"open_app": "no"}, {"image_only": "no"}, {"open_app": 0}, {"image_only": None}])
+def test_flags_must_be_bools(kw: dict) -> None:
+    """``open_app="no"`` was taken as True (any truthy value kept the OpenApp block, or made the
+    observation image-only): a ``ValueError`` naming the flag, in make_sb3_env and in the wrappers."""
+    name = next(iter(kw))
+    with pytest.raises(ValueError, match=f"{name} must be True or False"):
+        make_sb3_env("GuiGym-Login-v0", **kw)
+    wrapper = DiscreteActions if name == "open_app" else NumericObservation
+    with pytest.raises(ValueError, match=f"{name} must be True or False"):
+        wrapper(make("GuiGym-Login-v0"), **kw)
+    env = make_sb3_env("GuiGym-Login-v0", **{name: np.bool_(False)})  # a numpy bool is a bool
+    assert env.get_wrapper_attr("apps" if name == "open_app" else "image_only") in ((), False)
