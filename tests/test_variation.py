@@ -425,3 +425,24 @@ def test_both_renderers_draw_the_variants_alike() -> None:
     finally:
         b.close()
         m.close()
+
+
+@pytest.mark.parametrize("env_id", ["GuiGym-CrossApp-v0", "GuiGym-Mail-v0", "GuiGym-Calendar-v0"])
+def test_long_plans_of_small_screens_have_a_reference(env_id: str) -> None:
+    """A landscape screen with the test split's looks (roomy rows, very long descriptions, font
+    scale 1.3) scrolls a row at a time: hard plans run to 90-170 steps. The oracle plans them
+    (its cap was 80 steps: such an instance had no reference at reset, as if it could not be
+    solved), and following the reference succeeds (the raw env: no time limit)."""
+    env = gym.make(env_id, level="hard", variation="all", split="test", viewport="landscape").unwrapped
+    lengths = []
+    for seed in (0, 1, 5):
+        _, info = env.reset(seed=seed)
+        lengths.append(len(info["reference"]))
+        assert lengths[-1] > 0, (env_id, seed)
+        for _ in range(2 * lengths[-1]):  # an interruption mid-task adds steps to the plan
+            _, _, term, trunc, info = env.step(info["reference"][0].action)
+            if term or trunc:
+                break
+        assert term and info["success"], (env_id, seed)
+    env.close()
+    assert max(lengths) > 80, lengths  # what the old cap refused
