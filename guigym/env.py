@@ -247,11 +247,14 @@ class GuiEnv(gym.Env):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        self.backend.in_step = True  # a dead renderer must raise here, not restart (see Backend.in_step)
+        be = self.backend
+        be.in_step = True  # a dead renderer must raise here, not restart (see Backend.in_step)
         try:
             return self._step(action)
         finally:
-            self.backend.in_step = False
+            # this renderer's flag: `self.backend` here made a new one (a new Chromium nobody
+            # closes) when the env was closed meanwhile, e.g. from another thread
+            be.in_step = False
 
     def _step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         act, err = self._coerce(action)  # validated before anything changes

@@ -361,3 +361,25 @@ def test_the_docstring_names_every_variation_preset() -> None:
     text = " ".join(GuiEnv.__doc__.split())
     presets = text[text.index("Variation ("):]
     assert [p for p in PRESETS if f'``"{p}"``' not in presets] == []
+
+
+def test_an_env_closed_during_a_step_starts_no_new_renderer() -> None:
+    """``close()`` while a step runs (another thread's, here from inside the step) leaves the env
+    without a renderer: the step's clean-up used to go through ``env.backend``, which made a
+    new one (on the browser backend, a Chromium that nothing closed)."""
+    env = gym.make("GuiGym-Login-v0").unwrapped
+    _, info = env.reset(seed=0)
+    step = env._step
+
+    def closing_step(action):
+        out = step(action)
+        env.close()
+        return out
+
+    env._step = closing_step
+    env.step(info["reference"][0].action)
+    assert env._backend is None
+    del env._step
+    env.reset(seed=1)  # and the env starts a renderer again when used
+    assert env._backend is not None
+    env.close()
