@@ -229,6 +229,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.ungrounded and args.executor == "none":  # no step grounded: every step a no-op, 0 % success
         p.error("--ungrounded needs an executor to ground its steps: --executor element or vlm, not none")
     uses_vlm = "vlm" in (args.planner, args.executor)
+    if uses_vlm and not args.model and not args.tiny_model:  # was a bare SystemExit (code 1) after importing torch
+        p.error(f"--{'planner' if args.planner == 'vlm' else 'executor'} vlm needs --model PATH (a local checkpoint) or --tiny-model")
     if uses_vlm and args.model and not args.tiny_model and not Path(args.model).is_dir():
         p.error(f"--model {args.model}: no such directory (a local Hugging Face checkpoint)")
     for flag, v, low in (("--threads", args.threads, 1), ("--max-new-tokens", args.max_new_tokens, 1),

@@ -142,9 +142,15 @@ _KEYWORDS: dict[str, frozenset[str]] = {
     "answer": frozenset({"text", "instruction"}),
 }
 
-_THINK_RE = re.compile(r"\s*<think>.*?</think>", re.DOTALL)
+#: Invisible characters that ``str.strip`` keeps: a byte-order mark (U+FEFF, zero-width no-break
+#: space), a zero-width space, a word joiner. At the edges of an answer they are blank, as whitespace is.
+_ZERO_WIDTH = "\ufeff\u200b\u2060"
+_BLANK_RE = re.compile(f"[\\s{_ZERO_WIDTH}]*")
+_THINK_RE = re.compile(f"[\\s{_ZERO_WIDTH}]*<think>.*?</think>", re.DOTALL)
 _FENCE_LANG = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+-")
 _WS_RE = re.compile(r"\s*")
+#: Python's line breaks: how ``ast`` numbers lines.
+_LINE_BREAK_RE = re.compile(r"\r\n?|\n")
 _MOBILE_RE = re.compile(r"""[\[\s]*\{\s*["'](?:name|arguments)["']""")
 _PARSE_ERRORS = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError, OverflowError)
 
@@ -156,10 +162,22 @@ def _snippet(text: str, limit: int = 120) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+def _strip(text: str) -> str:
+    """``text.strip()``, the :data:`_ZERO_WIDTH` characters stripped too (a leading BOM made every
+    format's parse fail). Linear: one match from each end."""
+    s = text.strip()
+    if not s or (s[0] not in _ZERO_WIDTH and s[-1] not in _ZERO_WIDTH):
+        return s
+    i = _BLANK_RE.match(s).end()  # type: ignore[union-attr]
+    if i == len(s):
+        return ""
+    return s[i : len(s) - _BLANK_RE.match(s[::-1]).end()]  # type: ignore[union-attr]
+
+
 def _strip_think(text: str) -> str:
     """Drop surrounding whitespace and a leading ``<think>…</think>`` block."""
     m = _THINK_RE.match(text)
-    return (text[m.end() :] if m else text).strip()
+    return _strip(text[m.end() :] if m else text)
 
 
 def _strip_fence(text: str) -> str:
@@ -174,10 +192,10 @@ def _strip_fence(text: str) -> str:
         i += 1
     if i < n and text[i] == "\n":
         i += 1
-    body = text.rstrip()
+    body = _strip(text)  # (text starts with ```: only its end is stripped)
     if not body.endswith("```") or len(body) - 3 < i:
         return text
-    return text[i : len(body) - 3].strip()
+    return _strip(text[i : len(body) - 3])
 
 
 def _unwrap(text: str) -> str:
@@ -186,7 +204,7 @@ def _unwrap(text: str) -> str:
     if s.startswith("<answer>"):
         s = s[len("<answer>") :]
         end = s.rfind("</answer>")
-        s = (s[:end] if end >= 0 else s).strip()
+        s = _strip(s[:end] if end >= 0 else s)
     return _strip_fence(s)
 
 
@@ -466,13 +484,43 @@ def _call_to_dict(node: ast.expr) -> dict[str, Any]:
     return out
 
 
+def _string_lines(module: ast.Module) -> tuple[set[int], set[int]]:
+    """The lines whose start, and those whose end, lie inside a string literal spanning lines."""
+    heads: set[int] = set()
+    tails: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))):
+            end = node.end_lineno or node.lineno
+            heads.update(range(node.lineno + 1, end + 1))
+            tails.update(range(node.lineno, end))
+    return heads, tails
+
+
 def _parse_module(body: str) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             return ast.parse(body, mode="exec")
         except IndentationError:
-            return ast.parse("\n".join(line.strip() for line in body.split("\n")), mode="exec")
+            pass
+        # Indented calls ("  click(…)\n    back()"): strip each line, but never inside a string
+        # spanning lines, whose whitespace is text (stripping every line turned
+        # type(text="""  a\n  b""") on an indented line into Type("  a\nb")). Lines as ast
+        # numbers them (\r\n, \r, \n), so the numbers of the stripped parse index `lines`.
+        lines = _LINE_BREAK_RE.split(body)
+        module = ast.parse("\n".join(line.strip() for line in lines), mode="exec")
+        heads, tails = _string_lines(module)
+        if not heads:
+            return module
+        kept = []
+        for i, line in enumerate(lines, 1):
+            kept.append(line if i in heads else line.lstrip())
+            kept[-1] = kept[-1] if i in tails else kept[-1].rstrip()
+        module = ast.parse("\n".join(kept), mode="exec")
+        new_heads, new_tails = _string_lines(module)
+        if not (new_heads <= heads and new_tails <= tails):  # a string that now spans a stripped edge
+            raise SyntaxError("inconsistent indentation around a string spanning lines")
+        return module
 
 
 def _raw_function(text: str) -> list[ast.expr]:
@@ -517,14 +565,14 @@ def _raw_mobile(text: str) -> list[Any]:
     pos = 0
     while (i := s.find(open_tag, pos)) >= 0:
         j = i + len(open_tag)
-        while j < len(s) and s[j].isspace():
+        while j < len(s) and (s[j].isspace() or s[j] in _ZERO_WIDTH):
             j += 1
         try:
             obj, end = decoder.raw_decode(s, j)
         except (ValueError, RecursionError, MemoryError):
             k = s.find(close_tag, j)
             end = len(s) if k < 0 else k
-            obj = _load_literal(s[j:end].strip())
+            obj = _load_literal(_strip(s[j:end]))
         pos = _WS_RE.match(s, end).end()  # type: ignore[union-attr]  # (no slicing: linear in the number of blocks)
         if s.startswith(close_tag, pos):
             pos += len(close_tag)

@@ -7,10 +7,12 @@ how the grounded reward (TraceR1 stage 2) decides whether an action "did the rig
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 EventKind = Literal["click", "input", "toggle", "scroll", "back", "open_app", "page", "answer"]
+EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 
 
 @dataclass(frozen=True)
@@ -36,5 +38,13 @@ class Event:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Event":
-        return cls(d["kind"], d.get("widget"), d.get("value"))
+    def from_dict(cls, d: Mapping[str, Any]) -> "Event":
+        """Inverse of :meth:`to_dict`. A ``kind`` that is not one of :data:`EVENT_KINDS`, or a
+        ``widget`` that is not a str or ``None``, is a ``ValueError`` (``{"kind": 3}`` was an
+        event that matched nothing, or another such event); a missing ``kind`` a ``KeyError``."""
+        kind, widget = d["kind"], d.get("widget")
+        if not isinstance(kind, str) or kind not in EVENT_KINDS:
+            raise ValueError(f"event kind must be one of {EVENT_KINDS}, got {kind!r:.60}")
+        if widget is not None and not isinstance(widget, str):
+            raise ValueError(f"event widget must be a str or None, got {type(widget).__name__}")
+        return cls(kind, widget, d.get("value"))  # type: ignore[arg-type]

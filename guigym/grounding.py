@@ -25,8 +25,9 @@ __all__ = ["quoted", "match_element", "instruction_action", "normalize_label"]
 
 # An apostrophe between two letters ("Don't allow", "Mom’s") is part of a single-quoted text, not
 # its end: 'Don't allow' was read as 'Don' (grounded to a "Done" button; typed as "Don"); nor
-# does one open a quote ("it's 'x'": x).
-_QUOTED = re.compile(r"(?<!\w)'((?:[^']|(?<=\w)'(?=\w))*)'|\"([^\"]*)\"|‘((?:[^’]|(?<=\w)’(?=\w))*)’|“([^”]*)”")
+# does one open a quote ("it's 'x'": x). German quotes („Anmelden“) too: a German instruction
+# such as "Gib „alice“ in das Feld 'Name' ein" typed "Name".
+_QUOTED = re.compile(r"(?<!\w)'((?:[^']|(?<=\w)'(?=\w))*)'|\"([^\"]*)\"|‘((?:[^’]|(?<=\w)’(?=\w))*)’|“([^”]*)”|„([^“”]*)[“”]")
 # role words in an instruction -> widget kinds they point at
 _ROLE_WORDS: dict[str, tuple[str, ...]] = {
     "field": ("input",),
@@ -55,7 +56,7 @@ _FILLER = re.compile(
 
 
 def quoted(text: str) -> list[str]:
-    """The quoted parts of ``text`` ('…', "…", ‘…’, “…”), in order.
+    """The quoted parts of ``text`` ('…', "…", ‘…’, “…”, „…“), in order.
 
     >>> quoted("Click the 'Don't allow' button, then 'OK'")
     ["Don't allow", 'OK']
@@ -64,8 +65,10 @@ def quoted(text: str) -> list[str]:
 
 
 def normalize_label(s: str) -> str:
-    """Lower-cased words (punctuation other than ``&@.+-`` dropped), single-spaced."""
-    return " ".join(re.sub(r"[^\w&@.+-]+", " ", s.lower()).split())
+    """Case-folded words (punctuation other than ``&@.+-`` dropped), single-spaced. Case-folded,
+    not lower-cased: "STRASSE" names the German label "Straße" (``lower`` keeps the ß); for
+    English text the two are the same."""
+    return " ".join(re.sub(r"[^\w&@.+-]+", " ", s.casefold()).split())
 
 
 def _target_phrase(instruction: str) -> str:

@@ -418,6 +418,9 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--split", "test"], "--split test needs --variations"),  # used to run the plain instances without a word
     (["--variations", "grid", "--save-gif", "never.gif"], "--save-gif is not supported with --variations grid"),
     (["--planner", "vlm", "--model", "/nonexistent/model"], "--model /nonexistent/model: no such directory"),
+    # a VLM without a model ended in a bare SystemExit message (exit code 1) after importing torch
+    (["--executor", "vlm"], "--executor vlm needs --model PATH (a local checkpoint) or --tiny-model"),
+    (["--planner", "vlm"], "--planner vlm needs --model PATH"),
     (["--planner", "vlm", "--tiny-model", "--threads", "-2"], "--threads must be >= 1, got -2"),
     (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1"),
     # a model's flags without the model were ignored without a word

@@ -99,7 +99,10 @@ def as_event(e: Any) -> Optional[Event]:
     if isinstance(e, Event):
         return e
     if isinstance(e, dict) and "kind" in e:
-        return Event.from_dict(e)
+        try:
+            return Event.from_dict(e)
+        except ValueError:  # not an event's dict form ({"kind": 3} matched another {"kind": 3})
+            return None
     return None
 
 

@@ -27,6 +27,7 @@ An empty ``ground_truth`` (``[]``: a terminal state) expects a ``done`` step in 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from guigym.rewards.trl import TrajectoryReward, load_reference
@@ -59,18 +60,24 @@ def compute_score(
     traj = None
     if mode == "trajectory":
         traj = TrajectoryReward(gamma, lambda_align, lambda_rep, horizon, fmt, similarity=similarity, text=text)
+    if isinstance(reward_inputs, (str, bytes, Mapping)) or not hasattr(reward_inputs, "__iter__"):
+        raise TypeError(f"compute_score: reward_inputs must be a list of dicts, got {type(reward_inputs).__name__}")
     out: list[dict[str, float]] = []
-    for item in reward_inputs:
-        text = item.get("response", "")
-        text = text if isinstance(text, str) else ""
+    for i, item in enumerate(reward_inputs):
+        if not isinstance(item, Mapping):  # was an AttributeError ('str' object has no attribute 'get')
+            raise TypeError(f"compute_score: reward_inputs[{i}] must be a dict with 'response' and 'ground_truth', "
+                            f"got {type(item).__name__}")
+        # (not `text`: that is the text-similarity rule passed to the trajectory reward)
+        response = item.get("response", "")
+        response = response if isinstance(response, str) else ""
         ref = load_reference(item.get("ground_truth", "[]"))
         first = ref[0] if ref else None  # None: terminal state, `done` (a plan step) expected
-        fmt_score = format_reward(text, fmt=fmt, require_think=require_think, plan=traj is not None or first is None)
+        fmt_score = format_reward(response, fmt=fmt, require_think=require_think, plan=traj is not None or first is None)
         if traj is not None:
-            score = traj([text], reference=[ref], elements=[item.get("elements")])[0]
+            score = traj([response], reference=[ref], elements=[item.get("elements")])[0]
             out.append({"overall": score + format_weight * fmt_score, "trajectory": score, "format": fmt_score})
             continue
-        pred = _first_predicted(text, fmt, plan=first is None)
+        pred = _first_predicted(response, fmt, plan=first is None)
         if pred is None:
             out.append({"overall": 0.0, "type": 0.0, "argument": 0.0, "format": 0.0})  # as uir1_reward
             continue

@@ -519,6 +519,7 @@ def trajectory_reward_range(
     [-3.0951, 4.0951]
     """
     check_weights(gamma, lambda_align, lambda_rep)
+    check_horizon(horizon)  # as trajectory_reward checks it: a negative horizon was the range (0, 0)
     if lambda_align < 0 or lambda_rep < 0:
         raise ValueError("the range is derived for lambda_align, lambda_rep >= 0")
     if horizon is None:
@@ -526,7 +527,7 @@ def trajectory_reward_range(
             raise ValueError("with gamma = 1 the reward is unbounded unless a horizon is given")
         return -lambda_rep * gamma / (1.0 - gamma), lambda_align / (1.0 - gamma)
     discounts, d = [], 1.0
-    for _ in range(max(0, horizon)):
+    for _ in range(horizon):
         discounts.append(d)
         d *= gamma
     low = float(sum([d * (0.0 - lambda_rep) for d in discounts[1:]], 0.0 * (0.0 - lambda_rep) if discounts else 0.0))

@@ -129,6 +129,15 @@ def _column(name: str, column: str, value: Any, n: int) -> list:
     return cells
 
 
+def _completions(name: str, completions: Any) -> Sequence[Any]:
+    """The ``completions`` argument: a list (or any sized iterable) of one completion per sample.
+    ``None`` ended in ``object of type 'NoneType' has no len()``; a lone string was scored
+    character by character."""
+    if isinstance(completions, (str, bytes, dict)) or not (hasattr(completions, "__len__") and hasattr(completions, "__iter__")):
+        raise TypeError(f"{name}: completions must be a list with one completion per sample, got {type(completions).__name__}")
+    return completions
+
+
 def load_elements(value: Any) -> Optional[list[dict]]:
     """Visible elements from a dataset cell (a JSON string or a list of dicts with ``id`` and
     ``box``), or ``None`` when the cell is empty or malformed (the reward then falls back to
@@ -179,6 +188,7 @@ class UIR1Reward(_ColumnReward):
         self.fmt, self.strict_args, self.require_think = fmt, strict_args, require_think
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        completions = _completions(self.__name__, completions)
         return [
             uir1_reward(completion_text(c), self._first(r), strict_args=self.strict_args, fmt=self.fmt, require_think=self.require_think)
             for c, r in zip(completions, self._refs(completions, kwargs))
@@ -196,6 +206,7 @@ class ActionTypeReward(_ColumnReward):
         self.fmt = fmt
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        completions = _completions(self.__name__, completions)
         # a terminal state (empty reference) expects `done`, which only a plan step spells
         return [
             action_type_reward(_first_predicted(completion_text(c), self.fmt, plan=not r), self._first(r))
@@ -214,6 +225,7 @@ class ArgumentReward(_ColumnReward):
         self.fmt, self.strict_args = fmt, strict_args
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        completions = _completions(self.__name__, completions)
         return [
             argument_reward(_first_predicted(completion_text(c), self.fmt, plan=not r), self._first(r), strict=self.strict_args)
             for c, r in zip(completions, self._refs(completions, kwargs))
@@ -233,6 +245,7 @@ class FormatReward:
         self.__name__ = "format_reward"
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        completions = _completions(self.__name__, completions)
         plans = [self.plan] * len(completions)
         if not self.plan and kwargs.get(self.column) is not None:
             plans = [not load_reference(r) for r in _column(self.__name__, self.column, kwargs[self.column], len(completions))]
@@ -301,6 +314,7 @@ class TrajectoryReward(_ColumnReward):
         return parse_answer(text if answer is None else answer, self.fmt, plan=True, max_len=self.horizon)
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        completions = _completions(self.__name__, completions)
         out = []
         elements = kwargs.get(self.elements_column)
         # checked like the reference column: zip would drop completions' rewards silently
