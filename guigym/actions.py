@@ -18,11 +18,11 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Union, get_args
+from typing import Any, Literal, Union
 
 import numpy as np
 
-from guigym.events import Event, EventKind
+from guigym.events import Event
 
 #: Largest ``|coordinate|`` an action may have (int32): beyond it an action is invalid, so no huge
 #: integer reaches a history line (``str(int)`` raises past 4,300 digits) or a reward's arithmetic.
@@ -161,19 +161,15 @@ class RefStep:
         )
 
 
-_EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
-
-
 def _event_from_dict(ev: Any) -> Event:
-    """``Event.from_dict`` of a reference step's event, whose ``kind`` (compared with the event an
-    action produced) must be an event kind: ``Event(kind=3)`` was accepted and matched nothing."""
-    if not isinstance(ev, Mapping) or not isinstance(ev.get("kind"), str) or ev["kind"] not in _EVENT_KINDS:
-        kind = ev.get("kind") if isinstance(ev, Mapping) else ev
-        raise ValueError(f"RefStep event must be a dict whose kind is one of {_EVENT_KINDS}, got {kind!r:.60}")
-    widget = ev.get("widget")
-    if widget is not None and not isinstance(widget, str):
-        raise ValueError(f"RefStep event widget must be a str or None, got {type(widget).__name__}")
-    return Event.from_dict(dict(ev))
+    """A reference step's event: :meth:`Event.from_dict` (which checks its kind and widget:
+    ``Event(kind=3)`` was accepted and matched nothing), the message naming the RefStep."""
+    if not isinstance(ev, Mapping):
+        raise ValueError(f"RefStep event must be a dict, got {type(ev).__name__}")
+    try:
+        return Event.from_dict(ev)
+    except (KeyError, ValueError) as e:
+        raise ValueError(f"RefStep event: {e}") from None
 
 
 def _coord(v: Any, what: str) -> int:

@@ -95,7 +95,7 @@ def test_refstep_from_dict_rounds_float_coordinates_as_parse_action_does():
     ({"box": [1, 2, 3]}, "box must be"), ({"box": "1234"}, "box must be"), ({"box": [1, 2, float("nan"), 4]}, "finite"),
     ({"box": [True, 2, 3, 4]}, "number"), ({"action": {"type": "click", "x": None, "y": 1}}, "number"),
     ({"action": {"type": "click", "x": 1e12, "y": 1}}, "within"),
-    ({"event": {"kind": 3}}, "kind is one of"), ({"event": {"kind": "tap"}}, "kind is one of"),
+    ({"event": {"kind": 3}}, "kind must be one of"), ({"event": {"kind": "tap"}}, "kind must be one of"),
     ({"event": {"kind": "click", "widget": 7}}, "widget"),
 ])
 def test_refstep_from_dict_rejects_what_to_dict_never_writes(bad, match):
