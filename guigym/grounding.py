@@ -82,7 +82,13 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
     """The visible element an instruction refers to: the best fuzzy match (difflib ratio)
     between the instruction's quoted label (or, without quotes, its words minus verbs and
     role nouns) and each element's label, plus 0.1 when the instruction names the element's
-    role ("button", "field", "switch", …). ``None`` if no element scores ``min_score``."""
+    role ("button", "field", "switch", …). A label shortened from the front ("…/Downloads/Reports")
+    whose words end the phrase scores 0.95. ``None`` if no element scores ``min_score``.
+
+    >>> els = [{"id": "a", "label": "Home"}, {"id": "b", "label": "…/Downloads/Reports"}]
+    >>> match_element("Click 'Home/Backups/Clients/Downloads/Reports'", els)["id"]
+    'b'
+    """
     if not elements:
         return None
     phrase = normalize_label(_target_phrase(instruction))
@@ -90,7 +96,8 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
     kinds = {k for w in words for k in _ROLE_WORDS.get(w, ())}
     best, best_score = None, -1.0
     for e in elements:
-        label = normalize_label(str(e.get("label") or ""))
+        raw = str(e.get("label") or "")
+        label = normalize_label(raw)
         if not label:
             continue
         score = SequenceMatcher(None, phrase, label).ratio()
@@ -98,6 +105,10 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
             score = 1.0
         elif phrase and label and (label in phrase or phrase in label):
             score = max(score, 0.8)
+            if raw.startswith("…") and phrase.endswith(label):
+                # a path shortened from the front ("…/Downloads/Reports", Files' Move picker) names
+                # the end of the full path: above "Home", also inside that path
+                score = 0.95
         if str(e.get("role")) in kinds:
             score += 0.1
         if score > best_score:

@@ -5,12 +5,14 @@ tests cover the id x level contract.)"""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from guigym.actions import Back, Click, Type
 from guigym.apps.files import (
+    ELLIPSIS,
     NEW,
     ROOT,
     FilesFamily,
@@ -22,11 +24,15 @@ from guigym.apps.files import (
     new_screen,
     rename_screen,
     select_screen,
+    where,
 )
+from guigym.apps.base import View
 from guigym.apps.schema import sub_id
-from guigym.display import display_list
+from guigym.backends.mock import _Text
+from guigym.display import display_list, parts, theme_of
 from guigym.events import Event
-from guigym.layout import layout
+from guigym.grounding import match_element, normalize_label
+from guigym.layout import VIEWPORTS, layout
 from guigym.oracle import center
 from tests.conftest import make
 
@@ -237,6 +243,85 @@ def test_open_succeeds_when_the_details_are_on_screen() -> None:
     assert (r, term, info["success"]) == (1.0, True, True)
 
 
+# --- the Move picker's labels -------------------------------------------------------------------
+def radio_overflow(v: View, viewport: str, scale: float) -> list[tuple[str, int]]:
+    """``(label, px drawn past its row)`` of every destination row of the Move picker ``v`` (not
+    only the visible ones) on ``viewport`` at font ``scale``, measured with the mock's fonts."""
+    v = dataclasses.replace(v, theme={**v.theme, "font_scale": scale})
+    width, height = VIEWPORTS[viewport]
+    box = next(b for w, b in layout(v, width, height).visible if w.kind == "radio")
+    bw, bh, th, fonts = box[2] - box[0] + 1, box[3] - box[1] + 1, theme_of(v), _Text()
+    out = []
+    for w in v.rows:
+        if w.kind == "radio":
+            t = next(p for p in parts(w, bw, bh, th, False, scale) if p["type"] == "text")
+            out.append((w.label, t["x"] + fonts._font(t["size"], t["bold"], t.get("font")).size(t["text"])[0] - bw))
+    return out
+
+
+def names_its_row(label: str, path: str) -> bool:
+    """Whether ``label`` is ``path`` or a tail of it after the ellipsis ("…/Downloads/Reports")."""
+    if not label.startswith(ELLIPSIS + "/"):
+        return label == path
+    return path.casefold().endswith(label[len(ELLIPSIS):].casefold())
+
+
+@pytest.mark.parametrize("seed", [2, 3])  # hard create-then-move: a folder four levels deep once created
+def test_move_picker_rows_fit_their_row_and_name_their_folder_by_its_tail(seed: int) -> None:
+    """On the Move picker every destination's label is drawn inside its row (a full path four
+    folders deep ran 17-49 px past it at the default look and its end, which tells the paths
+    apart, was cut off), tells its row apart, ends like the folder's path, and the oracle's
+    step still grounds to its row; the instruction keeps the full paths."""
+    env = make(ENV_ID, level="hard")
+    _, info = env.reset(seed=seed)
+    instruction = env.unwrapped.instruction
+    for _ in range(40):  # the oracle's steps up to its click on the destination's row
+        v = env.unwrapped.current_view
+        if v.screen.startswith("m:") and ".to:" in str(info["reference"][0].target):
+            break
+        _, _, _, _, info = env.step(info["reference"][0].action)
+    assert v.screen.startswith("m:") and env.unwrapped.instruction == instruction
+    looks = [("portrait", 1.0), ("small", 1.0), ("portrait", 1.3), ("small", 1.3)]
+    assert {(look, label, over) for look in looks for label, over in radio_overflow(v, *look) if over > 0} == set()
+    by_id = {n["id"]: n for n in nodes(env).values()}
+    radios = [w for w in v.rows if w.kind == "radio"]
+    assert len({normalize_label(w.label) for w in radios}) == len(radios)
+    assert all(names_its_row(w.label, where(by_id, int(w.option))) for w in radios)
+    assert any(w.label.startswith(ELLIPSIS) for w in radios)
+    step = info["reference"][0]
+    assert step.target in {w.id for w in radios} and match_element(step.instruction, info["elements"])["id"] == step.target
+
+
+def test_move_picker_tells_folders_with_the_same_tail_apart() -> None:
+    """Folders whose paths end alike keep labels that name one row each: a path is the row it
+    labels in full, else the one row whose shortened tail it ends with; each grounds to its row."""
+    env = env_with([{"type": "open", "nodes": [1]}])
+    snap = env.unwrapped.get_state()
+    app = snap["state"]["apps"]["Files"]
+    made: dict[tuple[str, ...], int] = {}
+    for path in [("Backups", "Clients", "Downloads", "Reports"), ("Drafts", "Clients", "Downloads", "reports"),
+                 ("Backups", "Clients", "Reports"), ("Screenshots", "Screenshots"), ("Archive", "Documents", "Clients", "Screenshots")]:
+        for k in range(1, len(path) + 1):
+            if path[:k] not in made:
+                made[path[:k]] = nid = app["data"]["next_id"]
+                app["data"]["next_id"] += 1
+                app["data"]["nodes"].append({"id": nid, "name": path[k - 1], "parent": made.get(path[:k - 1], ROOT),
+                                             "folder": True, "size": 0, "date": "Jun 14, 2025"})
+    env.unwrapped.set_state(snap)
+    select(env, [top_files(env)[0]])
+    tap(env, sub_id(select_screen(TOP), "move"))
+    by_id = {n["id"]: n for n in nodes(env).values()}
+    radios = [w for w in env.unwrapped.current_view.rows if w.kind == "radio"]
+    assert {int(w.option) for w in radios} == {i for i, n in by_id.items() if n["folder"]}  # every folder but Home
+    for w in radios:
+        path = where(by_id, int(w.option))
+        named = [r for r in radios if r.label == path] or [r for r in radios if r.label[:1] == ELLIPSIS and names_its_row(r.label, path)]
+        assert named == [w], (path, [r.label for r in named])
+        tap(env, w.id)
+        assert match_element(f"Click '{w.label}'", env.unwrapped.elements())["id"] == w.id
+    assert len({normalize_label(w.label) for w in radios}) == len(radios)
+
+
 # --- generation --------------------------------------------------------------------------------
 def test_generation_varies_and_create_then_move_is_at_least_15_steps() -> None:
     fam = FilesFamily()
@@ -292,3 +377,23 @@ def test_select_mode_and_dialog_draw_and_hit_test_alike_on_both_renderers() -> N
     finally:
         b.close()
         m.close()
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_full_path_grounds_to_its_shortened_row(seed: int) -> None:
+    """An instruction naming a destination by its full path (as the task does) grounds to the row
+    that shows the path shortened from the front, not to a shorter full path it contains ("Home")."""
+    env = make(ENV_ID, level="hard")
+    _, info = env.reset(seed=seed)
+    for _ in range(40):
+        v = env.unwrapped.current_view
+        if v.screen.startswith("m:") and ".to:" in str(info["reference"][0].target):
+            break
+        _, _, _, _, info = env.step(info["reference"][0].action)
+    by_id = {n["id"]: n for n in nodes(env).values()}
+    shown = {e["id"] for e in env.unwrapped.elements()}  # grounding sees the rows on screen
+    short = [w for w in v.rows if w.kind == "radio" and w.label.startswith(ELLIPSIS) and w.id in shown]
+    assert short
+    for w in short:
+        path = where(by_id, int(w.option))
+        assert match_element(f"Click '{path}'", env.unwrapped.elements())["id"] == w.id, (path, w.label)

@@ -6,7 +6,8 @@ Description:
     with size and date, plus "New folder" and "Select" buttons. "Select" opens the select mode:
     a checkbox per item and Delete / Move / Rename buttons acting on the ticked items. Delete
     asks first in a confirmation dialog ("Delete 3 files?" with Cancel / Delete over the
-    dimmed list); Move opens the folders to choose from (then "Move here"); Rename and New folder open a name
+    dimmed list); Move opens the folders to choose from (then "Move here"; a long path shown
+    shortened from the front, "…/Clients/Downloads"); Rename and New folder open a name
     field with Save / Create. Opening a file shows its details (size, date, location).
     Folder names (30), file names (30 stems x 14 variants x 14 extensions = 5,880), sizes
     (1 KB - 50 MB), dates (the 700 days before the in-app "today", Jun 14, 2025), the tree's
@@ -212,6 +213,63 @@ def where(by_id: dict[int, FileNode], fid: int) -> str:
     return "/".join([HOME, *reversed(names)])
 
 
+#: The most characters of a destination's label in the Move picker: a longer path is shortened
+#: from the front, to its last names ("…/Downloads/Reports"). A radio row's label has no clip: a
+#: full path ran past the row and the end was cut off, the part that tells two paths apart (a
+#: path four folders deep ran ~17 px past it at the default 360x640, more on ``small`` and at
+#: font scale 1.3). 19: the most the narrowest row of the shipped looks (``small``, density
+#: ``roomy``, font scale 1.3, any bundled font) fits of the generated folder names; the app
+#: model knows no viewport, so one budget for all (the instruction keeps the full paths).
+DEST_CHARS = 19
+ELLIPSIS = "…"
+
+
+def dest_labels(by_id: dict[int, FileNode], dests: list[int]) -> list[str]:
+    """The labels of the Move picker's rows for folders ``dests``: each its path from Home
+    (:func:`where`), shortened from the front to as many of its last names as fit in
+    :data:`DEST_CHARS` (at least its own name; the ellipsis stands for what is left out, Home
+    too). A shortened label's tail is never one that another shortened row's path ends with
+    too (names compared ignoring case, as grounding reads them): both then take more names, up
+    to the whole path. So a path names one row: the row it labels in full, else the one row
+    whose tail it ends with ("Home/Work" is that row, "Home/Drafts/Work" the row "…/Work"
+    beside it).
+
+    >>> tree = [(1, "Backups", 0), (2, "Clients", 1), (3, "Downloads", 2), (4, "Reports", 3), (5, "Reports", 2),
+    ...         (6, "Drafts", 0), (7, "Downloads", 6), (8, "reports", 7)]
+    >>> by_id = {i: {"name": name, "parent": up} for i, name, up in tree}
+    >>> dest_labels(by_id, [0, 1, 3, 4, 5])  # type: ignore[arg-type]
+    ['Home', 'Home/Backups', '…/Clients/Downloads', '…/Downloads/Reports', '…/Clients/Reports']
+    >>> dest_labels(by_id, [4, 8])  # type: ignore[arg-type]
+    ['…/Clients/Downloads/Reports', '…/Drafts/Downloads/reports']
+    >>> tree = [(11, "Music", 0), (12, "Taxes", 11), (13, "Scans", 12), (14, "Music", 6), (15, "Taxes", 14), (16, "Scans", 15)]
+    >>> by_id.update({i: {"name": name, "parent": up} for i, name, up in tree})
+    >>> dest_labels(by_id, [13, 16, 12])  # type: ignore[arg-type]
+    ['Home/Music/Taxes/Scans', '…/Drafts/Music/Taxes/Scans', 'Home/Music/Taxes']
+    >>> dest_labels(by_id, [13, 2])  # type: ignore[arg-type]
+    ['…/Music/Taxes/Scans', '…/Backups/Clients']
+    >>> by_id.update({9: {"name": "Screenshots", "parent": 0}, 10: {"name": "Screenshots", "parent": 9}})
+    >>> dest_labels(by_id, [9, 10])  # type: ignore[arg-type]
+    ['Home/Screenshots', '…/Screenshots']
+    """
+    paths = [where(by_id, d).split("/") for d in dests]
+    tails = Counter(tuple(n.casefold() for n in p[-k:]) for p in paths if len("/".join(p)) > DEST_CHARS
+                    for k in range(1, len(p)))
+    out = []
+    for p in paths:
+        full = "/".join(p)
+        if len(full) <= DEST_CHARS:
+            out.append(full)
+            continue
+        k = 1  # names shown after the ellipsis: as many as fit, then more while another row shares them
+        while k + 1 < len(p) and len(ELLIPSIS) + len("/".join(["", *p[-k - 1:]])) <= DEST_CHARS:
+            k += 1
+        while k < len(p) - 1 and tails[tuple(n.casefold() for n in p[-k:])] > 1:
+            k += 1
+        # every name but Home still shared (another row's path goes on in front of them): in full
+        out.append(full if tails[tuple(n.casefold() for n in p[-k:])] > 1 else "/".join([ELLIPSIS, *p[-k:]]))
+    return out
+
+
 def name_error(nodes: list[FileNode], parent: int, name: str, me: int | None = None) -> str:
     """Why ``name`` cannot be an item of ``parent`` ("" when it can); names are unique per folder, ignoring case."""
     if not name:
@@ -364,14 +422,15 @@ class FileManager(App):
         if head == "m":  # every folder the ticked items may go to: not here, not into themselves
             sel = {n["id"] for n in self.selected(state, fid)}
             group = sub_id(sid, "dest")
-            out = []
+            dests = []
             for d in [ROOT] + [n["id"] for n in sorted(nodes, key=lambda n: n["id"]) if n["folder"]]:
                 up, inside = d, False
                 while up != ROOT and not inside:
                     inside, up = up in sel, by_id[up]["parent"]
                 if d != fid and not inside:
-                    on = vals.get(group) == str(d)
-                    out.append(Widget(dest_id(path, d), "radio", where(by_id, d), value=on, group=group, option=str(d)))
+                    dests.append(d)
+            out = [Widget(dest_id(path, d), "radio", label, value=vals.get(group) == str(d), group=group, option=str(d))
+                   for d, label in zip(dests, dest_labels(by_id, dests))]
             return [Widget(sub_id(sid, "go"), "button", "Move here", action="dest", style="primary"), *note, *out]
         n = by_id.get(int(sid.rpartition(":")[2]))  # a file's details
         if n is None or n["parent"] != fid:
