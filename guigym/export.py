@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--episodes must be >= 1")
     if args.seed < 0:  # gymnasium's reset takes no negative seed: it failed after the JSONL files were created
         p.error(f"--seed must be >= 0, got {args.seed}")
+    if not args.out:  # Path("") is ".": an unset `--out "$DIR"` wrote the dataset into the current folder
+        p.error(f"--out {args.out!r}: give a folder name (to export into the current folder, say --out .)")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         p.error(f"--out {args.out}: exists and is not a folder")
     problem = _foreign_screenshots(Path(args.out))

@@ -158,6 +158,8 @@ def test_export_into_a_file_is_a_usage_error(tmp_path, capsys):
     (["export", "--backend", "bogus", "--out", "never"], "argument --backend: invalid choice: 'bogus'"),
     (["play", "--backend", "nope"], "argument --backend: invalid choice: 'nope'"),
     (["export", "--out", "never", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    # Path("") is ".": an empty --out (an unset "$DIR") wrote the dataset into the current folder
+    (["export", "--episodes", "1", "--out", ""], "--out '': give a folder name"),
     (["play", "--seed", "-1"], "--seed must be >= 0, got -1"),
     # another package's id: it used to reach gym.make with guigym's kwargs (a TypeError traceback)
     (["demo", "--env", "CartPole-v1"], "CartPole-v1 is not a guigym id"),

@@ -32,6 +32,7 @@ from guigym.testing import (
     check_reference_is_best,
     check_rescale_invariant,
     corrupt_plan,
+    easyr1_adapter,
     library_rewards,
     model_texts,
     parses,
@@ -41,6 +42,7 @@ from guigym.testing import (
     run_all_checks,
     to_text,
     trajectory_bounds,
+    trajectory_reward_adapter,
     trajectory_reward_trl_adapter,
 )
 
@@ -375,3 +377,65 @@ def test_rescale_check_survives_a_click_near_a_type_steps_box() -> None:
     case = Case("GuiGym-Login-v0", "easy", 0, 0, "type abc", (40, 40), ref, (), {})
     reward = RewardUnderTest("const", 0.0, 1.0, score_plan=lambda steps, r: 0.0)
     check_rescale_invariant(reward, [case], max_examples=100, shrink=False)  # raised AttributeError: 'Type' ... 'x'
+
+
+# ----------------------------------------------------------------------------- audit: answers, adapter options
+
+
+def _answer_cases():
+    got = list(reference_cases("GuiGym-Contacts-v0", seeds=[0, 5]))
+    assert all(any(r.action.type == "answer" for r in c.reference) for c in got)  # question tasks: the plan ends with Answer
+    return got
+
+
+def inverted_answer(steps, reference):
+    """Broken: credit for an Answer whose text differs from the reference's (the comparison
+    inverted), exact match for every other step."""
+    score = 0.0
+    for t, (s, r) in enumerate(zip(steps, reference)):
+        if r.action.type == "answer" and s.action is not None and s.action.type == "answer":
+            score += 0.9**t * float(s.action.text != r.action.text)
+        else:
+            score += 0.9**t * float(s.action == r.action)
+    return score
+
+
+def test_reference_is_best_tries_a_wrong_answer() -> None:
+    # wrong_argument corrupted scroll directions, typed texts and apps but never an Answer's
+    # text, so a reward that paid for the wrong answer of a question task passed every check
+    cases = _answer_cases()
+    broken = RewardUnderTest("inverted_answer", 0.0, HIGH, score_plan=inverted_answer)
+    with pytest.raises(AssertionError, match=r"check_reference_is_best: inverted_answer gave the corrupted plan \(.*wrong_argument"):
+        check_reference_is_best(broken, cases, max_examples=60, shrink=False)
+    for reward in library_rewards(horizon=8, include_grounded=False):  # a right answer still scores best
+        check_reference_is_best(reward, cases, max_examples=N, shrink=False)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: trajectory_reward_adapter(horizon=8, simlarity="grounded"),
+    lambda: trajectory_reward_trl_adapter(horizon=8, similarty="grounded"),
+    lambda: easyr1_adapter("trajectory", horizon=8, format_wieght=0.5),
+], ids=["trajectory_reward", "TrajectoryReward", "easyr1"])
+def test_adapters_refuse_a_misspelt_option(make) -> None:
+    # the option was dropped without a word: the default reward was tested under a name
+    # ("trajectory_reward[simlarity='grounded']") that claimed the option
+    with pytest.raises(TypeError, match=r"takes no option '(simlarity|similarty|format_wieght)'"):
+        make()
+
+
+def test_adapter_options_reach_the_reward() -> None:
+    (c,) = list(reference_cases("GuiGym-Login-v0", seeds=[0]))
+    plain = reference_plan(c.reference)
+    ungrounded = [PlanStep(action=None, action_type=s.action.type, instruction=r.instruction) for s, r in zip(plain, c.reference)]
+    a = trajectory_reward_adapter(horizon=8).score_steps(ungrounded, c.ref())["plan"]
+    b = trajectory_reward_adapter(horizon=8, similarity="grounded").score_steps(ungrounded, c.ref())["plan"]
+    assert a > b  # grounded similarity gives an ungrounded step nothing
+
+
+def test_easyr1_bounds_follow_a_negative_format_weight(cases) -> None:
+    # only the top moved with format_weight: with a negative one a valid plan of the bottom
+    # trajectory score scored low + w and check_bounded failed a correct reward
+    low, high = trajectory_bounds(8)
+    r = easyr1_adapter("trajectory", horizon=8, format_weight=-1.0)
+    assert (r.low, r.high) == pytest.approx((low - 1.0, high))
+    check_bounded(r, cases, max_examples=N, shrink=False)

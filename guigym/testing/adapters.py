@@ -132,6 +132,22 @@ def _make(cls: type, **kwargs: Any) -> Any:
     return _call(cls, **kwargs)
 
 
+def _check_options(adapter: str, fn: Callable[..., Any], options: dict[str, Any]) -> None:
+    """Raise ``TypeError`` for keywords in ``options`` (the caller's own ``**kwargs``) that ``fn``
+    does not name. :func:`_call` drops what a signature lacks so that the adapters' own
+    defaults work across versions; applied to the caller's options it made a misspelt one
+    (``simlarity="grounded"``) test the default reward under a name that claimed otherwise."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return
+    named = {k for k, p in params.items() if p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)}
+    unknown = sorted(set(options) - named)
+    if unknown:
+        raise TypeError(f"{adapter}: {getattr(fn, '__name__', fn)} takes no option {', '.join(map(repr, unknown))}; "
+                        f"its options: {', '.join(sorted(named))}")
+
+
 def _ref_json(reference: Sequence[RefStep]) -> str:
     return json.dumps([r.to_dict() for r in reference])
 
@@ -169,6 +185,8 @@ def trajectory_reward_adapter(
     """:func:`guigym.rewards.trajectory_reward` on parsed plans (capped at ``horizon``)."""
     from guigym.rewards import trajectory_reward
 
+    _check_options("trajectory_reward_adapter", trajectory_reward, kwargs)
+
     def score_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep]) -> float:
         return _call(trajectory_reward, list(steps), list(reference), gamma=gamma, lambda_align=lambda_align,
                      lambda_rep=lambda_rep, horizon=horizon, **kwargs)
@@ -184,6 +202,7 @@ def trajectory_reward_trl_adapter(gamma: float = 0.9, lambda_align: float = 1.0,
     reference goes in as the JSON ``reference`` column, as in a dataset."""
     from guigym.rewards import TrajectoryReward
 
+    _check_options("trajectory_reward_trl_adapter", TrajectoryReward, kwargs)
     f = _make(TrajectoryReward, gamma=gamma, lambda_align=lambda_align, lambda_rep=lambda_rep, horizon=horizon, fmt=fmt, **kwargs)
 
     def score_text(text: str, reference: Sequence[RefStep]) -> float:
@@ -293,6 +312,7 @@ def easyr1_adapter(mode: str = "uir1", fmt: str = "json", horizon: int = 8, gamm
     in ``mode`` ``"uir1"`` ([0, 3]) or ``"trajectory"`` (:func:`trajectory_bounds`)."""
     from guigym.rewards.easyr1 import compute_score
 
+    _check_options("easyr1_adapter", compute_score, kwargs)  # compute_score's **_ would swallow a misspelt one
     options = dict(mode=mode, fmt=fmt, gamma=gamma, lambda_align=lambda_align, lambda_rep=lambda_rep, horizon=horizon, **kwargs)
 
     def score_text(text: str, reference: Sequence[RefStep]) -> float:
@@ -302,7 +322,10 @@ def easyr1_adapter(mode: str = "uir1", fmt: str = "json", horizon: int = 8, gamm
     if mode == "trajectory":
         low, high = trajectory_bounds(horizon, gamma, lambda_align, lambda_rep)
         if "format_weight" in inspect.signature(compute_score).parameters:  # overall = trajectory + w · format
-            high += max(0.0, float(kwargs.get("format_weight", inspect.signature(compute_score).parameters["format_weight"].default)))
+            w = float(kwargs.get("format_weight", inspect.signature(compute_score).parameters["format_weight"].default))
+            # format ∈ [0, 1]: a negative weight lowers the bottom (only the top moved, so a
+            # correct reward failed check_bounded with format_weight < 0)
+            low, high = low + min(0.0, w), high + max(0.0, w)
         return RewardUnderTest("easyr1.compute_score[trajectory]", low, high, score_text=score_text, fmt=fmt, done=_has_done())
     return RewardUnderTest(f"easyr1.compute_score[{mode}]", 0.0, 3.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True)
 

@@ -13,8 +13,8 @@ that is itself decorated with ``@given``.
 * :func:`check_garbage_never_beats_valid` — text no parser reads scores at most what any
   valid completion scores (so a policy can never gain by breaking its output);
 * :func:`check_reference_is_best` — the reference plan scores at least as much as every
-  corrupted version of it (wrong type, click outside the target box, wrong argument, steps
-  dropped, duplicated or shuffled);
+  corrupted version of it (wrong type, click outside the target box, wrong argument (scroll
+  direction, typed text, app, answer), steps dropped, duplicated or shuffled);
 * :func:`check_rescale_invariant` — rescaling the coordinates of both the prediction and the
   reference (:func:`~guigym.actions.rescale_action`, :func:`~guigym.actions.rescale_refstep`)
   leaves the score unchanged (points are kept well inside or well outside boxes, and
@@ -31,7 +31,9 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from hypothesis import HealthCheck, Phase, assume, given, seed as hseed, settings
 from hypothesis import strategies as st
 
-from guigym.actions import ACTION_TYPES, DIRECTIONS, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep
+from guigym.actions import (
+    ACTION_TYPES, DIRECTIONS, Answer, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep,
+)
 from guigym.testing.adapters import RewardUnderTest
 from guigym.testing.fixtures import Case, Reference
 from guigym.testing.strategies import KINDS, actions, done_step, model_texts, parses, plan_steps, plans
@@ -180,6 +182,8 @@ def _wrong_argument(a: Any) -> Any:
         return Type("zq" + "".join(reversed(a.text)) + "x")
     if isinstance(a, OpenApp):
         return OpenApp("Calculator" if a.name.strip().lower() != "calculator" else "Clock")
+    if isinstance(a, Answer):  # a question task's result: without it a wrong answer was never tried
+        return Answer("zq" + "".join(reversed(a.text)) + "x")
     return None
 
 
@@ -345,7 +349,7 @@ def check_reference_is_best(
 ) -> None:
     """The reference plan (the oracle's) scores at least as high as every corrupted version
     of it — a step of the wrong type, a click moved outside its target box, a wrong argument
-    (scroll direction, typed text, app), steps dropped, duplicated or shuffled — through
+    (scroll direction, typed text, app, answer), steps dropped, duplicated or shuffled — through
     every channel of the reward."""
     live = _live(cases)
     check = "check_reference_is_best"
