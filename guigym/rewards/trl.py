@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional, Sequence, Union
 
+from guigym.action_text import _short
 from guigym.actions import RefStep
 from guigym.rewards._common import answer_region, check_fmt, check_real, parse_answer
 from guigym.rewards.tracer1 import _check, check_horizon, check_weights, trajectory_reward, trajectory_reward_range
@@ -99,21 +100,13 @@ def load_reference(value: Any) -> list[RefStep]:
             value = [value]
         steps = [v if isinstance(v, RefStep) else RefStep.from_dict(v) for v in value]
     except (TypeError, KeyError, ValueError, AttributeError, OverflowError) as e:  # OverflowError: int(1e400)
-        raise ValueError(f"malformed reference {_short(value)}: {e}") from e
+        raise ValueError(f"malformed reference {_short(value, 200)}: {e}") from e
     for i, r in enumerate(steps):
         if r.box is not None and len(r.box) != 4:
             raise ValueError(f"malformed reference: step {i + 1} has a box of {len(r.box)} values, expected (x0, y0, x1, y1)")
         if not isinstance(r.instruction, str):
-            raise ValueError(f"malformed reference: step {i + 1} has instruction {_short(r.instruction)}, expected a str")
+            raise ValueError(f"malformed reference: step {i + 1} has instruction {_short(r.instruction, 200)}, expected a str")
     return steps
-
-
-def _short(v: Any, limit: int = 200) -> str:
-    try:
-        r = repr(v)
-    except ValueError:  # an int over Python's 4,300-digit str limit
-        r = f"<{type(v).__name__} too large to show>"
-    return r if len(r) <= limit else r[:limit] + "…"
 
 
 def _column(name: str, column: str, value: Any, n: int) -> list:
