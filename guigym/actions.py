@@ -176,25 +176,22 @@ def _coord(v: Any, what: str) -> int:
     """A coordinate read from JSON-like data as a Python ``int``: an integer (numpy's too), a
     string of one, or a finite float rounded to the nearest pixel (``10.7`` -> 11, as
     :func:`~guigym.action_text.parse_action` rounds float coordinates; ``int()`` truncated it
-    to 10). A bool, NaN, infinity, anything beyond ``±MAX_COORD`` or else is a ``ValueError``."""
-    if isinstance(v, (bool, np.bool_)):
-        raise ValueError(f"{what} must be a number, got {v!r}")
+    to 10), then checked as :func:`as_int` checks one. A bool, NaN, infinity, anything beyond
+    ``±MAX_COORD`` or else is a ``ValueError``."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:  # a 0-d array, as as_int takes
+        v = v[()]
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (str, numbers.Real)):
+        raise ValueError(f"{what} must be a number, got {type(v).__name__}")
     if isinstance(v, str):
         try:
             v = int(v)
         except ValueError:
             raise ValueError(f"{what} must be an integer, got {v!r:.60}") from None
-    elif isinstance(v, np.ndarray) and v.ndim == 0:  # a 0-d array, as as_int takes
-        return _coord(v[()], what)
-    elif isinstance(v, (numbers.Real, np.floating)) and not isinstance(v, (int, np.integer)):
+    elif not isinstance(v, (int, np.integer)):
         if not math.isfinite(v):
             raise ValueError(f"{what} must be finite, got {v!r}")
         v = round(float(v))
-    elif not isinstance(v, (int, np.integer)):
-        raise ValueError(f"{what} must be a number, got {type(v).__name__}")
-    if not -MAX_COORD <= v <= MAX_COORD:
-        raise ValueError(f"{what} must be within ±{MAX_COORD}")
-    return int(v)
+    return as_int(v, what)
 
 
 def action_to_dict(a: Action) -> dict[str, Any]:
