@@ -26,7 +26,7 @@ from PIL import Image
 from agents.grpo import GRPOConfig
 from agents.vlm import load_vlm, plan_messages
 from guigym.action_text import FORMATS
-from guigym.actions import RefStep, rescale_refstep
+from guigym.actions import RefStep, rescale_box, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
 from guigym.viz import folder_problem
 
@@ -100,7 +100,8 @@ def arg_problems(args: Args) -> list[str]:
 
 def build_dataset(args: Args, model_size_of):
     """Rows ``{"prompt": chat messages, "image": PIL image at the model's size, "reference":
-    JSON}``, the reference rescaled to the model's image pixels."""
+    JSON, "elements": JSON}``, the reference's and the elements' boxes rescaled to the model's
+    image pixels (``elements``, the state's visible widgets, when the export has them)."""
     from datasets import Dataset
 
     root = Path(args.data)
@@ -111,11 +112,15 @@ def build_dataset(args: Args, model_size_of):
             screen = (r["width"], r["height"])
             size = model_size_of(screen)
             ref = [rescale_refstep(RefStep.from_dict(d), screen, size).to_dict() for d in json.loads(r["reference"])]
-            rows.append({
+            row = {
                 "prompt": plan_messages(r["goal"], [], args.horizon, args.fmt, size, size),
                 "image": Image.open(root / r["image"]).convert("RGB").resize(size, Image.BICUBIC),
                 "reference": json.dumps(ref),
-            })
+            }
+            if r.get("elements") is not None:  # exports since the column was added: TrajectoryReward judges elements exactly
+                row["elements"] = json.dumps([{**e, "box": list(rescale_box(e["box"], screen, size))} for e in json.loads(r["elements"])],
+                                             ensure_ascii=False)
+            rows.append(row)
             if len(rows) >= args.max_rows:
                 break
     if not rows:

@@ -18,7 +18,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Union
+from typing import Any, Literal, Sequence, Union
 
 import numpy as np
 
@@ -318,11 +318,22 @@ def rescale_refstep(step: RefStep, from_size: tuple[int, int], to_size: tuple[in
     >>> rescale_refstep(RefStep(Click(100, 50), "ok", (80, 40, 120, 60), "Click OK"), (200, 100), (100, 50)).box
     (40, 20, 60, 30)
     """
-    (fw, fh), (tw, th) = from_size, to_size
-    box = step.box
-    if box is not None:
-        box = (math.floor(box[0] * tw / fw), math.floor(box[1] * th / fh), math.ceil(box[2] * tw / fw), math.ceil(box[3] * th / fh))
+    box = None if step.box is None else rescale_box(step.box, from_size, to_size)
     return RefStep(rescale_action(step.action, from_size, to_size), step.target, box, step.instruction, step.event, step.label)
+
+
+def rescale_box(box: Sequence[float], from_size: tuple[int, int], to_size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """``box`` (x0, y0, x1, y1) mapped from an image of ``from_size`` (w, h) to one of
+    ``to_size``, scaled outward (floor/ceil) so it never shrinks: a reference step's box, or an
+    element's (an exported ``elements`` column) in a model's resized image.
+
+    >>> rescale_box((80, 40, 121, 60), (200, 100), (100, 50))
+    (40, 20, 61, 30)
+    """
+    (fw, fh), (tw, th) = from_size, to_size
+    if min(fw, fh, tw, th) <= 0:
+        raise ValueError(f"sizes must be positive, got {from_size} and {to_size}")
+    return (math.floor(box[0] * tw / fw), math.floor(box[1] * th / fh), math.ceil(box[2] * tw / fw), math.ceil(box[3] * th / fh))
 
 
 # The text formats moved to guigym.action_text; these names stay importable from here. Loaded

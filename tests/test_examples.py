@@ -29,6 +29,9 @@ def test_trl_grpo_smoke(tmp_path):
     ref = json.loads(row["reference"])[0]
     x0, y0, x1, y1 = ref["box"]
     assert x1 <= 112 and y1 <= 196 and x0 <= ref["action"]["x"] <= x1  # rescaled to the model's image
+    els = json.loads(row["elements"])  # the state's widgets, their boxes rescaled the same way
+    assert any(e["id"] == ref["target"] and e["box"] == ref["box"] for e in els)
+    assert all(0 <= e["box"][0] <= e["box"][2] <= 112 and 0 <= e["box"][1] <= e["box"][3] <= 196 for e in els)
 
     out = ex.main(args)
     assert out["global_step"] == 2
