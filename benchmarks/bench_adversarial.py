@@ -16,6 +16,8 @@ import json
 import time
 from collections.abc import Callable
 
+from _args import at_least  # benchmarks/, the script's folder (on sys.path)
+
 from guigym.action_text import MAX_TEXT_CHARS, parse_action, parse_plan, parse_trajectory
 from guigym.actions import Click, RefStep
 from guigym.rewards import format_reward, uir1_reward
@@ -92,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs per call")
     args = ap.parse_args(argv)
+    at_least(ap, 1, repeat=args.repeat)  # as every benchmark script
     print(f"{'input family':34s}" + "".join(f"{n // 1000:>8d}k ms" for n in SIZES) + "   slowest call at 100k")
     worst_100k, worst_cap = 0.0, (0.0, "", "")
     for fam, make in FAMILIES.items():

@@ -22,6 +22,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's guigym first
 
 import gymnasium as gym
+from _args import at_least, env_and_level  # benchmarks/, the script's folder (on sys.path)
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.backends.browser import process_tree
@@ -130,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=0, help="also run N browser envs in N threads of this process (random policy)")
     ap.add_argument("--vector", type=int, default=0, help="also run an AsyncVectorEnv of N browser envs (random policy)")
     args = ap.parse_args(argv)
+    # as in the other scripts: a bad id / level / count is a usage error before the browser starts
+    # (--steps 0 divided by zero after the runs; a negative --threads / --vector was read as 0)
+    args.env = env_and_level(ap, args.env, args.level)
+    at_least(ap, 1, steps=args.steps)
+    at_least(ap, 0, resets=args.resets, threads=args.threads, vector=args.vector)
 
     print(f"# {args.env} level={args.level}  python {platform.python_version()}  cpus={os.cpu_count()}  load={os.getloadavg()[0]:.2f}")
     rows: dict[str, dict[str, float]] = {}

@@ -18,6 +18,8 @@ import os
 import resource
 import time
 
+from _args import at_least  # benchmarks/, the script's folder (on sys.path)
+
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=4000, help="env-steps per cell")
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args(argv)
+    at_least(ap, 1, envs=args.envs, steps=args.steps, rounds=args.rounds)  # as every benchmark script
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; oracle policy, {args.steps} env-steps per cell")
     print(f"{'round':>5} {'env':20} {'level':7} {'envs':>4} {'own st/s':>9} {'shared st/s':>11} {'ratio':>6} "
           f"{'own MiB':>8} {'shared MiB':>10}")

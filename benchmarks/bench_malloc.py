@@ -20,6 +20,8 @@ import statistics
 import subprocess
 import sys
 
+from _args import at_least  # benchmarks/, the script's folder (on sys.path)
+
 CHILD = r"""
 import json, os, resource, sys, time
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -45,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--cpu", type=int, default=1, help="the core every cell is pinned to")
     args = p.parse_args(argv)
+    at_least(p, 1, rounds=args.rounds, steps=args.steps)  # as every benchmark script
+    at_least(p, 0, cpu=args.cpu)
     cells: dict[tuple[str, str, str], dict[str, list[tuple[float, float]]]] = {}
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GUIGYM_MALLOC_TUNING"}
     for rnd in range(args.rounds):

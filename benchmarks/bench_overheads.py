@@ -20,6 +20,7 @@ from collections.abc import Callable
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+from _args import at_least  # benchmarks/, the script's folder (on sys.path)
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space, iterate
 
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=20000)
     p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args(argv)
+    at_least(p, 1, calls=args.calls, repeats=args.repeats)  # as every benchmark script
     n, r = args.calls, args.repeats
 
     ours, theirs = UnicodeText(64, seed=0), UnicodeText(64, seed=0)

@@ -30,6 +30,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import gymnasium as gym
 import numpy as np
 import ray
+from _args import at_least, env_and_level  # benchmarks/, the script's folder (on sys.path)
 
 import guigym
 from guigym.bench import oracle_policy, random_policy
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--address", default=None, help="join a running cluster (e.g. auto); default: a local Ray")
     p.add_argument("--bytes-steps", type=int, default=200)
     args = p.parse_args(argv)
+    args.env = env_and_level(p, args.env, args.level)  # before Ray starts, as in the other scripts
+    at_least(p, 1, steps=args.steps, envs_per_actor=args.envs_per_actor, actors=args.actors, bytes_steps=args.bytes_steps)
 
     if args.address is None:
         ray.init(num_cpus=os.cpu_count(), include_dashboard=False, object_store_memory=200 * 2**20, logging_level="ERROR",

@@ -25,13 +25,13 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import gymnasium as gym
+from _args import at_least, ids_and_levels  # benchmarks/, the script's folder (on sys.path)
 from gymnasium.utils.seeding import np_random
 
 import guigym  # noqa: F401
 from guigym.apps.base import start_state
 from guigym.apps.draws import Draws
 from guigym.oracle import Oracle, state_key
-from guigym.registration import env_ids
 
 
 def phases(env_id: str, level: str, seeds: range) -> dict[str, float]:
@@ -66,14 +66,16 @@ def phases(env_id: str, level: str, seeds: range) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=100, help="seeds 0..N-1 per id x level")
-    p.add_argument("--ids", default="", help="comma-separated family names (default: every registered id)")
+    p.add_argument("--ids", default="", help="comma-separated families (Login,CrossApp) or ids; default: all")
     p.add_argument("--levels", default="easy,medium,hard")
     p.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True, help="run on one core (Linux)")
     a = p.parse_args(argv)
+    # --seeds 0 ended in a StatisticsError, an unknown --ids name measured nothing (exit 0), an
+    # unknown level was a traceback mid-run: bench_step.py's checks, shared
+    at_least(p, 1, seeds=a.seeds)
+    ids, levels = ids_and_levels(p, a.ids, a.levels)
     if a.pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-    ids = [i for i in env_ids() if not a.ids or i.split("-")[1] in a.ids.split(",")]
-    levels = a.levels.split(",")
     print(f"guigym mock backend, median ms per reset over seeds 0..{a.seeds - 1}, one core; "
           f"python {platform.python_version()} on {platform.machine()}")
     print(f"{'env':22} {'level':7} {'reset':>7} {'gen':>7} {'plan':>7} {'rest':>7} {'ref len':>8} {'plan/step':>10}")

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 import gymnasium as gym
 import numpy as np
+from _args import at_least, env_and_level  # benchmarks/, the script's folder (on sys.path)
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.backends.browser import RECYCLE_EVERY, private_kib, pss_kib
@@ -67,8 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--envs", nargs="+", choices=("recycled", "plain"), default=["recycled", "plain"],
                     help="which envs run (a long soak of the default backend: --envs recycled)")
     args = ap.parse_args(argv)
-    if args.resets < 1 or args.every < 1 or args.recycle_every < 1:
-        ap.error("--resets, --every and --recycle-every must be >= 1")
+    # the checks of the other scripts (an unknown --level used to fail in the first reset)
+    args.env = env_and_level(ap, args.env, args.level)
+    at_least(ap, 1, resets=args.resets, every=args.every, recycle_every=args.recycle_every)
+    at_least(ap, 0, warmup=args.warmup, steps=args.steps)
 
     print(f"# {args.env} level={args.level} steps<={args.steps}/episode resets={args.resets} recycle_every={args.recycle_every} "
           f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f}", flush=True)

@@ -33,11 +33,11 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import gymnasium as gym
 import numpy as np
+from _args import at_least, ids_and_levels  # benchmarks/, the script's folder (on sys.path)
 
 import guigym  # noqa: F401
 from guigym.backends import mock
 from guigym.bench import oracle_run
-from guigym.registration import env_ids
 
 
 @contextlib.contextmanager
@@ -110,15 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--aim", type=float, default=4000.0, help="oracle steps/s to compare with (issue 14: 4,000)")
     p.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True, help="run on one core (Linux)")
     a = p.parse_args(argv)
-    if a.steps < 1:
-        p.error(f"--steps must be >= 1, got {a.steps}")
+    at_least(p, 1, steps=a.steps)
+    ids, levels = ids_and_levels(p, a.ids, a.levels)  # shared with bench_reset.py: the same flags, the same checks
     if a.pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-    wanted = [s.strip() for s in a.ids.split(",") if s.strip()]
-    ids = [i for i in env_ids() if not wanted or any(w in (i, i.split("-")[1]) for w in wanted)]
-    if not ids:
-        p.error(f"--ids {a.ids!r} names no registered id")
-    levels = [s.strip() for s in a.levels.split(",") if s.strip()]
     print(f"# python {platform.python_version()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; "
           f"{a.steps} oracle steps per id x level and run")
     print(f"{'env':24} {'level':7} {'oracle st/s':>11} {'draw ms/st':>10} {'draw %':>7} {'text miss/st':>12} {'free st/s':>10}")

@@ -34,6 +34,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import gymnasium as gym
 import numpy as np
+from _args import at_least  # benchmarks/, the script's folder (on sys.path)
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 import guigym  # noqa: F401  (registers the ids)
@@ -223,7 +224,7 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
     for name, r in results:
         cells = "".join(f" {'-':>12} {'-':>6}" if r[p] is None else f" {r[p]:12.0f} {r[p] / base[p]:6.2f}" for p in ("random", "oracle"))
         print(f"{name:34}{cells}")
-    print(f"\nCPU per env-step, oracle policy, µs (workers: their own processes, not a browser's)")
+    print("\nCPU per env-step, oracle policy, µs (workers: their own processes, not a browser's)")
     print(f"{'setup':34} {'main':>8} {'workers':>8} {'total':>8}")
     for name in ["single env"] + [r[0] for r in rows]:
         if cpu.get(name) is not None:
@@ -239,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--browser", action=argparse.BooleanOptionalAction, default=None,
                    help="measure the browser backend (default: if a Chromium is found)")
     args = p.parse_args(argv)
+    at_least(p, 1, envs=args.envs, steps=args.steps, browser_steps=args.browser_steps)  # as every benchmark script
     print(f"{os.cpu_count()} CPUs")
     table("mock", {}, args.envs, args.steps)
     browser = args.browser

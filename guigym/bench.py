@@ -72,10 +72,11 @@ def vector_random(env_id: str, n_envs: int, steps: int) -> float:
     venv = gym.make_vec(env_id, n_envs)  # guigym's vector env: screenshots through shared memory
     venv.reset(seed=0)
     venv.action_space.seed(0)
+    rounds = max(1, steps // n_envs)  # --steps under --vector measured no step: "0 steps/s"
     t = time.perf_counter()
-    for _ in range(steps // n_envs):
+    for _ in range(rounds):
         venv.step(venv.action_space.sample())
-    rate = (steps // n_envs) * n_envs / (time.perf_counter() - t)
+    rate = rounds * n_envs / (time.perf_counter() - t)
     venv.close()
     return rate
 
@@ -110,13 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     # in-process (tests, notebooks), where a leftover pin would slow everything after it
     affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     try:
-        return _measure(args)
+        return _measure(args, affinity)
     finally:
         if affinity is not None:
             os.sched_setaffinity(0, affinity)
 
 
-def _measure(args: argparse.Namespace) -> int:
+def _measure(args: argparse.Namespace, affinity: set[int] | None = None) -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     print(f"guigym {guigym.__version__} mock backend, 360x640, one core; Python {platform.python_version()}, {platform.machine()}")
@@ -149,8 +150,10 @@ def _measure(args: argparse.Namespace) -> int:
         print(f"varied / plain over ids x levels x (random, oracle, resets): min {min(ratios):.2f}, "
               f"median {sorted(ratios)[len(ratios) // 2]:.2f}")
     if args.vector > 1:
-        if hasattr(os, "sched_setaffinity"):
-            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))  # the vector env's workers inherit it
+        if affinity is not None:  # the vector env's workers inherit it
+            # the cores the run was given (`taskset -c 2,3 guigym bench`), not every core of the
+            # machine: range(cpu_count()) escaped the user's taskset, or failed in a smaller cpuset
+            os.sched_setaffinity(0, affinity)
         env_id = "GuiGym-Login-v0"
         v = vector_random(env_id, args.vector, args.steps)
         print(f"GuiVectorEnv x{args.vector} {env_id}: {v:.0f} steps/s = {v / single[(env_id, 'easy')]:.2f}x the single env")

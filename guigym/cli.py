@@ -35,11 +35,13 @@ def main(argv: list[str] | None = None) -> int:
                               help="the command's arguments (guigym COMMAND --help)")
     rest_arg.required = False  # a missing command is reported alone, as before ("required: command")
     args = p.parse_args(argv)
-    from guigym.backends.chromium import PlaywrightMissing
+    from guigym.backends.chromium import ChromiumNotFound, PlaywrightMissing
 
     try:
         return _run(args.command, args.rest)
-    except PlaywrightMissing as e:  # --backend browser on the base install: what to install, not a traceback
+    # --backend browser on the base install, or with no Chromium anywhere (nor a usable
+    # $GUIGYM_CHROMIUM): what to install, not a traceback from the browser's thread
+    except (PlaywrightMissing, ChromiumNotFound) as e:
         print(f"guigym {args.command}: {e}", file=sys.stderr)
         return 1
 

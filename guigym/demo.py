@@ -59,6 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     args.env = plain_id(args.env)  # gym.make's "guigym:ID" form, printed as the plain id
 
     env = gym.make(args.env, backend=args.backend)
+    try:  # closed on an error too (a browser env's Chromium missing, a Ctrl-C): main() also runs in-process
+        return _demo(env, args)
+    finally:
+        env.close()
+
+
+def _demo(env: gym.Env, args: argparse.Namespace) -> int:
     levels = [args.level] if args.level else list(env.unwrapped.family.levels)
     t0, total_steps = time.perf_counter(), 0
     for level in levels:
@@ -89,7 +96,6 @@ def main(argv: list[str] | None = None) -> int:
             done = term or trunc
         frames.append(annotate(obs["screenshot"], None, "success" if info["success"] else "failed"))
         print(f"saved {save_gif(frames, args.gif)} ({len(frames)} frames)")
-    env.close()
     return 0
 
 

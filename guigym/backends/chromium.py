@@ -1,6 +1,6 @@
 """Finding and launching a Chromium for the browser backend.
 
-Order: ``$GUIGYM_CHROMIUM`` if set (an executable path), else Playwright's own Chromium
+Order: ``$GUIGYM_CHROMIUM`` if set (an executable's path, or a name looked up on $PATH), else Playwright's own Chromium
 (``playwright install chromium``), else the system's ``chromium``. If none works,
 :class:`ChromiumNotFound` says how to install one.
 
@@ -99,13 +99,43 @@ def system_chromium() -> str | None:
     return None
 
 
+def _given(path: str) -> str:
+    """An executable given by the user (the ``executable`` argument, ``$GUIGYM_CHROMIUM``): a
+    bare name (``chromium``, ``google-chrome``) is looked up on $PATH, as a shell would (it was
+    taken as a file in the current folder: "not an executable file" for a command that works
+    in the shell), and a leading ``~`` is the home folder (quoted in a shell, it stays literal)."""
+    path = os.path.expanduser(path)
+    if os.sep not in path and (os.altsep is None or os.altsep not in path):
+        return shutil.which(path) or path
+    return path
+
+
+def executable_problem(path: str) -> str | None:
+    """Why ``path`` cannot be launched as Chromium, in words (None: it can be tried).
+
+    >>> executable_problem("/no/such/chrome")
+    'does not exist'
+    >>> executable_problem("/")
+    'is a folder, not an executable file'
+    """
+    if not os.path.exists(path):
+        return "does not exist"
+    if os.path.isdir(path):
+        return "is a folder, not an executable file"
+    if not os.path.isfile(path):
+        return "is not a regular file"
+    if not os.access(path, os.X_OK):
+        return "is not executable (chmod +x)"
+    return None
+
+
 def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
     """``(source, executable_path)`` to try in order; ``None`` as path: Playwright's own build."""
     if executable:
-        return [("executable argument", executable)]
+        return [("executable argument", _given(executable))]
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
-        return [(f"${ENV_VAR}", env)]
+        return [(f"${ENV_VAR}", _given(env))]
     out: list[tuple[str, str | None]] = [("Playwright's Chromium", None)]
     sys_path = system_chromium()
     if sys_path:
@@ -134,13 +164,18 @@ def _attempts(executable: str | None, pw: Any = None) -> tuple[list[tuple[str, s
     """The candidates worth launching, and the errors of those that are not."""
     errors: list[str] = []
     ok = []
-    for source, path in candidates(executable):
-        if path is not None and not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            errors.append(f"{source}: {path!r} is not an executable file")
+    todo = candidates(executable)
+    for source, path in todo:
+        if path is not None and (problem := executable_problem(path)):
+            errors.append(f"{source}: {path!r} {problem}")
         elif path is None and pw is not None and (missing := playwright_build_missing(pw)):
             errors.append(f"{source}: not installed ({missing!r} not found)")
         else:
             ok.append((source, path))
+    if todo and todo[0][0] == "Playwright's Chromium" and len(todo) == 1:
+        # the automatic search found no system Chromium either: say so, or the message named
+        # only Playwright's build and left the reader to wonder whether $PATH was searched
+        errors.append(f"system chromium: none of {', '.join(SYSTEM_NAMES)} on $PATH")
     return ok, errors
 
 

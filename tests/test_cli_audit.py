@@ -1,0 +1,219 @@
+"""Faults found in an audit of the command line, the benchmarks' arguments and Chromium
+discovery, each with the test that found it."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import guigym.bench
+from guigym.backends import chromium
+from guigym.backends.chromium import ENV_VAR, ChromiumNotFound, candidates, launch, system_chromium
+from guigym.cli import main as cli
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_reset
+import bench_step
+
+
+def _executable(path: Path, text: str = "#!/bin/sh\nexit 1\n") -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+# ------------------------------------------------------------------ the guigym command
+
+
+def test_browser_command_without_chromium_is_a_message_not_a_traceback(monkeypatch, capsys, tmp_path):
+    """``guigym demo --backend browser`` with no usable Chromium ended in a ChromiumNotFound
+    traceback from the browser's thread (Playwright missing was already a message)."""
+    pytest.importorskip("playwright.sync_api")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "no-chrome"))
+    monkeypatch.chdir(tmp_path)
+    assert cli(["demo", "--backend", "browser", "--episodes", "1", "--level", "easy", "--gif", ""]) == 1
+    err = capsys.readouterr().err
+    assert "guigym demo: no usable Chromium" in err and "playwright install chromium" in err
+    assert "does not exist" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ Chromium discovery
+
+
+def test_no_chromium_anywhere_names_both_places_searched(tmp_path):
+    """PATH without chromium and no Playwright browsers: the error said only that Playwright's
+    build was missing, not that $PATH had been searched for a system Chromium too."""
+    pytest.importorskip("playwright.sync_api")
+    empty_bin, browsers = tmp_path / "bin", tmp_path / "browsers"
+    empty_bin.mkdir()
+    browsers.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
+    env.update(PATH=str(empty_bin), PLAYWRIGHT_BROWSERS_PATH=str(browsers))
+    run = subprocess.run([sys.executable, "-m", "guigym.backends.chromium"], capture_output=True, text=True,
+                         timeout=120, env=env, cwd=ROOT, check=False)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Playwright's Chromium: not installed" in run.stderr and str(browsers) in run.stderr
+    assert "system chromium: none of chromium, chromium-browser on $PATH" in run.stderr
+    assert "playwright install chromium" in run.stderr and "apt-get install chromium" in run.stderr
+    assert "Traceback" not in run.stderr and not any(browsers.iterdir())
+
+
+def test_both_playwrights_and_the_systems_chromium_are_candidates(monkeypatch, tmp_path):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert system_chromium() is None and candidates() == [("Playwright's Chromium", None)]
+    fake = _executable(tmp_path / "chromium-browser", "\x7fELF not really\n")  # a binary, not a launcher script
+    assert system_chromium() == str(fake)
+    assert candidates() == [("Playwright's Chromium", None), ("system chromium", str(fake))]
+
+    class Pw:  # Playwright's own build, installed where its executable_path says
+        class chromium:
+            executable_path = str(tmp_path / "ms-playwright" / "chromium-1" / "chrome-linux" / "chrome")
+
+    assert chromium.playwright_build_missing(Pw) == str(tmp_path / "ms-playwright" / "chromium-1")
+    Path(Pw.chromium.executable_path).parent.mkdir(parents=True)
+    _executable(Path(Pw.chromium.executable_path))
+    assert chromium.playwright_build_missing(Pw) is None
+
+
+@pytest.mark.parametrize("given,says", [
+    ("{tmp}/missing/chrome", "does not exist"),
+    ("{tmp}", "is a folder, not an executable file"),  # said "is not an executable file", as for a typo
+    ("{tmp}/plain.txt", "is not executable (chmod +x)"),
+    ("~/guigym-no-such-chrome", "does not exist"),
+])
+def test_a_bad_override_says_what_is_wrong(given, says, monkeypatch, tmp_path):
+    (tmp_path / "plain.txt").write_text("not a program")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(ENV_VAR, given.format(tmp=tmp_path))
+    with pytest.raises(ChromiumNotFound) as e:
+        launch(object())  # checked before anything is launched
+    shown = given.format(tmp=tmp_path).replace("~", str(tmp_path))  # ~ is the home folder
+    assert f"${ENV_VAR}: {shown!r} {says}" in str(e.value)
+    assert "playwright install chromium" in str(e.value)
+
+
+def test_an_override_naming_a_command_is_looked_up_on_path(monkeypatch, tmp_path):
+    """``GUIGYM_CHROMIUM=google-chrome`` (a name, as in a shell) was taken as a file in the
+    current folder: "not an executable file"."""
+    fake = _executable(tmp_path / "my-chrome")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv(ENV_VAR, "my-chrome")
+    assert candidates() == [(f"${ENV_VAR}", str(fake))]
+    assert candidates("my-chrome") == [("executable argument", str(fake))]
+    assert chromium.executable_problem(str(fake)) is None
+    monkeypatch.setenv(ENV_VAR, "not-on-path")
+    with pytest.raises(ChromiumNotFound, match="'not-on-path' does not exist"):
+        launch(object())
+
+
+# ------------------------------------------------------------------ guigym bench
+
+
+def test_bench_vector_env_runs_on_the_cores_it_was_given(monkeypatch, capsys):
+    """The vector env's part set the affinity to every core of the machine, escaping a
+    ``taskset`` the user ran it under."""
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores and sched_setaffinity")
+    before = os.sched_getaffinity(0)
+    given = {max(before)}
+    seen: list[set[int]] = []
+    monkeypatch.setattr(guigym.bench, "env_ids", lambda: ["GuiGym-Login-v0"])
+    monkeypatch.setattr(guigym.bench, "resets", lambda env, n, level: 1.0)
+    monkeypatch.setattr(guigym.bench, "vector_random", lambda *a: seen.append(os.sched_getaffinity(0)) or 1.0)
+    os.sched_setaffinity(0, given)
+    try:
+        assert cli(["bench", "--steps", "5", "--vector", "2"]) == 0
+        assert os.sched_getaffinity(0) == given
+    finally:
+        os.sched_setaffinity(0, before)
+    assert seen == [given] and "GuiVectorEnv x2" in capsys.readouterr().out
+
+
+def test_bench_vector_with_fewer_steps_than_envs_still_measures():
+    # --steps 1 --vector 2 ran no step at all and printed "0 steps/s"
+    assert guigym.bench.vector_random("GuiGym-Login-v0", 2, 1) > 0
+
+
+# ------------------------------------------------------------------ benchmarks/*.py arguments
+
+
+@pytest.mark.parametrize("script", [bench_step, bench_reset])
+@pytest.mark.parametrize("argv,says", [
+    (["--ids", "Login,Mesages"], "--ids 'Login,Mesages': Mesages names no registered id"),  # bench_step dropped it
+    (["--ids", "Nope"], "Nope names no registered id"),  # bench_reset measured nothing, exit 0
+    (["--ids", "Login", "--levels", "bogus"], "--levels bogus: GuiGym-Login-v0's levels are easy, medium, hard"),
+    (["--ids", "Login", "--levels", ","], "--levels ',': give at least one level"),
+])
+def test_bench_step_and_reset_check_ids_and_levels_alike(script, argv, says, capsys, monkeypatch):
+    # an unknown level was a ValueError traceback from the first reset, in both scripts
+    monkeypatch.setattr(os, "sched_setaffinity", lambda *a: pytest.fail("pinned before the arguments were checked"))
+    count = ["--steps", "1"] if script is bench_step else ["--seeds", "1"]
+    with pytest.raises(SystemExit) as e:
+        script.main([*argv, *count])
+    assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("script,flag", [(bench_step, "--steps"), (bench_reset, "--seeds")])
+def test_bench_step_and_reset_refuse_a_count_under_one(script, flag, capsys):
+    # bench_reset --seeds 0 ended in statistics.StatisticsError after building every env
+    with pytest.raises(SystemExit) as e:
+        script.main([flag, "0", "--ids", "Login", "--no-pin"])
+    assert e.value.code == 2 and f"{flag} must be >= 1, got 0" in capsys.readouterr().err
+
+
+def test_bench_reset_takes_ids_as_bench_step_does(capsys, monkeypatch):
+    """The same ``--ids`` in both scripts: families or ids (with spaces after commas);
+    bench_reset took family names only and dropped ``Login, CrossApp``'s second name."""
+    calls: list[tuple[str, str]] = []
+    fake = {"gen": 0.1, "plan": 0.1, "reset": 0.3, "len": 2.0, "per_step": 0.05}
+    monkeypatch.setattr(bench_reset, "phases", lambda env_id, level, seeds: calls.append((env_id, level)) or fake)
+    assert bench_reset.main(["--ids", "guigym:GuiGym-Login-v0, CrossApp", "--levels", "easy, hard", "--seeds", "1",
+                             "--no-pin"]) == 0
+    assert calls == [("GuiGym-Login-v0", "easy"), ("GuiGym-Login-v0", "hard"),
+                     ("GuiGym-CrossApp-v0", "easy"), ("GuiGym-CrossApp-v0", "hard")]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("name,argv,says", [
+    ("bench_browser", ["--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are"),
+    ("bench_browser", ["--env", "CartPole-v1"], "CartPole-v1 is not a guigym id"),
+    ("bench_browser", ["--steps", "0"], "--steps must be >= 1, got 0"),  # divided by zero after the runs
+    ("bench_browser", ["--threads", "-2"], "--threads must be >= 0, got -2"),  # read as 0
+    ("bench_soak", ["--level", "x"], "--level x: GuiGym-Settings-v0's levels are"),  # failed in the first reset
+    ("bench_soak", ["--steps", "-1"], "--steps must be >= 0, got -1"),
+])
+def test_browser_benchmarks_check_env_level_and_counts_before_starting(name, argv, says, capsys, monkeypatch):
+    pytest.importorskip("playwright.sync_api")
+    import importlib
+
+    script = importlib.import_module(name)
+    monkeypatch.setattr(script.gym, "make", lambda *a, **k: pytest.fail("an env was made"))
+    with pytest.raises(SystemExit) as e:
+        script.main(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,argv,says", [
+    ("bench_vector", ["--envs", "0", "--steps", "1", "--no-browser"], "--envs must be >= 1, got 0"),
+    ("bench_caches", ["--rounds", "0", "--steps", "1", "--envs", "1"], "--rounds must be >= 1, got 0"),  # an empty table
+    ("bench_caches", ["--envs", "2", "0", "--rounds", "1", "--steps", "1"], "--envs must be >= 1, got 2 0"),
+    ("bench_malloc", ["--rounds", "0", "--steps", "1"], "--rounds must be >= 1, got 0"),
+    ("bench_overheads", ["--calls", "0", "--repeats", "1"], "--calls must be >= 1, got 0"),
+    ("bench_adversarial", ["--repeat", "0"], "--repeat must be >= 1, got 0"),
+])
+def test_benchmark_counts_under_one_are_usage_errors(name, argv, says, capsys, monkeypatch):
+    import importlib
+
+    script = importlib.import_module(name)
+    monkeypatch.setattr(script, "print", lambda *a, **k: pytest.fail("the run started"), raising=False)
+    with pytest.raises(SystemExit) as e:
+        script.main(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
