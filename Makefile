@@ -16,10 +16,13 @@ $(BASE): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e .
 	@touch $(BASE)
 
-# everything the tests touch: browser, RL (torch 2.13.0 CPU, SB3), VLM (transformers), datasets;
-# pyproject.toml declares ranges, constraints.txt pins the exact versions CI tests
+# everything the tests touch: browser, RL (torch 2.13.0, SB3), VLM (transformers), datasets;
+# pyproject.toml declares ranges, constraints.txt pins the exact versions CI tests.
+# PyPI's Linux torch wheel is the CUDA build (GBs of nvidia-* packages); for the CPU wheel:
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 $(STAMP): $(BASE)
-	$(BIN)/python -m pip install -q -c constraints.txt -e ".[all]"
+	$(BIN)/python -m pip install -q -c constraints.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[all]"
 	@touch $(STAMP)
 
 install: $(STAMP)

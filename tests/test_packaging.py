@@ -177,3 +177,21 @@ def test_chromium_check_without_playwright(monkeypatch: pytest.MonkeyPatch, caps
     assert chromium.main() == 1
     err = capsys.readouterr().err
     assert "pip install 'guigym[browser]'" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_install_takes_a_torch_index(tmp_path: Path) -> None:
+    """``make install TORCH_INDEX=URL`` passes the URL to the pip install of the extras (PyPI's
+    Linux torch wheel is a CUDA build; PyTorch's CPU index has the CPU one); without it, no index
+    is added. Dry runs (``make -n``) in a fresh venv folder, so every install line is printed."""
+    root = Path(__file__).resolve().parents[1]
+
+    def lines(*extra: str) -> list[str]:
+        out = subprocess.run(["make", "-n", "-C", str(root), "install", f"VENV={tmp_path / 'venv'}", *extra],
+                             capture_output=True, text=True, check=True).stdout
+        return [ln for ln in out.splitlines() if '-e ".[all]"' in ln]
+
+    (plain,) = lines()
+    (cpu,) = lines("TORCH_INDEX=https://download.pytorch.org/whl/cpu")
+    assert "--extra-index-url" not in plain and "-c constraints.txt" in plain
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in cpu
