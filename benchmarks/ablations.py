@@ -147,7 +147,7 @@ class Args:
     iterations: Optional[int] = None
     """GRPO iterations per run (default: ``train_small.py``'s)"""
     extra: str = ""
-    """more ``train_small.py`` flags for every run, one string: ``--extra "--group-size 16"``"""
+    """more ``train_small.py`` flags for every run, one string: ``--extra="--group-size 16"``"""
     rerun: bool = False
     """train again even where an ``eval.json`` exists"""
     table_only: bool = False

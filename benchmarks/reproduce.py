@@ -287,7 +287,7 @@ def sweep_table(name: str, args: Args) -> str:
             print(f"{name}: reusing {len(restored)} archived runs from {ARCHIVE / name}: {', '.join(restored)}", flush=True)
     res = ablations.main(a)
     archive_runs(name, Path(a.out))
-    extra_txt = f" --extra '{extra}'" if extra else ""
+    extra_txt = f" --extra='{extra}'" if extra else ""  # --extra='--flag ...': tyro reads a separate '--flag ...' as a flag
     _save(name, res["text"].split("\n"), args, res["results"],
           f"python benchmarks/ablations.py --settings {' '.join(settings)} --seeds {' '.join(map(str, args.seeds))}{extra_txt}")
     png = Path(a.out) / "curves.png"
