@@ -40,7 +40,10 @@ import numpy as np  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from guigym.actions import Click  # noqa: E402
+from guigym.backends import BACKENDS  # noqa: E402
 from guigym.registration import id_levels  # noqa: E402
+from guigym.variation import SPLITS  # noqa: E402
+from guigym.variation import resolve as resolve_variation  # noqa: E402
 
 DETOUR_STEPS = (1, 8)  # random actions before the oracle takes over: at least, at most
 
@@ -100,10 +103,22 @@ def episode(env: gym.Env, h: Any, kind: str, seed: int, level: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=10, help="episodes per id x level and kind")
-    p.add_argument("--backend", default="mock")
+    p.add_argument("--backend", default="mock", choices=BACKENDS)
     p.add_argument("--variation", default=None, help="make every env with this variation preset (e.g. all)")
-    p.add_argument("--split", default="train", help="the split of --variation")
+    p.add_argument("--split", default=None, choices=SPLITS, help="the split of --variation (default: train)")
     a = p.parse_args(argv)
+    # a hash of a run that was not the one asked for reads as "unchanged" or "changed" for the
+    # wrong reason: --seeds 0 hashed nothing, --split without --variation hashed plain episodes
+    if a.seeds < 1:  # not benchmarks/_args.py: tests and worktree A/B runs load this file by its path
+        p.error(f"--seeds must be >= 1, got {a.seeds}")
+    if a.split is not None and a.variation is None:
+        p.error(f"--split {a.split} needs --variation (it is the split of the varied envs)")
+    a.split = a.split or "train"
+    if a.variation is not None:
+        try:
+            resolve_variation(a.variation, a.split)
+        except ValueError as e:
+            p.error(f"--variation {a.variation}: {e}")
     varied = {} if a.variation is None else {"variation": a.variation, "split": a.split}
     print(f"guigym from {os.path.dirname(guigym.__file__)}", flush=True)  # run from the tree under test (PYTHONPATH=.)
     total = hashlib.sha256()

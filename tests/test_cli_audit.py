@@ -217,3 +217,18 @@ def test_benchmark_counts_under_one_are_usage_errors(name, argv, says, capsys, m
     with pytest.raises(SystemExit) as e:
         script.main(argv)
     assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["--seeds", "0"], "--seeds must be >= 1, got 0"),  # hashed nothing: a "total" of no episode
+    (["--split", "test"], "--split test needs --variation"),  # hashed plain episodes under a varied name
+    (["--variation", "bogus"], "unknown variation preset 'bogus'"),  # a traceback at the first gym.make
+    (["--backend", "mok"], "invalid choice: 'mok'"),
+])
+def test_hash_episodes_refuses_a_run_other_than_the_one_asked_for(argv: list[str], says: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import hash_episodes
+
+    with pytest.raises(SystemExit) as e:
+        hash_episodes.main(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
