@@ -308,6 +308,28 @@ _AT_LEAST = {"iterations": 0, "episodes_per_iter": 1, "rollout_max_steps": 1, "s
 _WITHIN = {"stage1_frac": (0.0, 1.0), "time_limit_min": (0.0, math.inf), "lambda_align": (0.0, math.inf),
            "lambda_rep": (0.0, math.inf), "beta": (0.0, math.inf), "ent_coef": (0.0, math.inf),
            "loss_norm_tokens": (0.0, math.inf), "augment_invert": (0.0, 1.0)}
+#: Float flags that must also be finite (an infinite reward weight, KL or entropy coefficient, token
+#: normaliser or learning rate turns the loss or the weights into inf/NaN, or the loss into 0; an
+#: infinite --time-limit-min, --clip-eps or --max-grad-norm only means "no limit").
+_FINITE = ("lambda_align", "lambda_rep", "beta", "ent_coef", "loss_norm_tokens", "lr")
+
+#: Flags that only some settings read: (flag, whether ``args`` reads it, what it needs). A flag
+#: given (not its default) where it is not read was dropped silently (``--split test`` without
+#: ``--variation`` trained and evaluated on the family's own instances).
+_NEEDS: tuple[tuple[str, Any, str], ...] = (
+    ("split", lambda a: a.variation is not None, "--variation (it is the split of the varied envs)"),
+    ("eval_batch", lambda a: a.rollout_workers >= 1, "--rollout-workers N (without, episodes run one at a time)"),
+    *((name, lambda a: a.policy == "vlm", "--policy vlm")
+      for name in ("vlm_path", "lora_rank", "gradient_checkpointing", "max_new_tokens", "device")),
+    *((name, lambda a: a.policy != "vlm", "the tiny policy (--policy tiny or tiny-elements)")
+      for name in ("plan_steps", "augment_invert")),
+    *((name, lambda a: a.stage1_reward == "uir1", "--stage1-reward uir1") for name in ("uir1_type_reward", "uir1_coord")),
+    ("stage1_frac", lambda a: a.stage == "both", "--stage both"),
+    *((name, lambda a: a.stage != "1", "stage 2 (--stage 2 or both)") for name in ("stage2_reward", "stage2_first_step_only")),
+    ("label_vocab_seeds", lambda a: a.plan_steps == "ungrounded" and a.policy != "vlm",
+     "--plan-steps ungrounded (the tiny policy)"),
+    ("advantage", lambda a: a.stage != "2", "stage 1 (--stage 1 or both; stage 2 scores one step)"),
+)
 
 
 def arg_problems(args: Args) -> list[str]:
@@ -340,6 +362,9 @@ def arg_problems(args: Args) -> list[str]:
     for name in ("lr", "clip_eps", "max_grad_norm"):
         if not getattr(args, name) > 0:
             out.append(f"--{name.replace('_', '-')} must be > 0, got {getattr(args, name)}")
+    for name in _FINITE:
+        if math.isinf(getattr(args, name)):
+            out.append(f"--{name.replace('_', '-')} must be finite, got {getattr(args, name)}")
     if not 0 < args.gamma <= 1:
         out.append(f"--gamma must be in (0, 1], got {args.gamma}")
     if args.eval_max_steps is not None and args.eval_max_steps < 1:
@@ -370,13 +395,40 @@ def arg_problems(args: Args) -> list[str]:
         out.append("--plan-steps ungrounded needs an executor to ground its clicks (--executor element)")
     if args.ray_address and args.rollout_workers < 1:
         out.append("--ray-address needs --rollout-workers N (N >= 1 actors)")
-    problem = folder_problem(Path(args.out_dir) / (args.run_name or "_"))
+    if args.run_name and (Path(args.run_name).is_absolute() or ".." in Path(args.run_name).parts):
+        # Path(out_dir) / "/abs" is "/abs": the run went outside --out-dir, which was dropped silently
+        out.append(f"--run-name {args.run_name}: a folder name under --out-dir, not a path out of it")
+    run_dir = Path(args.out_dir) / (args.run_name or "_")
+    problem = folder_problem(run_dir)
+    if not problem and run_dir.is_dir() and not os.access(run_dir, os.W_OK | os.X_OK):
+        # (folder_problem accepts any existing folder: a read-only one ended in a PermissionError traceback)
+        problem = f"{run_dir} is not writable"
     if problem:
         out.append(f"--out-dir {args.out_dir}" + (f" --run-name {args.run_name}" if args.run_name else "") + f": {problem}")
     if args.algo == "ppo":
         out += ppo_ignored(args)
-    elif args.ppo_steps != Args.ppo_steps:
-        out.append(f"--ppo-steps {args.ppo_steps} needs --algo ppo (GRPO's length is --iterations)")
+    else:
+        if args.ppo_steps != Args.ppo_steps:
+            out.append(f"--ppo-steps {args.ppo_steps} needs --algo ppo (GRPO's length is --iterations)")
+        out += unread_flags(args)
+    return out
+
+
+def unread_flags(args: Args) -> list[str]:
+    """The flags given (not at their defaults) that this setting does not read, one line each.
+
+    >>> unread_flags(Args(split="test", lora_rank=8, stage="1", stage1_frac=0.5))  # doctest: +NORMALIZE_WHITESPACE
+    ['--split test needs --variation (it is the split of the varied envs)',
+     '--lora-rank 8 needs --policy vlm',
+     '--stage1-frac 0.5 needs --stage both']
+    """
+    default = Args()
+    out = []
+    for name, reads, needs in _NEEDS:
+        v = getattr(args, name)
+        if v != getattr(default, name) and not reads(args):
+            flag = name.replace("_", "-")
+            out.append(f"--{'' if v else 'no-'}{flag} needs {needs}" if isinstance(v, bool) else f"--{flag} {v} needs {needs}")
     return out
 
 
@@ -524,13 +576,15 @@ def click_vocabulary(args: Args) -> tuple[str, ...]:
 
     env = gym.make(args.env_id, **env_kwargs(args))
     counts: Counter[str] = Counter()
-    for s in range(args.label_vocab_seeds):
-        _, info = env.reset(seed=s)
-        for r in info["reference"]:
-            q = quoted(r.instruction)
-            if r.action.type == "click" and q:
-                counts[q[0]] += 1
-    env.close()
+    try:
+        for s in range(args.label_vocab_seeds):
+            _, info = env.reset(seed=s)
+            for r in info["reference"]:
+                q = quoted(r.instruction)
+                if r.action.type == "click" and q:
+                    counts[q[0]] += 1
+    finally:
+        env.close()
     if not counts:
         raise SystemExit(f"--plan-steps ungrounded: no click labels in the references of {args.env_id}")
     return tuple(sorted(counts, key=lambda k: (-counts[k], k)))
@@ -698,17 +752,48 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
     if pool is not None and lockstep_planner(planner):
         limit = max_steps or gym.spec(args.env_id).max_episode_steps or 200
         visited = [[] for _ in seeds]
-        recs = run_episodes(pool, agent, seeds, limit, env_id=args.env_id,
+        recs = run_episodes(eval_slots(pool, args.eval_batch), agent, seeds, limit, env_id=args.env_id,
                             on_decision=lambda i, obs, info, history: visited[i].append(visit(_ignore, obs, info, history, None)))
     else:
         env = make_env(args, _ignore, save_state=False)
         recs, visited = [], []
-        for s in seeds:
-            env.visited = []
-            recs.append(run_episode(env, agent, seed=s, max_steps=max_steps))
-            visited.append(env.visited)
-        env.close()
+        try:
+            for s in seeds:
+                env.visited = []
+                recs.append(run_episode(env, agent, seed=s, max_steps=max_steps))
+                visited.append(env.visited)
+        finally:
+            env.close()
     return episode_metrics(args, recs, visited, seeds)
+
+
+class _FirstSlots:
+    """The first ``num_envs`` envs of an env pool, as a pool (:func:`eval_slots`)."""
+
+    def __init__(self, pool: EnvPool, num_envs: int) -> None:
+        self.pool, self.num_envs = pool, num_envs
+
+    def reset(self, indices: Any, seeds: Any) -> list[tuple[Any, dict]]:
+        if any(not 0 <= int(i) < self.num_envs for i in indices):
+            raise ValueError(f"indices {list(indices)} outside the first {self.num_envs} envs")
+        return self.pool.reset(indices, seeds)
+
+    def step(self, indices: Any, actions: Any) -> list[Any]:
+        if any(not 0 <= int(i) < self.num_envs for i in indices):
+            raise ValueError(f"indices {list(indices)} outside the first {self.num_envs} envs")
+        return self.pool.step(indices, actions)
+
+    def close(self) -> None:
+        pass  # the trainer's pool: closed with the trainer
+
+
+def eval_slots(pool: EnvPool, eval_batch: int) -> EnvPool:
+    """The envs of ``pool`` that an evaluation runs its episodes on: ``eval_batch`` of them
+    (``--eval-batch``). The pool holds ``max(episodes_per_iter, eval_batch)`` envs, and
+    :func:`agents.plan_act.run_episodes` runs as many episodes at once as its pool has envs,
+    so with more rollout episodes than ``--eval-batch`` the evaluations ran that many at once and
+    ``--eval-batch`` was ignored (a batch changes the plans it decodes in the last bits)."""
+    return pool if eval_batch >= pool.num_envs else _FirstSlots(pool, eval_batch)
 
 
 def _ignore(obs: Any, info: dict, history: list) -> None:
@@ -780,12 +865,14 @@ def expert_step_metrics(args: Args, planner: Any, seeds: list[int], max_steps: i
 
     agent = PlanActAgent(ExpertFollower(planner, score))
     if pool is not None and lockstep_planner(planner):
-        run_episodes(pool, agent, seeds, max_steps, env_id=args.env_id)
+        run_episodes(eval_slots(pool, args.eval_batch), agent, seeds, max_steps, env_id=args.env_id)
     else:
         env = gym.make(args.env_id, **env_kwargs(args))
-        for s in seeds:
-            run_episode(env, agent, seed=s, max_steps=max_steps)
-        env.close()
+        try:
+            for s in seeds:
+                run_episode(env, agent, seed=s, max_steps=max_steps)
+        finally:
+            env.close()
     mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
     return {"expert_type_acc": mean(types), "expert_click_acc": mean(clicks), "expert_step_acc": mean(steps)}
 
@@ -876,6 +963,13 @@ class Trainer:
         self.out = Path(args.out_dir) / self.run_name
         if args.policy == "vlm" and args.advantage == "step":
             raise SystemExit("--advantage step needs per-step token spans; the VLM policy has none (use --advantage trajectory)")
+        # refused before anything is built (they came after the envs, which a refusal left open)
+        if args.executor != "element" and args.plan_steps == "ungrounded":
+            raise SystemExit("--plan-steps ungrounded needs an executor to ground its clicks (--executor element)")
+        if args.ray_address and args.rollout_workers < 1:
+            raise SystemExit("--ray-address needs --rollout-workers N (N >= 1 actors)")
+        if args.eval_batch < 1:
+            raise SystemExit(f"--eval-batch must be >= 1, got {args.eval_batch}")
         random.seed(args.seed)
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
@@ -888,21 +982,19 @@ class Trainer:
         self.ref_policy = copy.deepcopy(self.policy).eval() if args.beta > 0 else None
         self.optimizer = torch.optim.Adam([p for p in self.policy.parameters() if p.requires_grad], lr=args.lr)
         aug = np.random.default_rng([args.seed, 1])  # its own stream: the other draws stay as they were
+        self.score_env: Optional[gym.Env] = None
+        self.pool: Optional[EnvPool] = None
         self.env = make_env(args, transform_for(self.policy, args.augment_invert, aug))
-        self.score_env = gym.make(args.env_id, **env_kwargs(args)).unwrapped  # stage 2 executes here
-        self.executor = None
-        if args.executor == "element":
-            self.executor = ElementExecutor()
-        elif args.plan_steps == "ungrounded":
-            raise SystemExit("--plan-steps ungrounded needs an executor to ground its clicks (--executor element)")
-        sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen,
-                               follow_reference=args.rollout_actor == "reference")
-        self.rollout_agent = PlanActAgent(sampler, executor=self.executor)
-        if args.ray_address and args.rollout_workers < 1:
-            raise SystemExit("--ray-address needs --rollout-workers N (N >= 1 actors)")
-        if args.eval_batch < 1:
-            raise SystemExit(f"--eval-batch must be >= 1, got {args.eval_batch}")
-        self.pool: Optional[EnvPool] = make_rollout_pool(args) if args.rollout_workers > 0 else None
+        try:  # what is built is closed if a later part fails (a pool that cannot start, Ray not reachable, Ctrl-C)
+            self.score_env = gym.make(args.env_id, **env_kwargs(args)).unwrapped  # stage 2 executes here
+            self.executor = ElementExecutor() if args.executor == "element" else None
+            sampler = GroupPlanner(self.policy, self.env, args.group_size, args.horizon, self.gen,
+                                   follow_reference=args.rollout_actor == "reference")
+            self.rollout_agent = PlanActAgent(sampler, executor=self.executor)
+            self.pool = make_rollout_pool(args) if args.rollout_workers > 0 else None
+        except BaseException:
+            self.close()
+            raise
         self.stages = {"1": [1], "2": [2], "both": [1, 2]}[args.stage]
         self.switch_at = int(round(args.iterations * args.stage1_frac)) if args.stage == "both" else args.iterations
         if args.stage == "both" and args.iterations and not 0 < self.switch_at < args.iterations:
@@ -1149,13 +1241,14 @@ class Trainer:
                 f"{self.run_name}: held-out success {result['policy']['success_rate']:.3f} on {len(seeds)} seeds "
                 f"(random planner {rnd:.3f}); mean steps {result['policy']['mean_steps']:.1f}; "
                 f"train {train_time:.0f} s, total {result['total_time_s']:.0f} s -> {self.out}"
-                + ("" if plotted else " (no matplotlib: no PNG)")
+                + ("" if plotted or not rows else " (no matplotlib: no PNG)")  # no rows (--iterations 0): nothing to plot
             )
         return result
 
     def close(self) -> None:
         self.env.close()
-        self.score_env.close()
+        if self.score_env is not None:
+            self.score_env.close()
         if self.pool is not None:
             self.pool.close()
 
@@ -1266,9 +1359,14 @@ def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
 
         # the measured setting (docs/ppo_baseline.md): smaller action space, action history, tuned PPO
         name = args.run_name or f"{args.env_id}__{args.level}__ppo__{args.seed}__{int(time.time())}"
-        return train_ppo(**ppo_setting(args.env_id, args.level, args.ppo_steps), seed=args.seed,
-                         out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
-                         eval_every=max(1, args.ppo_steps // 8), progress=args.progress, threads=args.threads)
+        try:
+            return train_ppo(**ppo_setting(args.env_id, args.level, args.ppo_steps), seed=args.seed,
+                             out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
+                             eval_every=max(1, args.ppo_steps // 8), progress=args.progress, threads=args.threads)
+        except KeyboardInterrupt:  # as GRPO's: a message and status 130, not a traceback
+            print(f"train_small.py: interrupted; {Path(args.out_dir) / name} has no eval.json (not a finished run)",
+                  file=sys.stderr)
+            raise SystemExit(130) from None
     try:
         return train(args)
     except KeyboardInterrupt as e:  # Trainer.run said what it wrote (a graceful stop), or a second Ctrl-C aborted

@@ -83,7 +83,13 @@ class InlineEnvPool:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         self.num_envs = num_envs
         self.with_state = with_state
-        self.envs = [env_fn() for _ in range(num_envs)]
+        self.envs: list[gym.Env] = []
+        try:
+            for _ in range(num_envs):
+                self.envs.append(env_fn())
+        except BaseException:  # the envs already made (a browser each, for Chromium) are not left open
+            self.close()
+            raise
 
     def _assert_open(self) -> None:
         if not self.envs:  # closed: the same error as ProcessEnvPool's, not an IndexError
@@ -117,7 +123,8 @@ def _worker(conn: Any, env_fn: Callable[[], gym.Env], slots: list[int], with_sta
     # means (finish the iteration, save); the workers end when the pool closes or the pipe does
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        envs = {i: env_fn() for i in slots}
+        for i in slots:  # one at a time: if one fails, those made before are closed below
+            envs[i] = env_fn()
         conn.send(("ok", None))
         while True:
             cmd, payload = conn.recv()

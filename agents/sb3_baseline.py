@@ -18,7 +18,9 @@ reproduce the original full-action-space baseline.
 from __future__ import annotations
 
 import csv
+import io
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,19 @@ def train_ppo_problems(env_id: str, level: str, total_timesteps: int, seed: int,
         if value < low:
             out.append(f"{name} must be >= {low}, got {value}")
     return out
+
+
+def _write_atomic(path: Path, write: Any) -> None:
+    """``write(tmp)`` to a temporary name beside ``path``, then a rename: ``path`` is whole or
+    as it was (a run stopped by an error or a Ctrl-C half-way through a save left a truncated
+    ``eval.json`` or ``ppo.zip``)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: int, deterministic: bool = True,
@@ -165,9 +180,12 @@ def train_ppo(
     threads_before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
+    venv = None
     try:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
+        # a previous run's eval.json in a reused folder marks a finished run: gone until this one finishes
+        (out / "eval.json").unlink(missing_ok=True)
         torch.manual_seed(seed)
         ekw = dict(env_kwargs or {})
         ekw["image_only"] = policy == "CnnPolicy"
@@ -217,20 +235,23 @@ def train_ppo(
             rows[-1] = final
         else:
             rows.append(final)
-        with open(out / "curves.csv", "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=["step", "success", "cpu_s", "train_return"])
-            w.writeheader()
-            w.writerows(rows)
-        _plot(rows, out / "curves.png", f"PPO ({policy}) on {env_id} [{level}]")
-        model.save(out / "ppo.zip")
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=["step", "success", "cpu_s", "train_return"])
+        w.writeheader()
+        w.writerows(rows)
+        _write_atomic(out / "curves.csv", lambda p: p.write_text(buf.getvalue(), newline=""))
+        _write_atomic(out / "curves.png", lambda p: _plot(rows, p, f"PPO ({policy}) on {env_id} [{level}]"))
+        _write_atomic(out / "ppo.zip", lambda p: model.save(p))  # a name with a suffix: SB3 adds no ".zip"
         result = {"algo": "ppo", "env_id": env_id, "level": level, "seed": seed, "total_timesteps": int(model.num_timesteps),
                   "final_success": rows[-1]["success"], "curve": rows, "eval_seeds": [held_out.start, held_out.stop],
                   "cpu_s": rows[-1]["cpu_s"], "max_steps": max_steps, "n_envs": n_envs, "reward_mode": reward_mode,
                   "policy": policy, "env_kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in ekw.items()}, "ppo_kwargs": hp}
-        (out / "eval.json").write_text(to_json(result))  # strict JSON: train_return NaN at step 0 as null
-        venv.close()
+        # strict JSON (train_return NaN at step 0 as null); written last: its presence marks a finished run
+        _write_atomic(out / "eval.json", lambda p: p.write_text(to_json(result)))
         return result
     finally:
+        if venv is not None:  # also on an error or a Ctrl-C: the envs were left open
+            venv.close()
         torch.set_num_threads(threads_before)
 
 
@@ -245,5 +266,5 @@ def _plot(rows: list[dict[str, float]], path: Path, title: str) -> None:
     ax.set(xlabel="env steps", ylabel="eval success (%)", title=title, ylim=(-2, 102))
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format="png")  # the format: path may be a temporary name
     plt.close(fig)

@@ -111,3 +111,49 @@ def test_a_closed_inline_pool_says_so():
         pool.reset([0], [0])
     with pytest.raises(EnvPoolError, match="closed"):
         pool.step([0], [Click(5, 5)])
+
+
+class _Fragile:
+    """An env factory whose ``fail_at``-th env fails to start; every env made says when it closes."""
+
+    def __init__(self, fail_at: int) -> None:
+        self.fail_at, self.made, self.closed = fail_at, 0, []
+
+    def __call__(self) -> gym.Env:
+        if self.made == self.fail_at:
+            raise RuntimeError("the browser did not start")
+        env = ENV_FN()
+        k, real_close = self.made, env.close
+        self.made += 1
+
+        def close() -> None:
+            self.closed.append(k)
+            real_close()
+
+        env.close = close  # type: ignore[method-assign]
+        return env
+
+
+def test_envs_made_before_one_that_fails_are_closed():
+    """An env that fails to start (a browser that does not launch) left the envs made before it
+    open, in the inline pool and in a pool worker (whose ``envs`` stayed empty until every env was
+    made, so its ``finally`` closed none)."""
+    from agents.env_pool import _worker
+
+    fragile = _Fragile(fail_at=2)
+    with pytest.raises(RuntimeError, match="did not start"):
+        InlineEnvPool(fragile, num_envs=3)
+    assert sorted(fragile.closed) == [0, 1]
+
+    import multiprocessing as mp
+
+    fragile = _Fragile(fail_at=1)
+    parent, child = mp.Pipe()
+    old = signal.getsignal(signal.SIGINT)
+    try:
+        _worker(child, fragile, [0, 1, 2], True)  # in this process: the worker's loop, without a process
+    finally:
+        signal.signal(signal.SIGINT, old)  # the worker ignores SIGINT; this process must not
+    status, why = parent.recv()
+    assert status == "error" and "did not start" in why
+    assert fragile.closed == [0]
