@@ -47,6 +47,7 @@ __all__ = [
     "parse_plan_output",
     "history_lines",
     "system_prompt",
+    "defuse_special_tokens",
     "QWEN_VL_CHAT_TEMPLATE",
 ]
 
@@ -208,6 +209,35 @@ def _check_fmt(fmt: str) -> None:
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
 
 
+def defuse_special_tokens(messages: list[dict[str, Any]], tokens: Sequence[str]) -> list[dict[str, Any]]:
+    """``messages`` with every occurrence of a special token (``"<|image_pad|>"``,
+    ``"<|im_end|>"``, …) in the text of a non-system turn broken by a zero-width space after its
+    first character, so the tokenizer reads it as plain text. Those texts carry the task and the
+    past actions, i.e. model output: a ``Type("<|image_pad|>")`` in the history otherwise made
+    the processor count two image placeholders for one image and raise, and ``<|im_end|>``
+    ended the user turn early. Text without special tokens is returned as it is."""
+    toks = sorted({t for t in tokens if isinstance(t, str) and len(t) > 1}, key=len, reverse=True)
+    if not toks:
+        return messages
+
+    def defuse(text: str) -> str:
+        for t in toks:
+            if t in text:
+                text = text.replace(t, t[0] + "\u200b" + t[1:])
+        return text
+
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") == "system" or content is None:
+            out.append(m)
+        elif isinstance(content, str):
+            out.append({**m, "content": defuse(content)})
+        else:
+            out.append({**m, "content": [{**c, "text": defuse(c["text"])} if isinstance(c.get("text"), str) else c for c in content]})
+    return out
+
+
 def parse_plan_output(text: str, fmt: Optional[str], horizon: int, model_size: Size, screen_size: Size) -> Plan:
     """Model text → :class:`Plan` of at most ``horizon`` steps, coordinates rescaled from the
     model's image (``model_size``) to the screenshot (``screen_size``). Malformed text gives
@@ -262,10 +292,26 @@ def _image_only_processor(path: Union[str, Path], **kwargs: Any) -> Any:
             return {**super().to_dict(), "processor_class": base.__name__}
 
     ImageOnlyProcessor.__name__ = ImageOnlyProcessor.__qualname__ = f"{base.__name__}ImageOnly"
-    image_processor = AutoImageProcessor.from_pretrained(path, **kwargs)
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    image_processor = AutoImageProcessor.from_pretrained(path, local_files_only=True, **kwargs)
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    image_token = getattr(tokenizer, "image_token", None) or "<|image_pad|>"
+    if image_token not in tokenizer.get_vocab():
+        # a folder without tokenizer files gave an empty tokenizer (every token id 0, no image
+        # token): a "loaded" model that failed only at its first generate
+        raise OSError(f"{path}: no tokenizer with the image token {image_token!r} (tokenizer.json / tokenizer_config.json)")
     template = _read_chat_template(Path(path)) or getattr(tokenizer, "chat_template", None) or QWEN_VL_CHAT_TEMPLATE
     return ImageOnlyProcessor(image_processor=image_processor, tokenizer=tokenizer, chat_template=template)
+
+
+def _checkpoint_dir(path: Union[str, Path]) -> Path:
+    """``path`` as a checkpoint folder: it must exist and hold ``config.json`` (a model) or
+    ``adapter_config.json`` (a LoRA adapter saved by :meth:`agents.vlm_policy.VLMPolicy.save`)."""
+    p = Path(path)
+    if not p.is_dir():
+        raise FileNotFoundError(f"{path}: no such folder (expected a local Hugging Face checkpoint)")
+    if not any((p / f).is_file() for f in ("config.json", "adapter_config.json")):
+        raise FileNotFoundError(f"{path}: not a Hugging Face checkpoint (no config.json)")
+    return p
 
 
 def _read_chat_template(path: Path) -> Optional[str]:
@@ -282,8 +328,9 @@ def load_processor(path: Union[str, Path]) -> Any:
     image processor, the image-only fallback (see the module docstring)."""
     from transformers import AutoProcessor
 
+    path = _checkpoint_dir(path)
     try:
-        proc = AutoProcessor.from_pretrained(path)
+        proc = AutoProcessor.from_pretrained(path, local_files_only=True)
     except (ImportError, AttributeError, OSError) as e:
         # OSError: a folder saved from the fallback has no video processor config to load
         if not any(k in str(e).lower() for k in ("torchvision", "video_processor", "video processor")):
@@ -325,6 +372,7 @@ class VLM:
         do_sample: bool = False,
         temperature: float = 1.0,
         top_p: float = 1.0,
+        top_k: int = 0,
     ) -> None:
         self.model = model
         self.processor = processor
@@ -340,6 +388,11 @@ class VLM:
         self.do_sample = do_sample
         self.temperature = temperature
         self.top_p = top_p
+        self.top_k = top_k
+        tok = getattr(processor, "tokenizer", None)
+        #: strings the prompt's texts must not spell out (see :func:`defuse_special_tokens`)
+        placeholders = (getattr(processor, "image_token", None), getattr(processor, "video_token", None))
+        self.special_tokens: list[str] = [*(getattr(tok, "all_special_tokens", None) or ()), *(t for t in placeholders if t)]
 
     @property
     def device(self) -> Any:
@@ -355,6 +408,12 @@ class VLM:
         rh, rw = smart_resize(h, w, self.factor, self.min_pixels, self.max_pixels)
         return rw, rh
 
+    def chat_text(self, messages: list[dict[str, Any]]) -> str:
+        """The prompt text of ``messages`` (chat template, generation prompt), with special
+        tokens spelled out in the task or the history defused (:func:`defuse_special_tokens`)."""
+        msgs = defuse_special_tokens(messages, self.special_tokens)
+        return self.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+
     def generate(self, messages: list[dict[str, Any]], image: np.ndarray) -> tuple[str, Size]:
         """Greedy (or sampled) answer to ``messages`` about ``image``; returns the decoded new
         text and the ``(width, height)`` of the image the model saw."""
@@ -364,7 +423,7 @@ class VLM:
         screen = _screen_size(image)
         mw, mh = self.model_size(screen)
         img = Image.fromarray(np.asarray(image, dtype=np.uint8)).convert("RGB").resize((mw, mh), Image.BICUBIC)
-        text = self.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        text = self.chat_text(messages)
         inputs = self.processor(text=[text], images=[img], return_tensors="pt").to(self.device)
         grid = inputs.get("image_grid_thw")
         seen = (int(grid[0][2]) * self.patch_size, int(grid[0][1]) * self.patch_size) if grid is not None else (mw, mh)
@@ -372,7 +431,9 @@ class VLM:
             inputs["pixel_values"] = inputs["pixel_values"].to(self.model.dtype)
         kw: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "do_sample": self.do_sample}
         if self.do_sample:
-            kw.update(temperature=self.temperature, top_p=self.top_p)
+            # top_k explicitly: else the checkpoint's own (Qwen2.5-VL-Instruct ships top_k=1) turned
+            # "sampling" into greedy decoding whatever temperature and top_p said
+            kw.update(temperature=self.temperature, top_p=self.top_p, top_k=self.top_k)
         tok = getattr(self.processor, "tokenizer", None)
         if tok is not None and getattr(tok, "pad_token_id", None) is not None:
             kw["pad_token_id"] = tok.pad_token_id
@@ -396,12 +457,17 @@ def load_vlm(
 
     ``device``: ``"cpu"``, ``"cuda"``, … or ``"auto"`` (CUDA when available). ``dtype``: a
     torch dtype or its name; default float32 on CPU and bfloat16 on CUDA.
-    ``generate_kwargs``: ``max_new_tokens``, ``do_sample``, ``temperature``, ``top_p``.
+    ``generate_kwargs``: ``max_new_tokens``, ``do_sample``, ``temperature``, ``top_p``,
+    ``top_k`` (0: no top-k cut; these override the checkpoint's ``generation_config``).
+
+    ``path`` must be an existing local folder: anything else raises ``FileNotFoundError`` before
+    transformers is asked (which took a missing relative path for a Hub id and went online).
     """
     import torch
     from transformers import AutoModelForImageTextToText
     from transformers.utils import logging as hf_logging
 
+    path = _checkpoint_dir(path)
     hf_logging.disable_progress_bar()
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -410,7 +476,7 @@ def load_vlm(
     elif isinstance(dtype, str) and dtype != "auto":
         dtype = getattr(torch, dtype)
     processor = load_processor(path)
-    model = AutoModelForImageTextToText.from_pretrained(path, dtype=dtype)
+    model = AutoModelForImageTextToText.from_pretrained(path, dtype=dtype, local_files_only=True)
     model.to(device).eval()
     return VLM(model, processor, min_pixels=min_pixels, max_pixels=max_pixels, **generate_kwargs)
 

@@ -10,6 +10,7 @@ Optional LoRA (``peft``) and gradient checkpointing keep a 3B model on one GPU.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
@@ -23,7 +24,17 @@ from agents.grpo import Completion
 from agents.plan_act import Plan
 from agents.vlm import VLM, load_vlm, parse_plan_output, plan_messages
 
-__all__ = ["VLMPolicy", "VLMPolicyPlanner"]
+__all__ = ["TextCompletion", "VLMPolicy", "VLMPolicyPlanner"]
+
+
+@dataclass
+class TextCompletion(Completion):
+    """A :class:`~agents.grpo.Completion` that keeps why its text did not parse (``error``, the
+    ``ActionParseError`` message), so a planner's no-op step records it as
+    :class:`agents.vlm.VLMPlanner`'s does."""
+
+    error: Optional[str] = None
+
 
 #: Qwen2-VL's vision placeholder tokens: the processor puts them in prompts; a plan has none.
 VISION_TOKENS = ("<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
@@ -96,7 +107,7 @@ class VLMPolicy:
         size = self.vlm.model_size(screen)
         msgs = plan_messages(ob["instruction"], ob.get("history_actions", []), self.horizon, self.fmt, size, screen,
                              history_len=self.history_len)
-        text = self.vlm.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+        text = self.vlm.chat_text(msgs)  # special tokens typed into the history defused
         img = Image.fromarray(shot).convert("RGB").resize(size, Image.BICUBIC)
         return text, img, size, screen
 
@@ -124,7 +135,7 @@ class VLMPolicy:
         ids = ids or [eos]
         text = self.tokenizer.decode(ids, skip_special_tokens=True)
         plan = parse_plan_output(text, self.fmt, self.horizon, size, screen)
-        return Completion(steps=list(plan), data=ids, text=text, valid=plan.error is None)
+        return TextCompletion(steps=list(plan), data=ids, text=text, valid=plan.error is None, error=plan.error)
 
     def _generate_kw(self) -> dict[str, Any]:
         eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
@@ -246,6 +257,10 @@ class VLMPolicy:
         return self.train(False)
 
     def planner(self, greedy: bool = True, horizon: Optional[int] = None) -> "VLMPolicyPlanner":
+        """A plan-act planner. ``horizon``: must be the policy's own (its prompt asks for that
+        many steps); another value was ignored without a word."""
+        if horizon is not None and horizon != self.horizon:
+            raise ValueError(f"horizon {horizon} differs from the policy's {self.horizon} (its prompt asks for {self.horizon} steps)")
         return VLMPolicyPlanner(self, greedy=greedy)
 
 
@@ -261,7 +276,7 @@ class VLMPolicyPlanner:
 
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any] = ()) -> Plan:
         (c,), _ = self.policy.sample([{**obs, "history_actions": list(history)}], 1, greedy=self.greedy)
-        return Plan(c.steps, text=c.text)
+        return Plan(c.steps, text=c.text, error=getattr(c, "error", None))  # the parse error of a no-op plan
 
     def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
                    histories: Sequence[Sequence[Any]]) -> list[Plan]:
@@ -270,4 +285,4 @@ class VLMPolicyPlanner:
         if not self.greedy:  # a sampled plan depends on its own episode's seed (reset)
             raise ValueError("VLMPolicyPlanner.plan_batch decodes greedily; a sampling planner plans one episode at a time")
         comps = self.policy.greedy_batch([{**o, "history_actions": list(h)} for o, h in zip(obs, histories)])
-        return [Plan(c.steps, text=c.text) for c in comps]
+        return [Plan(c.steps, text=c.text, error=getattr(c, "error", None)) for c in comps]
