@@ -398,11 +398,7 @@ def arg_problems(args: Args) -> list[str]:
     if args.run_name and (Path(args.run_name).is_absolute() or ".." in Path(args.run_name).parts):
         # Path(out_dir) / "/abs" is "/abs": the run went outside --out-dir, which was dropped silently
         out.append(f"--run-name {args.run_name}: a folder name under --out-dir, not a path out of it")
-    run_dir = Path(args.out_dir) / (args.run_name or "_")
-    problem = folder_problem(run_dir)
-    if not problem and run_dir.is_dir() and not os.access(run_dir, os.W_OK | os.X_OK):
-        # (folder_problem accepts any existing folder: a read-only one ended in a PermissionError traceback)
-        problem = f"{run_dir} is not writable"
+    problem = folder_problem(Path(args.out_dir) / (args.run_name or "_"))
     if problem:
         out.append(f"--out-dir {args.out_dir}" + (f" --run-name {args.run_name}" if args.run_name else "") + f": {problem}")
     if args.algo == "ppo":

@@ -117,15 +117,17 @@ def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: i
     _check_seeds(seeds)
     env = make_sb3_env(env_id, level=level, max_episode_steps=max_steps, **env_kwargs)
     wins = 0
-    for s in seeds:
-        obs, info = env.reset(seed=s)
-        done = False
-        while not done:
-            a, _ = model.predict(obs, deterministic=deterministic)
-            obs, _, term, trunc, info = env.step(int(a))
-            done = term or trunc
-        wins += bool(info["success"])
-    env.close()
+    try:  # closed when predict raises too (a browser env is a Chromium)
+        for s in seeds:
+            obs, info = env.reset(seed=s)
+            done = False
+            while not done:
+                a, _ = model.predict(obs, deterministic=deterministic)
+                obs, _, term, trunc, info = env.step(int(a))
+                done = term or trunc
+            wins += bool(info["success"])
+    finally:
+        env.close()
     return wins / len(seeds)
 
 
@@ -137,14 +139,16 @@ def evaluate_random(env_id: str, level: str, seeds: range, max_steps: int, seed:
     env = make_sb3_env(env_id, level=level, max_episode_steps=max_steps, **env_kwargs)
     rng = np.random.default_rng(seed)
     wins = 0
-    for s in seeds:
-        env.reset(seed=s)
-        done, info = False, {}
-        while not done:
-            _, _, term, trunc, info = env.step(int(rng.integers(env.action_space.n)))
-            done = term or trunc
-        wins += bool(info["success"])
-    env.close()
+    try:
+        for s in seeds:
+            env.reset(seed=s)
+            done, info = False, {}
+            while not done:
+                _, _, term, trunc, info = env.step(int(rng.integers(env.action_space.n)))
+                done = term or trunc
+            wins += bool(info["success"])
+    finally:
+        env.close()
     return wins / len(seeds)
 
 

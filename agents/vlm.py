@@ -474,7 +474,10 @@ def load_vlm(
     if dtype is None:
         dtype = torch.bfloat16 if str(device).startswith("cuda") else torch.float32
     elif isinstance(dtype, str) and dtype != "auto":
-        dtype = getattr(torch, dtype)
+        named = getattr(torch, dtype, None)
+        if not isinstance(named, torch.dtype):  # "bf16" was a bare AttributeError of module torch
+            raise ValueError(f"dtype {dtype!r} is not a torch dtype; e.g. 'bfloat16', 'float16', 'float32' or 'auto'")
+        dtype = named
     processor = load_processor(path)
     model = AutoModelForImageTextToText.from_pretrained(path, dtype=dtype, local_files_only=True)
     model.to(device).eval()

@@ -10,6 +10,7 @@ Optional LoRA (``peft``) and gradient checkpointing keep a 3B model on one GPU.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -22,7 +23,7 @@ except ModuleNotFoundError as e:  # the base install: name the extra, not a bare
 
 from agents.grpo import Completion
 from agents.plan_act import Plan
-from agents.vlm import VLM, load_vlm, parse_plan_output, plan_messages
+from agents.vlm import VLM, _check_fmt, load_vlm, parse_plan_output, plan_messages
 
 __all__ = ["TextCompletion", "VLMPolicy", "VLMPolicyPlanner"]
 
@@ -48,6 +49,9 @@ class VLMPolicy:
                  max_new_tokens: int = 192, temperature: float = 1.0) -> None:
         if not temperature > 0:  # the scores divide by it; greedy decoding is ``sample(greedy=True)``
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
+        _check_fmt(fmt)  # here, not at the first prompt (mid-rollout)
+        if isinstance(horizon, bool) or not (isinstance(horizon, numbers.Integral) and horizon >= 1):
+            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
         self.vlm, self.horizon, self.fmt, self.history_len = vlm, horizon, fmt, history_len
         self.max_new_tokens, self.temperature = max_new_tokens, temperature
         self.tokenizer = vlm.processor.tokenizer

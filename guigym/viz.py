@@ -34,15 +34,20 @@ def writable_problem(path: str | Path) -> str | None:
 
 
 def folder_problem(path: str | Path) -> str | None:
-    """Why ``path`` cannot serve as an output folder (None: it can): an existing folder can, a
-    file cannot, a missing one where :func:`writable_problem` finds nothing against it.
+    """Why ``path`` cannot serve as an output folder (None: it can): an existing folder it may
+    write into can, a file cannot, a missing one where :func:`writable_problem` finds nothing
+    against it.
 
     >>> folder_problem("out/runs/a") is None
     True
     """
     p = Path(path)
     if p.exists():
-        return None if p.is_dir() else "exists and is not a folder"
+        if not p.is_dir():
+            return "exists and is not a folder"
+        # a read-only folder (a mount, another user's) passed, and the run ended in a
+        # PermissionError traceback at its first file, after the work
+        return None if os.access(p, os.W_OK | os.X_OK) else "is not writable"
     return writable_problem(p)
 
 

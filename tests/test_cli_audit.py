@@ -232,3 +232,21 @@ def test_hash_episodes_refuses_a_run_other_than_the_one_asked_for(argv: list[str
     with pytest.raises(SystemExit) as e:
         hash_episodes.main(argv)
     assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_an_output_folder_that_cannot_be_written_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``guigym.viz.folder_problem`` (train_small, tiny_vlm, examples/trl_grpo.py, ppo_baseline
+    check their output folders with it) accepted any existing folder: a read-only one passed and
+    the run failed with a PermissionError at its first file. As root everything is writable, so
+    ``os.access`` says no for that one folder."""
+    from guigym.viz import folder_problem
+
+    ro, ok = tmp_path / "ro", tmp_path / "ok"
+    ro.mkdir()
+    ok.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: Path(p) != ro and real(p, mode, **kw))
+    assert folder_problem(ro) == "is not writable"
+    assert folder_problem(ok) is None and folder_problem(tmp_path / "new" / "run") is None
+    (tmp_path / "file").write_text("x")
+    assert folder_problem(tmp_path / "file") == "exists and is not a folder"

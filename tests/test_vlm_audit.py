@@ -160,3 +160,22 @@ def test_policy_planner_refuses_a_horizon_its_prompt_does_not_ask_for(vlm: Any) 
     assert policy.planner(greedy=True, horizon=2).horizon == 2 and policy.planner().horizon == 2
     with pytest.raises(ValueError, match="horizon"):
         policy.planner(greedy=True, horizon=3)
+
+
+@pytest.mark.parametrize("kw,says", [({"fmt": "yaml"}, "unknown format 'yaml'"), ({"horizon": 0}, "horizon must be an int >= 1"),
+                                     ({"horizon": 2.5}, "horizon must be an int >= 1")])
+def test_a_policy_with_a_bad_format_or_horizon_fails_when_made(kw: dict, says: str) -> None:
+    """``VLMPolicy(fmt=...)`` took any format and failed at its first prompt, mid-rollout."""
+    from agents.vlm_policy import VLMPolicy
+
+    with pytest.raises(ValueError, match=says):
+        VLMPolicy(None, **kw)  # type: ignore[arg-type]  (refused before the model is touched)
+
+
+def test_load_vlm_names_a_dtype_that_torch_lacks(tmp_path) -> None:
+    """``load_vlm(dtype="bf16")`` was a bare ``AttributeError: module 'torch' has no attribute 'bf16'``."""
+    from agents.vlm import load_vlm
+
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(ValueError, match="'bf16' is not a torch dtype"):
+        load_vlm(tmp_path, dtype="bf16")
