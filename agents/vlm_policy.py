@@ -211,7 +211,6 @@ class VLMPolicy:
         for g, ob in enumerate(obs_batch):
             inputs, _, _ = self._inputs(ob)
             prompt = inputs["input_ids"]
-            P = prompt.shape[1]
             group = completions[g * n:(g + 1) * n]
             comp = torch.zeros((n, width), dtype=torch.long, device=prompt.device)
             mask = torch.zeros((n, width), dtype=torch.float32, device=prompt.device)
@@ -227,7 +226,9 @@ class VLMPolicy:
             for k in ("mm_token_type_ids", "token_type_ids"):
                 if k in extra:
                     extra[k] = torch.cat([extra[k].expand(n, -1), torch.zeros_like(comp)], dim=1)
-            logits = self.vlm.model(input_ids=ids, attention_mask=attn, **extra).logits[:, P - 1:-1].float()
+            # logits of the positions that predict the completion only (logits_to_keep): the
+            # prompt's (~700 tokens x a 152k vocabulary per row at 3B) were computed and dropped
+            logits = self.vlm.model(input_ids=ids, attention_mask=attn, logits_to_keep=width + 1, **extra).logits[:, :-1].float()
             logits = logits / self.temperature  # the tempered distribution ``sample`` draws from
             if self.vision_ids:  # the distribution generation samples from (suppress_tokens); finite, so 0·log 0 stays 0
                 logits = logits.index_fill(-1, torch.tensor(self.vision_ids, device=logits.device), torch.finfo(logits.dtype).min)
