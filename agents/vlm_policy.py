@@ -172,6 +172,15 @@ class VLMPolicy:
         """``n`` plans per observation (grouped), with their token log-probs and mask.
         ``greedy``: the most likely plan, ``n`` identical copies of it (as :class:`TinyPolicy`
         gives; a GRPO group of them has zero advantages)."""
+        comps = self.completions(obs_batch, n, greedy, generator)
+        with torch.no_grad():
+            logp, mask = self.logprobs(obs_batch, comps)
+        return comps, (logp, mask)
+
+    def completions(self, obs_batch: Sequence[dict[str, Any]], n: int, greedy: bool = False,
+                    generator: Optional[torch.Generator] = None) -> list[Completion]:
+        """:meth:`sample`'s plans without their log-probs (a planner acting, not training:
+        re-scoring them was a forward pass per step, thrown away)."""
         if generator is not None:  # transformers samples from the global RNG: seed it from ours
             torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator)))
         comps: list[Completion] = []
@@ -184,9 +193,7 @@ class VLMPolicy:
                 out = self.vlm.model.generate(**inputs, **kw)
             seqs = out[:, inputs["input_ids"].shape[1]:].tolist()
             comps.extend(self._completion(seq, size, screen) for seq in ([list(seqs[0]) for _ in range(n)] if greedy else seqs))
-        with torch.no_grad():
-            logp, mask = self.logprobs(obs_batch, comps)
-        return comps, (logp, mask)
+        return comps
 
     def logprobs(self, obs_batch: Sequence[dict[str, Any]], completions: Sequence[Completion]) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probabilities ``[B·n, L]`` of each completion's tokens (right-padded; ``mask``
@@ -280,7 +287,7 @@ class VLMPolicyPlanner:
             torch.manual_seed(seed)
 
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Any] = ()) -> Plan:
-        (c,), _ = self.policy.sample([{**obs, "history_actions": list(history)}], 1, greedy=self.greedy)
+        (c,) = self.policy.completions([{**obs, "history_actions": list(history)}], 1, greedy=self.greedy)
         return Plan(c.steps, text=c.text, error=getattr(c, "error", None))  # the parse error of a no-op plan
 
     def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],

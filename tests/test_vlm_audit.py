@@ -179,3 +179,16 @@ def test_load_vlm_names_a_dtype_that_torch_lacks(tmp_path) -> None:
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(ValueError, match="'bf16' is not a torch dtype"):
         load_vlm(tmp_path, dtype="bf16")
+
+
+def test_a_policy_planner_plans_without_rescoring_its_plan(vlm: Any, login: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``VLMPolicyPlanner.plan`` went through ``sample``, which re-scores every plan (a forward
+    pass) for GRPO's old log-probs; acting needs none of it. The same greedy plan, unscored."""
+    from agents.vlm_policy import VLMPolicy
+
+    policy = VLMPolicy(vlm, horizon=2, max_new_tokens=12)
+    obs, info = login
+    (want,), _ = policy.sample([{**obs, "history_actions": []}], 1, greedy=True)
+    monkeypatch.setattr(policy, "logprobs", lambda *a, **k: pytest.fail("an acting planner re-scored its plan"))
+    plan = policy.planner().plan(obs, info, [])
+    assert plan.text == want.text and list(plan) == want.steps
