@@ -97,8 +97,20 @@ def main(max_examples: int = 30) -> dict:
     return {"cases": len(cases), "v1_error": v1_error, "v2_passed": passed}
 
 
+def cli(argv: list[str] | None = None) -> dict:
+    """The script's flags: it took none and ran the whole example on ``--help`` or any typo."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--max-examples", type=int, default=30, help="drawn examples per check (default: 30)")
+    a = p.parse_args(argv)
+    if a.max_examples < 1:
+        p.error(f"--max-examples must be >= 1, got {a.max_examples}")
+    return main(a.max_examples)
+
+
 if __name__ == "__main__":
-    out = main()
+    out = cli()
     print(f"{out['cases']} cases")
     print("v1:", (out["v1_error"] or "passed?!").splitlines()[0])
     print("v2 passed:", ", ".join(out["v2_passed"]))

@@ -91,6 +91,10 @@ def arg_problems(args: Args) -> list[str]:
             problems.append(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if not args.learning_rate > 0:
         problems.append(f"--learning-rate must be > 0, got {args.learning_rate}")
+    elif not math.isfinite(args.learning_rate):  # inf: an optimizer step makes the weights inf/NaN
+        problems.append(f"--learning-rate must be finite, got {args.learning_rate}")
+    if not 0 <= args.seed < 2**32:  # numpy's seed range: TRL's set_seed raised after the model loaded
+        problems.append(f"--seed must be in [0, 2**32), got {args.seed}")
     if not 0 < args.gamma <= 1:
         problems.append(f"--gamma must be in (0, 1], got {args.gamma}")
     if not (args.lambda_rep >= 0 and math.isfinite(args.lambda_rep)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -20,27 +21,65 @@ import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
 import guigym  # noqa: E402,F401
+from guigym.registration import id_level_problem  # noqa: E402
+from guigym.viz import writable_problem  # noqa: E402
 
 GAP = 8
 
 
+class FramesBeyondEpisode(ValueError):
+    """``--frames`` names frames past the episode's end."""
+
+
+def image_out_problem(out: str | Path) -> str | None:
+    """Why a picture cannot be saved at ``out`` (None: it can), checked before the work: Pillow
+    named an unknown extension, a folder or a missing parent only after the episode ran."""
+    out = Path(out)
+    if Image.registered_extensions().get(out.suffix.lower()) not in Image.SAVE:  # .txt; .psd: Pillow reads only
+        return f"{out.suffix or 'no extension'} is not an image file type Pillow writes (e.g. .png)"
+    if out.is_dir():
+        return "is a folder"
+    return writable_problem(out)
+
+
+def save_atomic(img: Image.Image, out: str | Path) -> None:
+    """Save ``img`` under a temporary name beside ``out``, then rename it: a run stopped while
+    saving left a truncated PNG at ``out`` that passed for the figure."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        img.save(partial, format=Image.registered_extensions()[out.suffix.lower()], optimize=True)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def strip(env_id: str, level: str, seed: int, frames: list[int]) -> tuple[Image.Image, str]:
-    """The chosen frames of the oracle's episode, and the instruction."""
+    """The chosen frames of the oracle's episode, and the instruction. A frame past the
+    episode's last one is a :class:`FramesBeyondEpisode` (it was left out without a word)."""
     env = gym.make(env_id, level=level)
     obs, info = env.reset(seed=seed)
     shots: list[tuple[np.ndarray, str]] = []
+    last = 0  # the episode's last frame seen
     for k in range(max(frames) + 1):
+        last = k
         step = info["reference"][0] if info["reference"] else None
         if k in frames:
             shots.append((obs["screenshot"], step.instruction if step else "done"))
         if step is None:
             break
         obs, _, term, trunc, info = env.step(step.action)
-        if (term or trunc) and k + 1 in frames:
-            shots.append((obs["screenshot"], "success" if info["success"] else "failed"))
-            break
+        if term or trunc:
+            last = k + 1
+            if k + 1 in frames:
+                shots.append((obs["screenshot"], "success" if info["success"] else "failed"))
+            break  # no step after the end (the loop went on stepping a finished episode)
     instruction = env.unwrapped.instruction
     env.close()
+    if beyond := sorted({f for f in frames if f > last}):
+        raise FramesBeyondEpisode(f"--frames {' '.join(map(str, beyond))}: the episode of {env_id} {level} seed {seed} "
+                         f"has frames 0 to {last}")
     h, w = shots[0][0].shape[:2]
     out = Image.new("RGB", (len(shots) * (w + GAP) - GAP, h + 22), (255, 255, 255))
     d = ImageDraw.Draw(out)
@@ -50,16 +89,28 @@ def strip(env_id: str, level: str, seed: int, frames: list[int]) -> tuple[Image.
     return out, instruction
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env-id", default="GuiGym-Contacts-v0")
     p.add_argument("--level", default="hard")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--frames", type=int, nargs="+", default=[0])
     p.add_argument("--out", required=True)
-    a = p.parse_args()
-    img, instruction = strip(a.env_id, a.level, a.seed, a.frames)
-    img.save(a.out, optimize=True)
+    a = p.parse_args(argv)
+    # bad values are usage errors before any work, not tracebacks from gym, the env or Pillow
+    if problem := id_level_problem(a.env_id, a.level):
+        p.error(problem if problem.startswith("--") else f"--env-id: {problem}")
+    if a.seed < 0:
+        p.error(f"--seed must be >= 0, got {a.seed}")
+    if min(a.frames) < 0:
+        p.error(f"--frames must be >= 0 (0: the first screen), got {min(a.frames)}")
+    if problem := image_out_problem(a.out):
+        p.error(f"--out {a.out}: {problem}")
+    try:
+        img, instruction = strip(a.env_id, a.level, a.seed, a.frames)
+    except FramesBeyondEpisode as e:
+        p.error(str(e))
+    save_atomic(img, a.out)
     print(f"{a.out}: {instruction}")
 
 

@@ -1,10 +1,11 @@
 """The README's family table (written to ``--out`` and into the README): per id × level, a sample instruction, the oracle's reference
 length from reset, and how many distinct scenarios the generator gave on N seeds.
 
-    PYTHONPATH=. python scripts/family_table.py [--seeds 2000] [--out docs/results/families.md]
+    PYTHONPATH=. python scripts/family_table.py [--seeds 2000] [--out docs/results/families.md] [--no-readme]
 
 A scenario is the JSON the family generates from a seed (apps, start state, theme, task);
 "distinct" compares them whole. Reference lengths are over the first 200 of the seeds.
+``--no-readme`` writes ``--out`` only (a trial run with a few seeds left its table in the README).
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ import numpy as np  # noqa: E402
 import guigym  # noqa: E402,F401
 from guigym.apps.draws import Draws  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
+from guigym.viz import writable_problem  # noqa: E402
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+#: The README's table between its markers.
+TABLE = re.compile(r"(<!-- table:families -->\n).*?(<!-- /table:families -->)", re.DOTALL)
 
 
 def rows(seeds: int) -> list[str]:
@@ -50,21 +56,44 @@ def rows(seeds: int) -> list[str]:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def write_atomic(path: Path, text: str) -> None:
+    """``text`` to a temporary file beside ``path``, then a rename: a run stopped while writing
+    left a truncated table (or README) that passed for the whole one."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_text(text)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    # the whole docstring: its first line alone stopped mid-sentence ("... the oracle's reference")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=300)
     ap.add_argument("--out", default="docs/results/families.md")
-    a = ap.parse_args()
+    ap.add_argument("--readme", action=argparse.BooleanOptionalAction, default=True,
+                    help="also replace the README's families table (default: yes)")
+    a = ap.parse_args(argv)
+    # checked before the work (minutes at 300 seeds): 0 seeds ended in max() of nothing, a bad
+    # --out in a traceback after the whole table was computed
+    if a.seeds < 1:
+        ap.error(f"--seeds must be >= 1, got {a.seeds}")
+    out = Path(a.out)
+    if problem := ("is a folder" if out.is_dir() else writable_problem(out)):
+        ap.error(f"--out {a.out}: {problem}")
+    if a.readme and not TABLE.search(README.read_text()):
+        ap.error(f"{README} has no <!-- table:families --> ... <!-- /table:families --> markers; pass --no-readme")
     lines = rows(a.seeds)
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     body = "\n".join(lines) + f"\n\n<sub>`PYTHONPATH=. python scripts/family_table.py --seeds {a.seeds}`</sub>\n"
-    Path(a.out).write_text(body)
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    pat = re.compile(r"(<!-- table:families -->\n).*?(<!-- /table:families -->)", re.DOTALL)
-    text = readme.read_text()
-    if pat.search(text):
-        readme.write_text(pat.sub(lambda m: m.group(1) + body + m.group(2), text))
-    print(f"wrote {a.out} and the README's families table")
+    write_atomic(out, body)
+    if a.readme:
+        text = README.read_text()
+        write_atomic(README, TABLE.sub(lambda m: m.group(1) + body + m.group(2), text))
+        print(f"wrote {a.out} and the README's families table")
+    else:
+        print(f"wrote {a.out}")
 
 
 if __name__ == "__main__":

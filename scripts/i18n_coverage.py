@@ -135,11 +135,17 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
     return kinds, gaps
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--show", type=int, default=0, help="list this many UI strings left English per family")
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    # 0 seeds printed 0 % for every family (no string seen) with exit 0; a negative --show
+    # listed all gaps but the last (Counter.most_common(-1))
+    if args.seeds < 1:
+        p.error(f"--seeds must be >= 1, got {args.seeds}")
+    if args.show < 0:
+        p.error(f"--show must be >= 0, got {args.show}")
     print(f"{'family':<10} {'translated':>10} {'content':>8} {'names':>6} {'UI en':>6} {'UI translated':>14}")
     for env_id in env_ids():
         kinds, gaps = coverage(env_id, args.seeds)

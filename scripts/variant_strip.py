@@ -9,8 +9,9 @@ neutral (:data:`guigym.variation.NEUTRAL`), so each panel differs from the plain
 what its caption says. The panels show the screen after ``--step`` steps of the oracle's
 reference (0: the first screen). Pixels come from the env's own (mock) renderer; nothing is
 drawn by hand. The task is the family's own in every panel (the variation is drawn after the
-scenario), which the script checks: the same goal template and the same reference length
-apart from an interruption's extra step.
+scenario), which the script checks: every panel's task has the same template. (Not the same
+reference length: a pop-up adds a step to dismiss it, and a spacious density or long texts
+can add scrolls.)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import textwrap
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -28,12 +30,18 @@ import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
 import guigym  # noqa: E402,F401
-from guigym.variation import AXES, NEUTRAL  # noqa: E402
+from guigym.registration import id_level_problem  # noqa: E402
+from guigym.variation import AXES, NEUTRAL, resolve  # noqa: E402
+from guigym.viz import writable_problem  # noqa: E402
 
 GAP = 8
 CAPTION_LINES = 5  # the variant's name, then the instruction wrapped
 CHARS_PER_LINE = 56  # PIL's default font is 6 px wide: 56 characters fill a 360-px panel
 LINE_H = 13
+
+class StepBeyondEpisode(ValueError):
+    """``--step`` is past the end of a panel's episode."""
+
 
 #: The figure in the README: six looks of one task; the last one from the held-out test split.
 DEFAULT_VARIANTS = (
@@ -48,11 +56,13 @@ DEFAULT_VARIANTS = (
 
 def parse_variant(spec: str) -> tuple[str, dict[str, Any], str]:
     """``"name:axis=value,..."`` -> (name, the full variation dict, split). Values are checked
-    by the env (``guigym.variation.resolve``); numbers are read as floats where the axis's
-    values are numbers.
+    by the env (``guigym.variation.resolve``); a value is read as the axis's values are: a
+    float (``font_scale``) or an int (``popup_at``), else a string.
 
     >>> parse_variant("big text:font_scale=1.3,split=test")[1]["font_scale"], parse_variant("x:theme=dark")[2]
     (1.3, 'train')
+    >>> parse_variant("late pop-up:popup=cookie,popup_at=2")[1]["popup_at"]
+    2
     """
     name, sep, rest = spec.partition(":")
     if not sep:
@@ -67,23 +77,33 @@ def parse_variant(spec: str) -> tuple[str, dict[str, Any], str]:
             continue
         if axis not in AXES:
             raise ValueError(f"variant {spec!r}: unknown axis {axis!r}; expected one of {sorted(AXES)} or split")
-        numeric = all(isinstance(v, float) for v in AXES[axis]["train"])
-        var[axis] = float(value) if numeric else value
+        # popup_at's values are ints: read as the string "2", no value of it could be named
+        values = [v for s in AXES[axis].values() for v in s]
+        kind = float if all(isinstance(v, float) for v in values) else int if all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values) else str
+        try:
+            var[axis] = kind(value)
+        except ValueError:
+            number = "a whole number" if kind is int else "a number"
+            raise ValueError(f"variant {spec!r}: {axis}={value!r} is not {number} ({axis} is one of "
+                             f"{', '.join(map(str, values))})") from None
     return name.strip(), var, split
 
 
 def panel(env_id: str, level: str, seed: int, step: int, variation: dict[str, Any], split: str) -> tuple[np.ndarray, str, dict[str, Any]]:
-    """The screenshot after ``step`` reference steps, the instruction, and the reset's info."""
+    """The screenshot after ``step`` reference steps, the instruction, and the reset's info. An
+    episode that ends before ``step`` steps is a :class:`StepBeyondEpisode` (the panel showed
+    its last screen without a word)."""
     env = gym.make(env_id, level=level, variation=variation, split=split)
     try:
         obs, info = env.reset(seed=seed)
         first = info
-        for _ in range(step):
+        for k in range(step):
             if not info["reference"]:
-                break
+                raise StepBeyondEpisode(f"--step {step}: the reference of {env_id} {level} seed {seed} ends after {k} steps")
             obs, _, term, trunc, info = env.step(info["reference"][0].action)
-            if term or trunc:
-                break
+            if (term or trunc) and k + 1 < step:
+                raise StepBeyondEpisode(f"--step {step}: the episode of {env_id} {level} seed {seed} ends after {k + 1} steps")
         return obs["screenshot"], obs["instruction"], first
     finally:
         env.close()
@@ -95,7 +115,10 @@ def strip(env_id: str, level: str, seed: int, variants: list[str], step: int = 0
     templates = set()
     for spec in variants:
         name, var, split = parse_variant(spec)
-        img, instruction, info = panel(env_id, level, seed, step, var, split)
+        try:
+            img, instruction, info = panel(env_id, level, seed, step, var, split)
+        except StepBeyondEpisode as e:
+            raise StepBeyondEpisode(f"{e} (variant {name!r})") from None
         templates.add(info["template"])
         shots.append((img, [name] + textwrap.wrap(instruction, CHARS_PER_LINE)[: CAPTION_LINES - 1]))
     if len(templates) > 1:  # the variation must not change the task: a bug if it does
@@ -112,7 +135,31 @@ def strip(env_id: str, level: str, seed: int, variants: list[str], step: int = 0
     return out
 
 
-def main() -> None:
+def image_out_problem(out: str | Path) -> str | None:
+    """Why a picture cannot be saved at ``out`` (None: it can), checked before the work: Pillow
+    named an unknown extension, a folder or a missing parent only after the panels were drawn."""
+    out = Path(out)
+    if Image.registered_extensions().get(out.suffix.lower()) not in Image.SAVE:  # .txt; .psd: Pillow reads only
+        return f"{out.suffix or 'no extension'} is not an image file type Pillow writes (e.g. .png)"
+    if out.is_dir():
+        return "is a folder"
+    return writable_problem(out)
+
+
+def save_atomic(img: Image.Image, out: str | Path) -> None:
+    """Save ``img`` under a temporary name beside ``out``, then rename it: a run stopped while
+    saving left a truncated PNG at ``out`` that passed for the figure."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        img.save(partial, format=Image.registered_extensions()[out.suffix.lower()], optimize=True)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env-id", default="GuiGym-Shop-v0")
     p.add_argument("--level", default="easy")
@@ -120,9 +167,30 @@ def main() -> None:
     p.add_argument("--step", type=int, default=0, help="reference steps taken before the screenshot")
     p.add_argument("--variants", nargs="+", default=list(DEFAULT_VARIANTS), help="name:axis=value,... (see the module doc)")
     p.add_argument("--out", required=True)
-    a = p.parse_args()
-    img = strip(a.env_id, a.level, a.seed, a.variants, a.step)
-    img.save(a.out, optimize=True)
+    a = p.parse_args(argv)
+    # bad values are usage errors before any work, not tracebacks from gym, the env or Pillow
+    if problem := id_level_problem(a.env_id, a.level):
+        p.error(problem if problem.startswith("--") else f"--env-id: {problem}")
+    if a.seed < 0:
+        p.error(f"--seed must be >= 0, got {a.seed}")
+    if a.step < 0:
+        p.error(f"--step must be >= 0 (0: the first screen), got {a.step}")
+    for spec in a.variants:
+        try:
+            _, var, split = parse_variant(spec)
+        except ValueError as e:  # it names the variant
+            p.error(f"--variants: {e}")
+        try:
+            resolve(var, split)  # what the env checks at make: a value outside the variant's split
+        except ValueError as e:
+            p.error(f"--variants {spec!r}: {e}")
+    if problem := image_out_problem(a.out):
+        p.error(f"--out {a.out}: {problem}")
+    try:
+        img = strip(a.env_id, a.level, a.seed, a.variants, a.step)
+    except StepBeyondEpisode as e:
+        p.error(str(e))
+    save_atomic(img, a.out)
     print(f"{a.out}: {len(a.variants)} variants of {a.env_id} {a.level} seed {a.seed}")
 
 

@@ -23,6 +23,7 @@ from guigym.apps.gallery import gallery_scenario  # noqa: E402
 from guigym.backends.mock import MockBackend  # noqa: E402
 from guigym.events import Event  # noqa: E402
 from guigym.layout import layout  # noqa: E402
+from guigym.viz import folder_problem, writable_problem  # noqa: E402
 
 W, H, GAP = 360, 640, 8
 
@@ -50,11 +51,31 @@ def states() -> list[tuple[str, str, DeviceState]]:
     ]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def save_atomic(img: Image.Image, path: Path) -> None:
+    """Save a PNG under a temporary name beside ``path``, then rename it: a run stopped while
+    saving left a truncated PNG that passed for a picture of the gallery."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        img.save(partial, format="PNG")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    # the whole docstring: its first line alone stopped mid-sentence ("... as the mock")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="docs/widgets", help="folder for the PNGs (and widgets.png, the strip, beside it)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = Path(args.out)
+    # checked before any work: a file there, or a folder without a name of its own ('.', where the
+    # strip's name beside it is undefined), ended in a traceback
+    if out.name in ("", ".", ".."):
+        ap.error(f"--out {args.out}: name the gallery's folder (the strip is written beside it as <folder>.png)")
+    if problem := folder_problem(out) or writable_problem(out.with_suffix(".png")):
+        ap.error(f"--out {args.out}: {problem}")
+    if out.with_suffix(".png").is_dir():
+        ap.error(f"--out {args.out}: {out.with_suffix('.png')}, the strip's path, is a folder")
     out.mkdir(parents=True, exist_ok=True)
     sc = gallery_scenario()
     be = MockBackend(W, H)
@@ -63,7 +84,7 @@ def main() -> None:
         v = view(sc, st)
         be.show(v, layout(v, W, H))
         img = Image.fromarray(be.screenshot())
-        img.save(out / f"{name}.png")
+        save_atomic(img, out / f"{name}.png")
         shots.append((img, caption))
     be.close()
     strip = Image.new("RGB", (len(shots) * (W + GAP) - GAP, H + 22), (255, 255, 255))
@@ -71,7 +92,7 @@ def main() -> None:
     for i, (img, caption) in enumerate(shots):
         strip.paste(img, (i * (W + GAP), 0))
         d.text((i * (W + GAP) + 4, H + 5), caption, fill=(0, 0, 0))
-    strip.save(out.with_suffix(".png"))
+    save_atomic(strip, out.with_suffix(".png"))
     print(f"wrote {len(shots)} PNGs to {out}/ and the strip {out.with_suffix('.png')}")
 
 
