@@ -26,7 +26,7 @@ from guigym.backends.base import Backend
 from guigym.events import Event
 from guigym.layout import VIEWPORTS, Layout, check_viewport
 from guigym.oracle import Oracle, state_key
-from guigym.spaces import UnicodeText, action_from_space, action_space, element_space
+from guigym.spaces import ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS, UnicodeText, action_from_space, action_space, element_space
 from guigym.variation import AXES, apply_variation, sample_variation, split_templates
 from guigym.variation import resolve as resolve_variation
 
@@ -41,6 +41,20 @@ HISTORY_LINE = 199
 #: Frames the env keeps for states shown again (least recently used dropped first).
 FRAME_ENTRIES = 4
 STATE_VERSION = 1
+
+
+def _fit(text: str, limit: int, tail: bool = False) -> str:
+    """``text`` within ``limit`` characters, for an observation that must lie in its space: a longer
+    one loses its end (or, ``tail``, its start) to "…". Files' Move picker showed "…/" and a
+    256-character folder name an agent had typed (258), or a whole path of them: an ``elements``
+    observation outside ``observation_space``. ``info["elements"]`` keeps the whole text.
+
+    >>> _fit("abcdef", 4), _fit("abcdef", 4, tail=True), _fit("abc", 4)
+    ('abc…', '…def', 'abc')
+    """
+    if len(text) <= limit:
+        return text
+    return "…" + text[len(text) - limit + 1:] if tail else text[:limit - 1] + "…"
 
 
 class GuiEnv(gym.Env):
@@ -534,7 +548,8 @@ class GuiEnv(gym.Env):
         obs: dict[str, Any] = {"screenshot": shot, "instruction": self.instruction}
         if "elements" in self.extra_obs:
             obs["elements"] = tuple(
-                {"id": e["id"], "role": role_id(e["role"]), "label": e["label"], "box": np.asarray(e["box"], dtype=np.int32)}
+                {"id": _fit(e["id"], ELEMENT_ID_CHARS, tail=True), "role": role_id(e["role"]),
+                 "label": _fit(e["label"], ELEMENT_LABEL_CHARS), "box": np.asarray(e["box"], dtype=np.int32)}
                 for e in self.elements()
             )
         if "history" in self.extra_obs:
@@ -607,4 +622,4 @@ def _viewport_pair(viewport: Any) -> tuple[int, int]:
 
 
 def _cut(line: str) -> str:
-    return line if len(line) <= HISTORY_LINE else line[: HISTORY_LINE - 1] + "…"
+    return _fit(line, HISTORY_LINE)

@@ -114,12 +114,16 @@ class ElementList(spaces.Sequence):
     (:class:`guigym.vector.GuiVectorEnv`, what ``gym.make_vec(id, n)`` builds) sends it through the pipe."""
 
 
+#: The longest element id and label an ``elements`` observation holds (:func:`element_space`).
+ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS = 128, 256
+
+
 def element_space(width: int, height: int) -> spaces.Sequence:
     """Visible interactive widgets: id, role (index in ``KINDS``: ``role_id`` of the kind), label, box."""
     return ElementList(spaces.Dict({
-        "id": UnicodeText(128),
+        "id": UnicodeText(ELEMENT_ID_CHARS),
         "role": spaces.Discrete(len(KINDS)),
-        "label": UnicodeText(256),
+        "label": UnicodeText(ELEMENT_LABEL_CHARS),
         "box": spaces.Box(0, max(width, height), shape=(4,), dtype=np.int32),
     }), stack=False)
 
