@@ -159,7 +159,9 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return Type(spans[i]) if i < len(spans) else OpenApp("")  # a spare slot: a no-op
 
     def index_of(self, action: Action) -> int:
-        """The index whose action is closest to ``action`` (for imitation / evaluation)."""
+        """The index whose action is closest to ``action`` (for imitation / evaluation): a
+        Click's grid cell; a Type must type one of the instruction's spans (a fact read off the
+        screen is not one), and an OpenApp name one of the wrapper's apps, else a ``ValueError``."""
         if isinstance(action, Click):
             c = min(self.cols - 1, max(0, action.x * self.cols // self.width))
             r = min(self.rows - 1, max(0, action.y * self.rows // self.height))
@@ -178,8 +180,10 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         if self.type_slots == 0:
             raise ValueError(f"{action} is not expressible: this wrapper has type_slots=0")
         spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
-        k = spans.index(action.text) if action.text in spans else self.type_slots - 1
-        return self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + k
+        if action.text not in spans:  # it returned the last Type slot: typing another text, silently
+            raise ValueError(f"{action} is not expressible: its text is not one of the instruction's "
+                             f"{len(spans)} typeable spans {[_short(t) for t in spans]}")
+        return self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + spans.index(action.text)
 
 
 def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:

@@ -46,6 +46,8 @@ def test_reference_expressed_in_discrete_actions(env_id):
                 break
             if (isinstance(step.action, Type) and env_id in TYPES_SCREEN_FACTS
                     and step.action.text not in instruction_spans(env.unwrapped.instruction, env.type_slots)):
+                with pytest.raises(ValueError, match="not one of the instruction's"):  # it gave the last slot
+                    env.index_of(step.action)
                 carried = True  # the carried fact: checked up to here
                 break
             _, _, term, trunc, info = env.step(env.index_of(step.action))
@@ -201,3 +203,23 @@ def test_flags_must_be_bools(kw: dict) -> None:
         wrapper(make("GuiGym-Login-v0"), **kw)
     env = make_sb3_env("GuiGym-Login-v0", **{name: np.bool_(False)})  # a numpy bool is a bool
     assert env.get_wrapper_attr("apps" if name == "open_app" else "image_only") in ((), False)
+
+
+def test_a_text_that_is_no_span_of_the_instruction_is_not_expressible():
+    """Contacts hard types a whole name into search ("Mallory Wright"), which the instruction's
+    spans hold only word by word: ``index_of`` returned the last Type slot (typing another text)."""
+    env = DiscreteActions(make("GuiGym-Contacts-v0", level="hard"))
+    found = False
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        spans = instruction_spans(env.unwrapped.instruction, env.type_slots)
+        texts = [s.action.text for s in info["reference"] if isinstance(s.action, Type)]
+        missing = [t for t in texts if t not in spans]
+        for t in missing:
+            found = True
+            with pytest.raises(ValueError, match="not one of the instruction's"):
+                env.index_of(Type(t))
+        for t in texts:
+            if t in spans:
+                assert env.action(env.index_of(Type(t))) == Type(t)
+    assert found
