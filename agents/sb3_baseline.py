@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.json_out import to_json
+from guigym.viz import write_whole
 
 #: The setting measured in ``docs/ppo_baseline.md`` (``benchmarks/ppo_baseline.py``): Login
 #: easy with a smaller action space (no OpenApp block, a full-width 1x16 click grid, the first
@@ -92,19 +92,6 @@ def train_ppo_problems(env_id: str, level: str, total_timesteps: int, seed: int,
         if value < low:
             out.append(f"{name} must be >= {low}, got {value}")
     return out
-
-
-def _write_atomic(path: Path, write: Any) -> None:
-    """``write(tmp)`` to a temporary name beside ``path``, then a rename: ``path`` is whole or
-    as it was (a run stopped by an error or a Ctrl-C half-way through a save left a truncated
-    ``eval.json`` or ``ppo.zip``)."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: int, deterministic: bool = True,
@@ -243,15 +230,15 @@ def train_ppo(
         w = csv.DictWriter(buf, fieldnames=["step", "success", "cpu_s", "train_return"])
         w.writeheader()
         w.writerows(rows)
-        _write_atomic(out / "curves.csv", lambda p: p.write_text(buf.getvalue(), newline=""))
-        _write_atomic(out / "curves.png", lambda p: _plot(rows, p, f"PPO ({policy}) on {env_id} [{level}]"))
-        _write_atomic(out / "ppo.zip", lambda p: model.save(p))  # a name with a suffix: SB3 adds no ".zip"
+        write_whole(out / "curves.csv", lambda p: p.write_text(buf.getvalue(), newline=""))
+        write_whole(out / "curves.png", lambda p: _plot(rows, p, f"PPO ({policy}) on {env_id} [{level}]"))
+        write_whole(out / "ppo.zip", lambda p: model.save(p))  # a name with a suffix: SB3 adds no ".zip"
         result = {"algo": "ppo", "env_id": env_id, "level": level, "seed": seed, "total_timesteps": int(model.num_timesteps),
                   "final_success": rows[-1]["success"], "curve": rows, "eval_seeds": [held_out.start, held_out.stop],
                   "cpu_s": rows[-1]["cpu_s"], "max_steps": max_steps, "n_envs": n_envs, "reward_mode": reward_mode,
                   "policy": policy, "env_kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in ekw.items()}, "ppo_kwargs": hp}
         # strict JSON (train_return NaN at step 0 as null); written last: its presence marks a finished run
-        _write_atomic(out / "eval.json", lambda p: p.write_text(to_json(result)))
+        write_whole(out / "eval.json", lambda p: p.write_text(to_json(result)))
         return result
     finally:
         if venv is not None:  # also on an error or a Ctrl-C: the envs were left open

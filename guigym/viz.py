@@ -6,7 +6,7 @@ import math
 import numbers
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -88,13 +88,38 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -
     # wrote a delay of 0 that viewers play at a speed of their own.
     if not (isinstance(fps, numbers.Real) and math.isfinite(fps) and 0.002 <= fps <= 100):
         raise ValueError(f"save_gif: fps must be a number from 0.002 to 100, got {fps!r}")
+    imgs = [Image.fromarray(f) for f in frames]
+    return write_whole(path, lambda tmp: imgs[0].save(tmp, format="GIF", save_all=True, append_images=imgs[1:],
+                                                      duration=int(1000 / fps), loop=0))
+
+
+def write_whole(path: str | Path, write: Callable[[Path], object]) -> Path:
+    """``write(tmp)`` to a temporary name beside ``path`` (its folder made if missing), then a
+    rename over ``path``: an error or a Ctrl-C while writing leaves ``path`` as it was, never a
+    truncated file that passes for a result."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    imgs = [Image.fromarray(f) for f in frames]
     partial = path.with_name(f".{path.name}.partial")
     try:
-        imgs[0].save(partial, format="GIF", save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
+        write(partial)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
     return path
+
+
+def image_out_problem(out: str | Path) -> str | None:
+    """Why a picture cannot be saved at ``out`` (None: it can), checked before the work: Pillow
+    named an unknown extension, a folder or a missing parent only after the drawing."""
+    out = Path(out)
+    if Image.registered_extensions().get(out.suffix.lower()) not in Image.SAVE:  # .txt; .psd: Pillow reads only
+        return f"{out.suffix or 'no extension'} is not an image file type Pillow writes (e.g. .png)"
+    if out.is_dir():
+        return "is a folder"
+    return writable_problem(out)
+
+
+def save_image(img: Image.Image, out: str | Path, optimize: bool = False) -> Path:
+    """``img`` saved whole or not at all (:func:`write_whole`), in the format of ``out``'s extension."""
+    fmt = Image.registered_extensions()[Path(out).suffix.lower()]
+    return write_whole(out, lambda tmp: img.save(tmp, format=fmt, optimize=optimize))

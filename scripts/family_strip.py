@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -22,37 +21,13 @@ from PIL import Image, ImageDraw  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from guigym.registration import id_level_problem  # noqa: E402
-from guigym.viz import writable_problem  # noqa: E402
+from guigym.viz import image_out_problem, save_image  # noqa: E402
 
 GAP = 8
 
 
 class FramesBeyondEpisode(ValueError):
     """``--frames`` names frames past the episode's end."""
-
-
-def image_out_problem(out: str | Path) -> str | None:
-    """Why a picture cannot be saved at ``out`` (None: it can), checked before the work: Pillow
-    named an unknown extension, a folder or a missing parent only after the episode ran."""
-    out = Path(out)
-    if Image.registered_extensions().get(out.suffix.lower()) not in Image.SAVE:  # .txt; .psd: Pillow reads only
-        return f"{out.suffix or 'no extension'} is not an image file type Pillow writes (e.g. .png)"
-    if out.is_dir():
-        return "is a folder"
-    return writable_problem(out)
-
-
-def save_atomic(img: Image.Image, out: str | Path) -> None:
-    """Save ``img`` under a temporary name beside ``out``, then rename it: a run stopped while
-    saving left a truncated PNG at ``out`` that passed for the figure."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        img.save(partial, format=Image.registered_extensions()[out.suffix.lower()], optimize=True)
-        os.replace(partial, out)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 def strip(env_id: str, level: str, seed: int, frames: list[int]) -> tuple[Image.Image, str]:
@@ -110,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
         img, instruction = strip(a.env_id, a.level, a.seed, a.frames)
     except FramesBeyondEpisode as e:
         p.error(str(e))
-    save_atomic(img, a.out)
+    save_image(img, a.out, optimize=True)
     print(f"{a.out}: {instruction}")
 
 

@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import guigym  # noqa: E402,F401
 from guigym.apps.draws import Draws  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
-from guigym.viz import writable_problem  # noqa: E402
+from guigym.viz import writable_problem, write_whole  # noqa: E402
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: The README's table between its markers.
@@ -56,17 +56,6 @@ def rows(seeds: int) -> list[str]:
     return out
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """``text`` to a temporary file beside ``path``, then a rename: a run stopped while writing
-    left a truncated table (or README) that passed for the whole one."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_text(text)
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 def main(argv: list[str] | None = None) -> None:
     # the whole docstring: its first line alone stopped mid-sentence ("... the oracle's reference")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -87,10 +76,10 @@ def main(argv: list[str] | None = None) -> None:
     lines = rows(a.seeds)
     out.parent.mkdir(parents=True, exist_ok=True)
     body = "\n".join(lines) + f"\n\n<sub>`PYTHONPATH=. python scripts/family_table.py --seeds {a.seeds}`</sub>\n"
-    write_atomic(out, body)
+    write_whole(out, lambda tmp: tmp.write_text(body))
     if a.readme:
         text = README.read_text()
-        write_atomic(README, TABLE.sub(lambda m: m.group(1) + body + m.group(2), text))
+        write_whole(README, lambda tmp: tmp.write_text(TABLE.sub(lambda m: m.group(1) + body + m.group(2), text)))
         print(f"wrote {a.out} and the README's families table")
     else:
         print(f"wrote {a.out}")

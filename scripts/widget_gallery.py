@@ -23,7 +23,7 @@ from guigym.apps.gallery import gallery_scenario  # noqa: E402
 from guigym.backends.mock import MockBackend  # noqa: E402
 from guigym.events import Event  # noqa: E402
 from guigym.layout import layout  # noqa: E402
-from guigym.viz import folder_problem, writable_problem  # noqa: E402
+from guigym.viz import folder_problem, save_image, writable_problem  # noqa: E402
 
 W, H, GAP = 360, 640, 8
 
@@ -51,17 +51,6 @@ def states() -> list[tuple[str, str, DeviceState]]:
     ]
 
 
-def save_atomic(img: Image.Image, path: Path) -> None:
-    """Save a PNG under a temporary name beside ``path``, then rename it: a run stopped while
-    saving left a truncated PNG that passed for a picture of the gallery."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        img.save(partial, format="PNG")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 def main(argv: list[str] | None = None) -> None:
     # the whole docstring: its first line alone stopped mid-sentence ("... as the mock")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
         v = view(sc, st)
         be.show(v, layout(v, W, H))
         img = Image.fromarray(be.screenshot())
-        save_atomic(img, out / f"{name}.png")
+        save_image(img, out / f"{name}.png")
         shots.append((img, caption))
     be.close()
     strip = Image.new("RGB", (len(shots) * (W + GAP) - GAP, H + 22), (255, 255, 255))
@@ -92,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     for i, (img, caption) in enumerate(shots):
         strip.paste(img, (i * (W + GAP), 0))
         d.text((i * (W + GAP) + 4, H + 5), caption, fill=(0, 0, 0))
-    save_atomic(strip, out.with_suffix(".png"))
+    save_image(strip, out.with_suffix(".png"))
     print(f"wrote {len(shots)} PNGs to {out}/ and the strip {out.with_suffix('.png')}")
 
 
