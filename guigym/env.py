@@ -24,6 +24,7 @@ from guigym.apps.schema import DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
 from guigym.events import Event
+from guigym.i18n.content import generating_in
 from guigym.layout import VIEWPORTS, Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.spaces import ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS, UnicodeText, action_from_space, action_space, element_space
@@ -182,6 +183,9 @@ class GuiEnv(gym.Env):
             for one in AXES["language"][split] if lang == "sample" else (lang,):
                 check_language(one, self.family.name)
         self.split = split
+        #: The language the family's content is generated in (guigym.i18n.content): the variation's,
+        #: known before the draws (a split has one language), so the task is the English one's.
+        self.content_language = _content_language(self.variation, split)
 
         obs: dict[str, spaces.Space[Any]] = {
             "screenshot": spaces.Box(0, 255, shape=(self.height, self.width, 3), dtype=np.uint8),
@@ -241,7 +245,11 @@ class GuiEnv(gym.Env):
             which = self.variation["templates"]
             templates = split_templates(self.family, level, AXES["templates"][self.split][0] if which == "sample" else which)
         with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
-            scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
+            if self.content_language == "en":
+                scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
+            else:  # the same draws from the language's tables: the same task, in its words
+                with generating_in(self.content_language):
+                    scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
         if self.variation is not None:  # drawn after the family's: the same task as without variation
             vrng = np.random.default_rng(int(self.np_random.integers(2**63)))
             scenario = apply_variation(scenario, sample_variation(self.variation, self.split, vrng), vrng)
@@ -608,6 +616,19 @@ def _history_line(act: Action) -> str:
             _LINES.clear()
         line = _LINES[key] = _cut(printable(format_action(act, "function")))
     return line
+
+
+def _content_language(variation: Mapping[str, Any] | None, split: str) -> str:
+    """The language an instance's content is made in: the ``language`` axis's value, or the
+    split's only one when it is sampled (it is drawn after the family's draws)."""
+    lang = "en" if variation is None else str(variation.get("language", "en"))
+    if lang != "sample":
+        return lang
+    values = set(AXES["language"][split])
+    if len(values) != 1:  # guigym.variation's table: one language per split
+        raise ValueError(f"the {split} split samples the language from {sorted(values)}: its content "
+                         "language is not known before the family's draws; fix the language")
+    return values.pop()
 
 
 def _viewport_pair(viewport: Any) -> tuple[int, int]:

@@ -60,6 +60,7 @@ from guigym.apps.dates import month_abbr
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, DeviceState, FileNode, Scenario, Task, sub_id
 from guigym.events import Event
+from guigym.i18n.content import tables
 
 APP = "Files"
 ROOT = 0  # the top folder ("Home"): not a node, the parent of the top-level items
@@ -557,11 +558,11 @@ class _Tree:
         return nid
 
     def file(self, parent: int, exts: tuple[str, ...] = EXTS, avoid: frozenset[str] | set[str] = frozenset()) -> int:
-        rng = self.rng
+        rng, T = self.rng, tables(__name__)
 
         def draw() -> str:
             while True:
-                name = f"{pick(rng, STEMS)}{pick(rng, VARIANTS)}.{pick(rng, exts)}"
+                name = f"{pick(rng, T.STEMS)}{pick(rng, VARIANTS)}.{pick(rng, exts)}"
                 if name.casefold() not in avoid:
                     return name
 
@@ -670,7 +671,7 @@ class FilesFamily(Family):
             return pick(rng, DELETE).format(f=_q(f), p=p), [_change("delete", [node["id"]])]
         if kind == "rename":
             ext = f.rpartition(".")[2]
-            new = t._name(home, lambda: f"{pick(rng, STEMS)}{pick(rng, VARIANTS)}.{ext}")
+            new = t._name(home, lambda: f"{pick(rng, tables(__name__).STEMS)}{pick(rng, VARIANTS)}.{ext}")
             return pick(rng, RENAME).format(f=_q(f), p=p, n=_q(new)), [_change("rename", [node["id"]], new)]
         if kind == "create":
             new = t._name(home, lambda: pick(rng, FOLDER_NAMES))
