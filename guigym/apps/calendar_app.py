@@ -15,7 +15,9 @@ Description:
     times from 56 quarter hours (7:00 AM - 8:45 PM), the in-app today from the 730 days of
     2026-2027 (easy: the 535 whose Monday-Sunday week lies in their month, 5 days before its
     end). Distinct instances: an easy "add" alone has 535 x C(112, 3) > 1.2e8 pairs of today
-    and set of titles before dates, times, repetitions and the task are drawn.
+    and set of titles before dates, times, repetitions and the task are drawn. With
+    ``language="de"`` the titles are German ones (``guigym.i18n.de_content.calendar_app``,
+    entry for entry: the same draws), which the task quotes and the agent types.
 Instruction:
     "Add 'Piano lesson' this coming Tuesday at 3:30 PM, repeating weekly", "Add 'Haircut' in
     two weeks at 11:15 AM", "Add 'Book club' on the 14th at 7:00 PM", "Add 'Gym' on Thursday,
@@ -69,6 +71,7 @@ from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import time_label
 from guigym.apps.widgets import date_picker_rows, select_row, time_picker_rows
+from guigym.i18n.content import tables
 
 APP = "Calendar"
 FORM = "form"  # the event form (New event / Edit event), reached by a button
@@ -81,6 +84,8 @@ REPEATS = ("never", "daily", "weekly", "monthly")
 REPEAT_LABELS = {"never": "Never", "daily": "Daily", "weekly": "Weekly", "monthly": "Monthly"}
 MINUTE_STEP = 15
 DEFAULT_TIME = (9, 0)  # a new event's start
+# Content tables (event titles): generation reads them through ``tables(__name__)``, so a German
+# instance draws the same entries of guigym.i18n.de_content.calendar_app's tables of the same shape.
 TITLES = (
     "Dentist appointment", "Team lunch", "Yoga class", "Book club", "Piano lesson", "Haircut", "Project review", "Gym",
     "Doctor appointment", "Car service", "Budget meeting", "Parent-teacher meeting", "Swimming", "Guitar lesson",
@@ -89,6 +94,7 @@ TITLES = (
     "Birthday party", "Physiotherapy", "Eye exam", "Concert", "Running club", "Cooking class", "Photo walk",
     "Sprint planning", "Wine tasting", "Museum visit", "Bike repair", "Team retro", "Choir practice",
 )
+#: Titles about a person, one per first name (``{n}``).
 PERSONAL = ("Lunch with {n}", "Call {n}", "Coffee with {n}")
 #: Titles of the series a "delete every ..." rule is about (never a repeating event, never a task's new title).
 SERIES = ("Standup", "Daily sync", "Morning run", "Team check-in")
@@ -509,8 +515,9 @@ class CalendarFamily(Family):
         far = [d for m in months[1:] for d in _month_days(m)]  # medium / hard tasks: another month
 
         n = int(rng.integers(lo, hi + 1))  # events besides the tasks' (easy: up to 7 in all, so the month fits)
-        personal = [p.format(n=f.title()) for p in PERSONAL for f in FIRST_NAMES]
-        titles = sample(rng, [*TITLES, *personal], hi + 8)
+        T = tables(__name__)  # the titles in the content language
+        personal = [p.format(n=f.title()) for p in T.PERSONAL for f in FIRST_NAMES]
+        titles = sample(rng, [*T.TITLES, *personal], hi + 8)
         spare = titles[hi:]  # titles for the tasks' events and new events
         events: list[CalEvent] = []
         days = [d for m in months for d in _month_days(m)]
@@ -577,7 +584,7 @@ class CalendarFamily(Family):
             return t
         if kind == "delete_rule":  # a series: some in the rule's week, some outside it
             t["type"] = "delete"
-            series = pick(rng, SERIES)
+            series = pick(rng, tables(__name__).SERIES)  # in the content language
             monday = today - dt.timedelta(days=today.weekday())
             which = 0 if level == "easy" else int(pick(rng, (0, 1)))
             start = monday + dt.timedelta(days=7 * which)
