@@ -13,7 +13,8 @@ Description:
     (1 KB - 50 MB), dates (the 700 days before the in-app "today", Jun 14, 2025), the tree's
     shape, the theme and the task vary with the seed. Distinct instances: at easy alone, the
     4-7 files of the top folder are C(5880, 4) > 4.9e13 name sets before sizes, dates,
-    sub-folders and tasks.
+    sub-folders and tasks. With ``language="de"`` the folder names and file names are German
+    ("Steuern", "rechnung Kopie.pdf"), the same draws as the English ones.
 Instruction:
     Item names are quoted, folders are paths from Home: "Open 'summary_draft.txt' in Home",
     "In Home, rename 'plan copy.jpg' to 'resume (1).jpg'", "Remove the file 'backup (1).pptx' in
@@ -67,6 +68,8 @@ ROOT = 0  # the top folder ("Home"): not a node, the parent of the top-level ite
 NEW = -1  # a task's folder to create: its id is only known once it exists
 HOME = "Home"
 TODAY = datetime.date(2025, 6, 14)
+# Content: generation reads these through ``tables(__name__)`` (language="de": the tables of
+# guigym.i18n.de_content.files, entry for entry). "Home" is the app's own name for its top folder (UI).
 FOLDER_NAMES = (
     "Documents", "Downloads", "Pictures", "Music", "Videos", "Work", "Projects", "Taxes", "Invoices", "Travel", "Recipes",
     "School", "Receipts", "Backups", "Screenshots", "Drafts", "Shared", "Archive", "Family", "Clients", "Designs", "Reports",
@@ -549,8 +552,8 @@ class _Tree:
                 return name
 
     def folder(self, parent: int) -> int:
-        rng = self.rng
-        name = self._name(parent, lambda: pick(rng, FOLDER_NAMES))
+        rng, T = self.rng, tables(__name__)
+        name = self._name(parent, lambda: pick(rng, T.FOLDER_NAMES))
         nid = len(self.nodes) + 1
         self.nodes.append({"id": nid, "name": name, "parent": parent, "folder": True, "size": 0,
                            "date": date_label(int(rng.integers(30, 700)))})
@@ -562,7 +565,7 @@ class _Tree:
 
         def draw() -> str:
             while True:
-                name = f"{pick(rng, T.STEMS)}{pick(rng, VARIANTS)}.{pick(rng, exts)}"
+                name = f"{pick(rng, T.STEMS)}{pick(rng, T.VARIANTS)}.{pick(rng, exts)}"
                 if name.casefold() not in avoid:
                     return name
 
@@ -662,7 +665,7 @@ class FilesFamily(Family):
     @staticmethod
     def _single(t: _Tree, kind: str, home: int, files: list[int], dests: list[int]) -> tuple[str, list[FileChange]]:
         """One change in folder ``home`` (``files``: its files; ``dests``: other folders)."""
-        rng, p = t.rng, t.where(home)
+        rng, p, T = t.rng, t.where(home), tables(__name__)
         node = t.nodes[pick(rng, files) - 1]
         f = node["name"]
         if kind == "open":
@@ -671,16 +674,16 @@ class FilesFamily(Family):
             return pick(rng, DELETE).format(f=_q(f), p=p), [_change("delete", [node["id"]])]
         if kind == "rename":
             ext = f.rpartition(".")[2]
-            new = t._name(home, lambda: f"{pick(rng, tables(__name__).STEMS)}{pick(rng, VARIANTS)}.{ext}")
+            new = t._name(home, lambda: f"{pick(rng, T.STEMS)}{pick(rng, T.VARIANTS)}.{ext}")
             return pick(rng, RENAME).format(f=_q(f), p=p, n=_q(new)), [_change("rename", [node["id"]], new)]
         if kind == "create":
-            new = t._name(home, lambda: pick(rng, FOLDER_NAMES))
+            new = t._name(home, lambda: pick(rng, T.FOLDER_NAMES))
             return pick(rng, CREATE).format(n=_q(new), p=p), [_change("create", name=new, dest=home)]
         if kind == "rename_dir":
             if home == ROOT:  # the top folder cannot be renamed: rename one of its folders
                 home = pick(rng, [n["id"] for n in t.nodes if n["folder"] and n["parent"] == ROOT])
             up = t.nodes[home - 1]["parent"]
-            new = t._name(up, lambda: pick(rng, FOLDER_NAMES))
+            new = t._name(up, lambda: pick(rng, T.FOLDER_NAMES))
             return pick(rng, RENAME_DIR).format(p=t.where(home), n=_q(new)), [_change("rename", [home], new)]
         dest = pick(rng, [d for d in dests if d != home])  # move: a file whose name is free there
         free = [i for i in files if t.nodes[i - 1]["name"].casefold() not in t.names[dest]]
@@ -710,7 +713,7 @@ class FilesFamily(Family):
         if kind == "create_move":  # the >= 15-step template: three levels down, then across to b
             b = pick(rng, [f for f in others if t.depth(f) >= 2])
             moved = sample(rng, t.files(b, 14, 22), 3)
-            new = t._name(a, lambda: pick(rng, FOLDER_NAMES))
+            new = t._name(a, lambda: pick(rng, tables(__name__).FOLDER_NAMES))
             t.files(a, 14, 22)
             fs = _and([_q(t.nodes[i - 1]["name"]) for i in sorted(moved, key=lambda i: t.nodes[i - 1]["name"].casefold())])
             text = pick(rng, CREATE_MOVE).format(n=_q(new), p=p, fs=fs, q=t.where(b))
