@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
@@ -68,6 +68,28 @@ def id_of_family(family: str) -> str:
         if e.family == family:
             return e.id
     raise ValueError(f"no guigym id for family {family!r}; ids: {[e.id for e in ENVS]}")
+
+
+def family_mismatch(spec: Any) -> str | None:
+    """Why ``spec`` (the ``EnvSpec`` ``gym.make`` gives an env it made) is a mistake: a guigym id made
+    with another family's ``family=`` (``gym.make("GuiGym-Login-v0", family="Mail")`` made Mail envs
+    that said they were Login's). ``None``: nothing wrong.
+
+    >>> from gymnasium.envs.registration import EnvSpec
+    >>> family_mismatch(EnvSpec("GuiGym-Login-v0", kwargs={"family": "Login"})) is None
+    True
+    >>> family_mismatch(EnvSpec("GuiGym-Login-v0", kwargs={"family": "Mail"}))
+    "GuiGym-Login-v0 is the Login family's id: family='Mail' cannot change it; make GuiGym-Mail-v0"
+    """
+    if spec is None:
+        return None
+    family = (spec.kwargs or {}).get("family")
+    entry = next((e for e in ENVS if e.id == spec.id), None)
+    if entry is None or family is None or family == entry.family:  # not a guigym id, or its own family
+        return None
+    other = next((e.id for e in ENVS if e.family == family), None)
+    return (f"{spec.id} is the {entry.family} family's id: family={family!r} cannot change it; "
+            + (f"make {other}" if other else f"known families: {sorted(e.family for e in ENVS)}"))
 
 
 def env_ids() -> list[str]:

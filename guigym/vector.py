@@ -73,6 +73,7 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.envs.registration import EnvSpec
 import numpy as np
 from gymnasium import logger, spaces
 from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
@@ -136,6 +137,23 @@ class GuiVectorEnv(AsyncVectorEnv):
             envs' browser calls interleave on the process's event loop). No use for the mock,
             whose drawing holds a lock.
     """
+    _spec: EnvSpec | None = None
+
+    @property  # type: ignore[override]
+    def spec(self) -> EnvSpec | None:
+        """What ``gym.make_vec`` made this vector env from (``None`` when made directly)."""
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:
+        from guigym.registration import family_mismatch
+
+        problem = family_mismatch(spec)  # gym.make_vec(id, family=...) made another family's envs under id
+        if problem:
+            self.close()
+            raise ValueError(problem)
+        self._spec = spec
+
 
     def __init__(
         self,

@@ -113,3 +113,22 @@ def test_long_element_labels_and_ids_are_cut_to_the_space() -> None:
             break
     assert long_seen  # the case happened
     env.close()
+
+
+@pytest.mark.parametrize("mode", ["make", None, "sync", "async"])
+def test_an_id_refuses_another_familys_family_kwarg(mode: str | None) -> None:
+    """``gym.make("GuiGym-Login-v0", family="Mail")`` made Mail envs whose spec said Login (the
+    registry's ``family`` kwarg was overridden without a word); now a ValueError names the id to
+    make, for ``gym.make`` and every ``make_vec`` mode, and the vector env's workers are gone."""
+    import multiprocessing
+
+    with pytest.raises(ValueError, match="GuiGym-Login-v0 is the Login family's id.*make GuiGym-Mail-v0"):
+        if mode == "make":
+            gym.make("GuiGym-Login-v0", family="Mail")
+        else:
+            gym.make_vec("GuiGym-Login-v0", 2, vectorization_mode=mode, family="Mail")
+    assert not multiprocessing.active_children()
+    own = gym.make("GuiGym-Login-v0", family="Login") if mode == "make" else gym.make_vec(
+        "GuiGym-Login-v0", 2, vectorization_mode=mode, family="Login")
+    assert own.spec is not None and own.spec.id == "GuiGym-Login-v0"
+    own.close()
