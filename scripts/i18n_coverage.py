@@ -3,15 +3,19 @@
 Walks the oracle's reference on many seeds per env id and level, and sorts every string a
 view shows (titles, labels, details, placeholders, select options, message labels, dialogs,
 pop-ups and banners; each distinct string once per family) into: *translated* (German, or a
-word German spells the same: "Apps"); *content* (left English on purpose, see ``guigym.i18n``:
-names, note / file / message / mail / event / product texts, the long item descriptions of the
-``descriptions`` axis, which are generated content texts); *names* (proper nouns the UI shows
+word German spells the same: "Apps"); *content* (what the family generated, the UI does not
+translate: people's names, note / file / message / mail / event / product texts, the long item
+descriptions of the ``descriptions`` axis), split in two: *content de*, made in German
+(``guigym.i18n.content``: words the same instance made in English does not show), and *content
+en*, what the English instance shows too (names, addresses, numbers, texts of a module without
+German tables); *names* (proper nouns the UI shows
 and German keeps as they are: app names (an app's own title too: "Settings" in the Settings
 app), product names ("Chromebook", "Android Auto"), device, ringtone and language names,
 standards ("5G", "MIDI"): ``guigym.i18n.de.NAMES`` and the app names of
 ``guigym.apps.catalog``); *UI left English* (none of these: a gap of the phrasebook, or text
 without words to translate, such as ``"05"``). "UI translated" is translated / (translated +
-UI left English): names and content are set apart, not counted as translated.
+UI left English): names and content are set apart, not counted as translated; "content
+German" is content de / (content de + content en).
 
 Each family is measured in two settings, and its strings pooled: the preset ``"language"``
 (German, every other axis neutral: the families' own screens, templates and labels) and the
@@ -44,8 +48,9 @@ from guigym.i18n import content_strings
 from guigym.i18n.de import NAMES, known
 from guigym.registration import env_ids
 
-#: Kinds of string, in the order of the table's columns.
-KINDS = ("translated", "content", "names", "ui_en")
+#: Kinds of string, in the order of the table's columns ("content_de": content made in German,
+#: guigym.i18n.content; "content": content the English instance shows too, such as people's names).
+KINDS = ("translated", "content_de", "content", "names", "ui_en")
 #: The settings each family is measured in (see the module's docstring): the preset "language"
 #: (every other axis neutral) and the German test split with every other axis drawn.
 SETTINGS: dict[str, str | dict[str, str]] = {"own": "language", "test": {"language": "de"}}
@@ -93,16 +98,21 @@ def is_content(s: str, keep: frozenset[str]) -> bool:
     return True
 
 
-def kind_of(s_en: str, s_de: str, keep: frozenset[str], descriptions: set[str] = set()) -> str:  # noqa: B006
+def kind_of(s_en: str, s_de: str, keep: frozenset[str], descriptions: set[str] = set(),  # noqa: B006
+            english: frozenset[str] | None = None) -> str:
     """What the English string ``s_en``, shown as ``s_de`` in German, is (one of :data:`KINDS`);
-    ``keep``: the scenario's content strings, ``descriptions``: the lines of the long texts shown."""
+    ``keep``: the scenario's content strings, ``descriptions``: the lines of the long texts shown,
+    ``english``: the content strings of the same instance made in English (content outside them,
+    and made of more than them, is German content; None: every content string is "content")."""
     if s_en != s_de:
         return "translated"
     if s_en in PROPER:
         return "names"
     if known(s_en):  # German says it the same way ("Apps", "Name")
         return "translated"
-    return "content" if s_en in descriptions or is_content(s_en, keep) else "ui_en"
+    if s_en in descriptions or is_content(s_en, keep):
+        return "content" if english is None or is_content(s_en, english) else "content_de"
+    return "ui_en"
 
 
 def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.Counter[str]]:
@@ -115,6 +125,10 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
         u = env.unwrapped
         for level in u.family.levels:
             for seed in range(seeds):
+                u.content_language = "en"  # the same instance with its content made in English
+                env.reset(seed=seed, options={"level": level})
+                english = content_strings(u.scenario) | descriptions(u.current_view)
+                u.content_language = "de"
                 _, info = env.reset(seed=seed, options={"level": level})
                 assert u.scenario["variation"]["language"] == "de"
                 for _ in range(200):
@@ -122,7 +136,7 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
                     v_en = view(en, u._state)
                     keep, desc = content_strings(u.scenario), descriptions(v_en)
                     for s_en, s_de in zip(strings(v_en), strings(u.current_view)):
-                        k = kind_of(s_en, s_de, keep, desc)
+                        k = kind_of(s_en, s_de, keep, desc, english)
                         kinds[k].add(s_en)
                         if k == "ui_en":
                             gaps[s_en] += 1
@@ -146,16 +160,19 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"--seeds must be >= 1, got {args.seeds}")
     if args.show < 0:
         p.error(f"--show must be >= 0, got {args.show}")
-    print(f"{'family':<10} {'translated':>10} {'content':>8} {'names':>6} {'UI en':>6} {'UI translated':>14}")
+    print(f"{'family':<10} {'translated':>10} {'content de':>10} {'content en':>10} {'names':>6} {'UI en':>6} "
+          f"{'UI translated':>14} {'content German':>15}")
     for env_id in env_ids():
         kinds, gaps = coverage(env_id, args.seeds)
-        tr, co, na, en = (len(kinds[k]) for k in KINDS)
+        tr, cd, co, na, en = (len(kinds[k]) for k in KINDS)
         fam = env_id.split("-")[1]
-        print(f"{fam:<10} {tr:>10} {co:>8} {na:>6} {en:>6} {tr / max(1, tr + en):>13.0%}")
+        print(f"{fam:<10} {tr:>10} {cd:>10} {co:>10} {na:>6} {en:>6} {tr / max(1, tr + en):>13.0%} {cd / max(1, cd + co):>14.0%}")
         if args.show:
             print("   left English:", [s for s, _ in gaps.most_common(args.show)])
-    print("content (names, texts, descriptions) and names (proper nouns: apps, products, devices, standards) "
-          "stay English on purpose; UI translated = translated / (translated + UI en)")
+    print("content de: content made in German (guigym.i18n.content); content en: content the English instance "
+          "shows as well (people's names, addresses, numbers, and texts without German tables); names (proper "
+          "nouns: apps, products, devices, standards) stay as they are; UI translated = translated / (translated + "
+          "UI en); content German = content de / (content de + content en)")
 
 
 if __name__ == "__main__":

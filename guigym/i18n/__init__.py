@@ -4,18 +4,21 @@ With ``language="de"`` the device speaks German: every :class:`~guigym.apps.base
 translated (:func:`localize_view`, called by ``base.view``) before either renderer,
 ``env.elements()`` or the oracle's layout sees it, and the instruction is a German one made from
 the family's structured task (``scenario["task"]``), not a translation of the English text
-(:func:`instruction`). Only what is *shown* changes: widget ids, values, options (what the
-events, the oracle and ``success`` read) and the task's fields stay as the family made them, so
-the reference and the rewards are those of the English instance.
+(:func:`instruction`). Widget ids, options' values (what the events, the oracle and ``success``
+read) and the task's structure stay as the family made them, so the reference takes the English
+instance's steps (German names may sort elsewhere in a list: its scrolls may differ) and the
+rewards are the same functions.
 
 * **Labels**: an exact-string phrasebook (:data:`guigym.i18n.de.PHRASES`) for screen titles,
   row labels, details, placeholders, select options, dialogs and the variation's popups and
   banners, plus a few explicit formatters for dynamic shapes (``"3 selected"``,
   ``"Folder · 3 items"``, ``"Phone: …"``, month names, weekday prefixes; see
   :func:`guigym.i18n.de.translate`). A string that is in neither stays as it is.
-* **Content** (names, note titles and bodies, message and mail texts, file and product
-  names) stays English: tasks quote it and ``success`` compares it, and the agent types it.
-  App names stay too (``OpenApp`` takes them).
+* **Content** (note titles and bodies, message and mail texts, file, folder, event and product
+  names) is made in German by the family itself (:mod:`guigym.i18n.content`: the same draws from
+  German tables of the English ones' shape), so the task quotes it, ``success`` compares it and
+  the agent types it in German. People's names, addresses, numbers and app names stay as they
+  are (``OpenApp`` takes app names).
 * **Instructions**: one function per family (:data:`guigym.i18n.de.INSTRUCTIONS`); UI words
   an instruction quotes go through the same phrasebook as the screen, so they always agree.
 """
