@@ -10,7 +10,9 @@ Description:
     ("Delete this conversation?" with Cancel / Delete). Names come from the catalog's
     24 x 19 = 456 first/last pairs; messages from templates with slots (16 things, 12 events,
     8 days), addresses from 1-998 x 16 streets x 6 kinds (95,808), suggested times from 12 x 4
-    x 2 = 96 clock times, the in-app time and the conversations' times from the seed.
+    x 2 = 96 clock times, the in-app time and the conversations' times from the seed. With
+    ``language="de"`` the texts are German, from the same draws (``guigym.i18n.de_content.messages``:
+    "Danke für die Fotos!", addresses as "Eichenweg 12", times on the 24-hour clock).
     Distinct instances: at easy alone, C(456, 3) > 1.5e7 sets of conversation partners before
     any message, time or task is drawn, so the generator yields far more scenarios than a run
     can see.
@@ -64,6 +66,7 @@ from guigym.apps.permission import ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
 from guigym.events import Event
+from guigym.i18n.content import tables
 
 APP = "Messages"
 NEW, PICK = "new", "pick"  # the new-message screen and its contact picker
@@ -88,6 +91,11 @@ CHAT = (
 STREETS = ("Oak", "Maple", "Cedar", "Pine", "Elm", "Lake", "Hill", "Park", "River", "Mill", "Church", "Main", "Bay", "Forest",
            "Spring", "Sunset")
 STREET_KINDS = ("Street", "Avenue", "Road", "Lane", "Drive", "Court")
+#: An address from its house number, street and street kind (German puts the number last).
+ADDRESS = "{n} {street} {kind}"
+#: A suggested time by half of the day and hour (1-12), its minutes ``{m}`` to fill in ('7:{m} PM';
+#: German tables write the 24-hour clock, '19:{m}').
+CLOCK: dict[str, tuple[str, ...]] = {ap: tuple(f"{h}:{{m}} {ap}" for h in range(1, 13)) for ap in ("AM", "PM")}
 SAY_ADDRESS = ("Meet me at {a}", "The party is at {a}", "My new address is {a}", "I am at {a} now", "Come over to {a}")
 SAY_TIME = ("How about {t}?", "Shall we meet at {t}?", "Can we do {t} instead?", "Dinner at {t}?", "I will be there at {t}")
 SEND = ('Send "{x}" to {n}', 'Text {n}: "{x}"', 'Message {n} "{x}"')
@@ -338,23 +346,32 @@ def _preview(t: Thread) -> str:
 
 
 # --- generation ------------------------------------------------------------------------------
+# Content comes from ``tables(__name__)``: this module's tables, or German ones inside
+# ``generating_in("de")`` (Phone and CrossApp call these too, and get their language's).
 def chat(rng: np.random.Generator) -> str:
-    return pick(rng, CHAT).format(thing=pick(rng, THINGS), event=pick(rng, EVENTS), day=pick(rng, DAYS))
+    T = tables(__name__)
+    return pick(rng, T.CHAT).format(thing=pick(rng, T.THINGS), event=pick(rng, T.EVENTS), day=pick(rng, T.DAYS))
 
 
 def address(rng: np.random.Generator) -> str:
-    return f"{int(rng.integers(1, 999))} {pick(rng, STREETS)} {pick(rng, STREET_KINDS)}"
+    T = tables(__name__)
+    n = int(rng.integers(1, 999))  # drawn in this order: number, street, kind
+    street = pick(rng, T.STREETS)
+    return T.ADDRESS.format(n=n, street=street, kind=pick(rng, T.STREET_KINDS))
 
 
 def clock_time(rng: np.random.Generator) -> str:
-    """A time someone suggests: '7:30 PM' (hours 1-12, quarter hours, AM/PM)."""
-    return f"{int(rng.integers(1, 13))}:{pick(rng, ('00', '15', '30', '45'))} {pick(rng, ('AM', 'PM'))}"
+    """A time someone suggests: '7:30 PM' (hours 1-12, quarter hours, AM/PM; German '19:30')."""
+    h = int(rng.integers(1, 13))
+    m = pick(rng, ("00", "15", "30", "45"))
+    return tables(__name__).CLOCK[pick(rng, ("AM", "PM"))][h - 1].format(m=m)
 
 
 def fact_message(rng: np.random.Generator, field: str) -> tuple[str, str]:
     """(message text, the fact in it)."""
+    T = tables(__name__)
     fact = address(rng) if field == "address" else clock_time(rng)
-    return pick(rng, SAY_ADDRESS if field == "address" else SAY_TIME).format(a=fact, t=fact), fact
+    return pick(rng, T.SAY_ADDRESS if field == "address" else T.SAY_TIME).format(a=fact, t=fact), fact
 
 
 def when(now: int, age: int) -> str:
