@@ -13,7 +13,9 @@ Description:
     are models drawn from 16 adjectives x 20 nouns in 5 categories, each in 1-3 of 12 colours
     with its own price (category price ranges, 3 cent endings) and sizes (a run of the
     category's sizes). Distinct instances: at easy alone,
-    more than 1e9 catalogs before prices, sizes, the cart and the task are drawn.
+    more than 1e9 catalogs before prices, sizes, the cart and the task are drawn. In German
+    (``language="de"``) names and addresses come from ``guigym.i18n.de_content.shop``
+    ("Regenjacke Alpin", "Eichenstraße 12"); categories, colours and sizes are UI, translated at display.
 Instruction:
     'Add 2 of the red "Alpine Parka" in size M to your cart', 'Buy the blue "Metro Backpack" and
     check out with name "Grace Hill" and address "12 Oak Street"', 'Remove the green "Trail Cap"
@@ -67,6 +69,7 @@ from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE
 from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
+from guigym.i18n.content import tables
 
 APP = "Shop"
 MAIN, CART, CHECKOUT, DONE = "main", "cart", "checkout", "done"
@@ -80,7 +83,9 @@ MAX_QTY = 9
 APPAREL = ("XS", "S", "M", "L", "XL")
 SHOE_SIZES = ("6", "7", "8", "9", "10", "11", "12")
 ONE_SIZE = "One size"
-#: category -> (nouns, sizes, how a question names one, price range in dollars)
+#: category -> (nouns, sizes, how a question names one, price range in dollars). Categories,
+#: colours and sizes are UI (tabs and filter options the phrasebook translates at display): their
+#: German tables (``guigym.i18n.de_content.shop``) keep them and translate the nouns.
 CATEGORIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, tuple[int, int]]] = {
     "Jackets": (("Parka", "Windbreaker", "Raincoat", "Jacket"), APPAREL, "jacket", (59, 199)),
     "Tops": (("Hoodie", "Polo", "T-Shirt", "Sweater"), APPAREL, "top", (14, 69)),
@@ -88,11 +93,14 @@ CATEGORIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, tuple[int, in
     "Bags": (("Backpack", "Tote", "Duffel", "Satchel"), (ONE_SIZE,), "bag", (24, 129)),
     "Hats": (("Cap", "Beanie", "Bucket Hat", "Sun Hat"), ("S/M", "L/XL"), "hat", (9, 39)),
 }
+#: A model's name from its adjective (a product line: "Alpine") and its category's noun.
+PRODUCT_NAME = "{a} {n}"
 ADJECTIVES = ("Alpine", "Urban", "Trail", "Classic", "Summit", "Coastal", "Nordic", "Metro", "Harbor", "Canyon", "Ridge",
               "Aspen", "Pioneer", "Atlas", "Everyday", "Drift")
 COLOURS = ("Red", "Blue", "Green", "Black", "White", "Grey", "Navy", "Yellow", "Orange", "Pink", "Brown", "Purple")
 STREETS = ("Oak", "Maple", "Cedar", "Pine", "Elm", "Lake", "Hill", "Park", "River", "Mill", "Church", "Main")
 STREET_KINDS = ("Street", "Avenue", "Road", "Lane", "Drive")
+ADDRESS = "{n} {s} {k}"  # house number, street, kind: "12 Oak Street"
 #: (models, colours per model, categories, colours, items in the cart at the start) per level.
 LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int], int, int, tuple[int, int]]] = {
     "easy": ((3, 4), (1, 2), 2, 3, (0, 2)), "medium": ((7, 9), (1, 3), 4, 5, (0, 3)), "hard": ((9, 11), (2, 3), 4, 6, (2, 4)),
@@ -523,7 +531,10 @@ class ShopApp(App):
 
 # --- generation ------------------------------------------------------------------------------
 def street_address(rng: np.random.Generator) -> str:
-    return f"{int(rng.integers(1, 999))} {pick(rng, STREETS)} {pick(rng, STREET_KINDS)}"
+    T = tables(__name__)
+    n = int(rng.integers(1, 999))  # drawn in this order: number, street, kind
+    s = pick(rng, T.STREETS)
+    return T.ADDRESS.format(n=n, s=s, k=pick(rng, T.STREET_KINDS))
 
 
 def card_number(rng: np.random.Generator) -> str:
@@ -534,9 +545,10 @@ def card_number(rng: np.random.Generator) -> str:
 
 def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[str], list[str]]:
     """(products in catalog order, categories, colours)."""
+    T = tables(__name__)
     (mlo, mhi), (clo, chi), n_cats, n_cols, _ = LEVEL_SIZES[level]
-    cats = sorted(sample(rng, list(CATEGORIES), n_cats), key=list(CATEGORIES).index)
-    colours = sample(rng, COLOURS, n_cols)
+    cats = sorted(sample(rng, list(T.CATEGORIES), n_cats), key=list(T.CATEGORIES).index)
+    colours = sample(rng, T.COLOURS, n_cols)
     n_models = int(rng.integers(mlo, mhi + 1))
     names: set[str] = set()
     prices: set[int] = set()
@@ -545,15 +557,15 @@ def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[s
     for i in range(n_models):
         twin = level != "easy" and i % 2 == 1 and prev is not None  # a similar name: the last one's adjective or noun
         cat = prev[0] if twin else pick(rng, cats)  # type: ignore[index]
-        nouns, sizes, _, (plo, phi) = CATEGORIES[cat]
+        nouns, sizes, _, (plo, phi) = T.CATEGORIES[cat]
         same_adj = bool(rng.random() < 0.5)
-        if twin and (all(f"{prev[1]} {n}" in names for n in nouns) if same_adj  # type: ignore[index]
-                     else all(f"{a} {prev[2]}" in names for a in ADJECTIVES)):  # type: ignore[index]
+        if twin and (all(T.PRODUCT_NAME.format(a=prev[1], n=n) in names for n in nouns) if same_adj  # type: ignore[index]
+                     else all(T.PRODUCT_NAME.format(a=a, n=prev[2]) in names for a in T.ADJECTIVES)):  # type: ignore[index]
             twin = False  # no similar name is free: any free one (the loop below would never end)
         while True:
-            adj = prev[1] if twin and same_adj else pick(rng, ADJECTIVES)  # type: ignore[index]
+            adj = prev[1] if twin and same_adj else pick(rng, T.ADJECTIVES)  # type: ignore[index]
             noun = prev[2] if twin and not same_adj else pick(rng, nouns)  # type: ignore[index]
-            name = f"{adj} {noun}"
+            name = T.PRODUCT_NAME.format(a=adj, n=noun)
             if name not in names:
                 break
         names.add(name)
@@ -609,6 +621,7 @@ class ShopFamily(Family):
         return "+".join(names)
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
+        T = tables(__name__)
         products, cats, colours = catalog(rng, level)
         if level == "hard":
             kinds = list(pick(rng, (("remove", "buy"), ("qty", "buy"), ("add", "buy"), ("buy", "ask_price"))))
@@ -663,7 +676,7 @@ class ShopFamily(Family):
                     q = pick(rng, ASK_PRICE).format(d=describe(p))
                     clauses.append(q if not clauses else f"tell me how much the {describe(p)} costs")
                 else:
-                    clauses.append(pick(rng, ASK_CHEAPEST).format(c=p["colour"].lower(), k=CATEGORIES[p["cat"]][2]))
+                    clauses.append(pick(rng, ASK_CHEAPEST).format(c=p["colour"].lower(), k=T.CATEGORIES[p["cat"]][2]))
         text = clauses[0]
         for c in clauses[1:]:
             text += pick(rng, JOINS) + c[0].lower() + c[1:]
@@ -672,7 +685,7 @@ class ShopFamily(Family):
         values: dict[str, Any] = {}
         if level != "easy":  # stale search text and filters (they may hide the product), a stale name in the form
             if rng.random() < 0.3:
-                word = pick(rng, ADJECTIVES)
+                word = pick(rng, T.ADJECTIVES)
                 if "ask_cheapest" not in kinds:  # (that reference would clear it: no span of the instruction to type)
                     values[SEARCH] = word
             if rng.random() < 0.5:
