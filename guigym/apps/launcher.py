@@ -29,6 +29,11 @@ Termination:
     switch is not a failure), unless ``gym.make(..., strict=True)``: then every other switch
     must be as it started (the reference sets a stray one back first), and a saved note the
     task did not ask for fails the episode (Notes cannot delete it). Otherwise never fails.
+Content:
+    Note titles and texts (the task's and the saved notes') come from ``guigym.apps.tools``'
+    ``NOTE_TITLES`` and ``NOTE_BODIES``, read through :func:`guigym.i18n.content.tables`: German
+    ones with ``language="de"`` (``guigym.i18n.de_content.tools``), entry for entry, so the
+    draws are the English ones.
 Registered ids:
     ``GuiGym-Launcher-v0`` (``level="easy" | "medium" | "hard"``).
 """
@@ -43,9 +48,13 @@ from guigym.apps.base import HOME
 from guigym.apps.catalog import BRANDS, STUB_APPS, TOOL_APPS, stub_app
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, DeviceState, Scenario, Task, favourite_id
-from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, clock_app, contacts_app, notes_app
+from guigym.apps.tools import clock_app, contacts_app, notes_app
+from guigym.i18n.content import tables
 
 TOOLS = TOOL_APPS  # Notes, Clock, Contacts: the apps tasks are about
+#: The module whose note tables (``NOTE_TITLES``, ``NOTE_BODIES``) a note task draws, in the
+#: generating language (``guigym.i18n.content``), as ``tools.notes_app`` draws the saved notes.
+NOTE_TABLES = "guigym.apps.tools"
 OPENERS = ("Open {app} and ", "Go to {app} and ", "In {app}, ")
 JOINS = (", then ", ". Then ", "; after that, ")
 NOTE_PHRASES = ("create a note titled '{t}'", "add a new note called '{t}'", "make a note with the title '{t}'")
@@ -151,8 +160,9 @@ class LauncherFamily(Family):
     def _task(self, rng: np.random.Generator, level: str, app: str) -> dict[str, Any]:
         """A task skeleton; switch tasks get their targets once the app exists."""
         if app == "Notes":
+            T = tables(NOTE_TABLES)
             with_body = level == "medium" or (level == "hard" and bool(rng.integers(2)))
-            return {"type": "note", "app": app, "title": pick(rng, NOTE_TITLES), "body": pick(rng, NOTE_BODIES) if with_body else None}
+            return {"type": "note", "app": app, "title": pick(rng, T.NOTE_TITLES), "body": pick(rng, T.NOTE_BODIES) if with_body else None}
         return {"type": "switches", "app": app, "n": 1 if level == "easy" else 2}
 
     def _clause(self, rng: np.random.Generator, t: dict[str, Any], first: bool) -> str:

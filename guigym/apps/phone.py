@@ -48,6 +48,11 @@ Termination:
     normalisation. Failure (terminated) on any change the task does not ask for: another note,
     person or alarm changed or deleted, a note or an alarm too many, an extra or wrong message,
     a saved edit with the wrong text, or an answer that does not make the task a success.
+Content:
+    The notes' titles and texts are entries of ``guigym.apps.tools``' ``NOTE_TITLES`` and
+    ``NOTE_BODIES`` and the conversations come from the Messages family's generators, all read
+    through :func:`guigym.i18n.content.tables`: German with ``language="de"``, entry for entry,
+    so the draws and the task are the English ones.
 Registered ids:
     ``GuiGym-Phone-v0`` (``level="easy" | "medium" | "hard"``).
 """
@@ -59,6 +64,7 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
+import guigym.apps.tools as tools
 from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, register_app
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
@@ -67,10 +73,15 @@ from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
 from guigym.apps.permission import permission_goal
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
-from guigym.apps.tools import NOTE_BODIES, NOTE_TITLES, PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
+from guigym.apps.tools import PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
+from guigym.i18n.content import tables
 
 NOTES, CLOCK, CONTACTS, MESSAGES = "Notes", "Clock", "Contacts", "Messages"
+#: The module whose ``NOTE_TITLES`` and ``NOTE_BODIES`` the notes come from, read in the generating
+#: language through :func:`~guigym.i18n.content.tables` (Notes+ is the Launcher's Notes: the saved
+#: notes, a new note's title and an edit's text are entries of the same tables).
+NOTE_TABLES = tools.__name__
 TOOLS: tuple[str, ...] = (NOTES, CLOCK, CONTACTS, MESSAGES)
 STUBS: tuple[str, ...] = tuple(a for a in STUB_APPS if a not in TOOLS)
 
@@ -266,7 +277,8 @@ class NotesPlus(NotesApp):
 
 
 def notes_plus_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> AppSpec:
-    """Notes+: the Launcher's Notes spec (its saved notes and colour) with the new editor."""
+    """Notes+: the Launcher's Notes spec (its saved notes and colour) with the new editor; the
+    notes and ``avoid`` (titles none of them may have) in the generating language."""
     spec = notes_app(rng, n_notes, avoid)
     new = spec["screens"]["main"]["rows"][0]
     spec["kind"] = "notes_plus"
@@ -451,7 +463,7 @@ class PhoneFamily(Family):
                 kinds = [pick(rng, KINDS_OF[a]) for a in chosen]
                 if chosen[-1] in ASK_OF and rng.random() < 0.4:
                     kinds[-1] = ASK_OF[chosen[-1]]
-        new_title = pick(rng, NOTE_TITLES) if "note_new" in kinds else None
+        new_title = pick(rng, tables(NOTE_TABLES).NOTE_TITLES) if "note_new" in kinds else None
         notes = notes_plus_app(rng, int(rng.integers(nlo, nhi + 1)), [new_title] if new_title else [])
         clock = clock_plus_app(rng, int(rng.integers(alo, ahi + 1)))
         names = sorted(sample(rng, PEOPLE, int(rng.integers(plo, phi + 1))))
@@ -506,7 +518,8 @@ class PhoneFamily(Family):
             i = int(rng.integers(len(notes)))
             n = notes[i]
             if kind == "note_edit":
-                return _job(kind, NOTES, ref=i, title=n["title"], text=pick(rng, [b for b in NOTE_BODIES if b != n["body"]]))
+                bodies = tables(NOTE_TABLES).NOTE_BODIES
+                return _job(kind, NOTES, ref=i, title=n["title"], text=pick(rng, [b for b in bodies if b != n["body"]]))
             return _job(kind, NOTES, ref=i, title=n["title"], fact=n["body"] if kind == "note_ask" else None)
         if kind == "note_new":  # the address someone sent, copied into a new note
             th = pick(rng, threads)

@@ -35,7 +35,9 @@ from guigym.apps.schema import (
     note_screen,
     sub_id,
 )
+from guigym.i18n.content import tables
 
+#: Notes' titles and texts (content: generation reads them through ``tables(__name__)``).
 NOTE_TITLES: tuple[str, ...] = (
     "Groceries", "Packing list", "Meeting notes", "Gift ideas", "Books to read", "Recipes", "Workout plan",
     "Travel plans", "To do", "Movies to watch", "Garden", "Birthday party", "Car service", "Budget", "Ideas",
@@ -107,8 +109,9 @@ class NotesApp(App):
 
 def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> AppSpec:
     """The Notes spec with ``n_notes`` saved notes whose titles are not in ``avoid``."""
-    titles = sample(rng, [t for t in NOTE_TITLES if t not in avoid], n_notes)
-    notes = [{"title": t, "body": pick(rng, NOTE_BODIES)} for t in titles]
+    T = tables(__name__)  # the notes in the content language (guigym.i18n.content)
+    titles = sample(rng, [t for t in T.NOTE_TITLES if t not in avoid], n_notes)
+    notes = [{"title": t, "body": pick(rng, T.NOTE_BODIES)} for t in titles]
     editor = [
         row("title", "input", "Title", placeholder="Title", value=""),
         row("body", "input", "Note", placeholder="Write something", value=""),
