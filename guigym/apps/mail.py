@@ -81,6 +81,7 @@ from guigym.apps.tools import PEOPLE, time_label
 from guigym.apps.widgets import search_row, select_row, tabs_row, textarea_row
 from guigym.descriptions import wrap
 from guigym.events import Event
+from guigym.i18n.content import tables
 
 APP = "Mail"
 INBOX, SENT, ARCHIVE, TRASH = "inbox", "sent", "archive", "trash"
@@ -93,10 +94,15 @@ WRAP = 34  # characters per body line on a mail's screen
 LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "easy": ((4, 6), (5, 7)), "medium": ((12, 18), (10, 15)), "hard": ((18, 26), (24, 32)),
 }
+# Content tables (guigym.i18n.content): generation reads them through ``tables(__name__)``, in German
+# those of guigym.i18n.de_content.mail, entry for entry.
 TEAMS = ("Budget", "Design", "Sales", "Marketing", "Planning", "Product", "Safety", "Research")
 PLACES = ("Rome", "Oslo", "Lisbon", "Kyoto", "Denver", "Cairo", "Lima", "Dublin", "Paris", "Vienna")
 EVENTS = ("concert", "game", "play", "festival", "match", "show")
-#: Subject templates and their topic word (a word no other template, slot or name contains).
+MONTHS: tuple[str, ...] = MONTH_NAMES  # the subjects' months and days (in the subject's language)
+DAYS: tuple[str, ...] = WEEKDAY_NAMES
+#: Subject templates and their topic: an id (the same in every language: ``OPENINGS``' keys,
+#: ``RULE_WORDS``) and, for ``RULE_WORDS``, the word ``SUBJECT_WORDS`` quotes.
 SUBJECTS: tuple[tuple[str, str], ...] = (
     ("Invoice #{num}", "invoice"), ("Overdue invoice {num}", "invoice"), ("Invoice for {month}", "invoice"),
     ("{team} meeting", "meeting"), ("Meeting on {day}", "meeting"), ("Meeting moved to {day}", "meeting"),
@@ -111,8 +117,12 @@ SUBJECTS: tuple[tuple[str, str], ...] = (
     ("Your receipt from {place}", "receipt"), ("Receipt {num}", "receipt"),
 )
 TOPICS = tuple(dict.fromkeys(k for _, k in SUBJECTS))
-#: Rules "every mail with <word> in the subject" and searches use these topic words.
+#: Rules "every mail with <word> in the subject" and searches use these topics ...
 RULE_WORDS = ("invoice", "order", "report", "newsletter", "receipt", "tickets", "photos", "flight")
+#: ... and quote (and type) their word: one every subject of the topic contains and no other
+#: template, slot or name does (case-insensitively; the search matches sender and subject).
+SUBJECT_WORDS: dict[str, str] = {"invoice": "invoice", "order": "order", "report": "report", "newsletter": "newsletter",
+                                 "receipt": "receipt", "tickets": "tickets", "photos": "photos", "flight": "flight"}
 OPENINGS: dict[str, tuple[str, ...]] = {
     "invoice": ("Please find the invoice attached.", "Here is the invoice for last month.", "Your invoice is now due."),
     "meeting": ("Here are the details for the meeting.", "Quick note about our meeting.", "The meeting room has changed."),
@@ -541,26 +551,26 @@ class _Gen:
 
     def subject(self, topic: str | None = None, avoid: frozenset[str] | set[str] = frozenset(), like: str | None = None) -> tuple[str, str]:
         """(subject, topic): of ``topic`` (else any not in ``avoid``), from template ``like`` if given."""
-        rng = self.rng
+        rng, T = self.rng, tables(__name__)
         for _ in range(200):
             if like is not None:
-                tpl, top = next((t, k) for t, k in SUBJECTS if t == like)
+                tpl, top = next((t, k) for t, k in T.SUBJECTS if t == like)
             else:
-                tpl, top = pick(rng, [s for s in SUBJECTS if (s[1] == topic if topic else s[1] not in avoid)])
+                tpl, top = pick(rng, [s for s in T.SUBJECTS if (s[1] == topic if topic else s[1] not in avoid)])
             self.template = tpl
-            s = tpl.format(num=int(rng.integers(1000, 10000)), month=pick(rng, MONTH_NAMES), day=pick(rng, WEEKDAY_NAMES),
-                           team=pick(rng, TEAMS), place=pick(rng, PLACES), event=pick(rng, EVENTS))
+            s = tpl.format(num=int(rng.integers(1000, 10000)), month=pick(rng, T.MONTHS), day=pick(rng, T.DAYS),
+                           team=pick(rng, T.TEAMS), place=pick(rng, T.PLACES), event=pick(rng, T.EVENTS))
             if s not in self.subjects:
                 self.subjects.add(s)
                 return s, top
         raise RuntimeError("no fresh subject")
 
     def body(self, topic: str, time: str | None = None) -> str:
-        rng = self.rng
-        parts = [pick(rng, OPENINGS[topic])]
+        rng, T = self.rng, tables(__name__)
+        parts = [pick(rng, T.OPENINGS[topic])]
         if topic == "meeting":
-            parts.append(pick(rng, MEETING_FACT).format(t=time or clock_time(rng)))
-        parts.append(pick(rng, CLOSINGS))
+            parts.append(pick(rng, T.MEETING_FACT).format(t=time or clock_time(rng)))
+        parts.append(pick(rng, T.CLOSINGS))
         return " ".join(parts)
 
     def mail(self, peer: str, topic: str | None = None, avoid: frozenset[str] | set[str] = frozenset(), like: str | None = None,
@@ -595,6 +605,7 @@ class MailFamily(Family):
     _memo: tuple[Scenario, dict[int, str], Counter[Record]] | None = None
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
+        T = tables(__name__)
         (mlo, mhi), (clo, chi) = LEVEL_SIZES[level]
         n_mails = int(rng.integers(mlo, mhi + 1))
         contacts = sorted(sample(rng, PEOPLE, int(rng.integers(clo, chi + 1))))
@@ -610,7 +621,7 @@ class MailFamily(Family):
         g = _Gen(rng)
         distract = level != "easy"
         people = list(contacts)
-        # the rule words in use: no other mail's subject has them
+        # the rule words' topics in use: no other mail's subject is of them
         words = [pick(rng, RULE_WORDS)] if any(k in ("search",) for k in kinds) else []
         rule_about = {k: rng.random() < 0.5 and not long_rule for k in kinds if k.endswith("_all")}
         for k in kinds:
@@ -636,14 +647,14 @@ class MailFamily(Family):
         word_iter = iter(words)
         for k, n in zip(kinds, names):
             if k == "compose":
-                tasks.append(_task("compose", name=n, subject=pick(rng, NEW_SUBJECTS), body=pick(rng, NEW_BODIES)))
+                tasks.append(_task("compose", name=n, subject=pick(rng, T.NEW_SUBJECTS), body=pick(rng, T.NEW_BODIES)))
             elif k.endswith("_all") and rule_about[k]:
                 w = next(word_iter)
                 idx = []
                 for _ in range(int(rng.integers(2, 4))):
                     idx.append(len(mails))
                     mails.append(g.mail(other(), topic=w))
-                tasks.append(_task(k, rule="about", key=w, ids=idx))
+                tasks.append(_task(k, rule="about", key=T.SUBJECT_WORDS[w], ids=idx))
             elif k.endswith("_all"):
                 idx = []
                 for _ in range(3 if long_rule else int(rng.integers(2, 4))):
@@ -675,12 +686,12 @@ class MailFamily(Family):
                     for _ in range(int(rng.integers(1, 3))):  # the query shows others too
                         mails.append(g.mail(other(), topic=w))
                     op = pick(rng, ("open", "archive", "delete") if level != "hard" else ("archive", "delete"))
-                    tasks.append(_task(op, name=n, ids=[i], subject=mails[i]["subject"], search=w))
+                    tasks.append(_task(op, name=n, ids=[i], subject=mails[i]["subject"], search=T.SUBJECT_WORDS[w]))
                 else:
                     mails.append(g.mail(n, avoid=avoid))
                     t = _task(k, name=n, ids=[i], subject=mails[i]["subject"])
                     if k == "reply":
-                        t["body"] = pick(rng, REPLIES)
+                        t["body"] = pick(rng, T.REPLIES)
                     elif k == "forward":
                         t["to"] = pick(rng, [p for p in contacts if p != n])
                     tasks.append(t)
@@ -731,7 +742,7 @@ class MailFamily(Family):
             if rng.random() < 0.25:
                 values[Q] = pick(rng, [m["peer"] for m in records if m["box"] == INBOX]).split()[0]
             if rng.random() < 0.3:
-                values.update({"new.subject": pick(rng, NEW_SUBJECTS), "new.body": pick(rng, NEW_BODIES)})
+                values.update({"new.subject": pick(rng, T.NEW_SUBJECTS), "new.body": pick(rng, T.NEW_BODIES)})
         task: MailsTask = {"instruction": text, "tasks": tasks}
         return {
             "family": self.name, "level": level, "apps": {APP: spec}, "home": {"enabled": False, "icons": [APP]},
