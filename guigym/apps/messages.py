@@ -12,7 +12,7 @@ Description:
     8 days), addresses from 1-998 x 16 streets x 6 kinds (95,808), suggested times from 12 x 4
     x 2 = 96 clock times, the in-app time and the conversations' times from the seed. With
     ``language="de"`` the texts are German, from the same draws (``guigym.i18n.de_content.messages``:
-    "Danke für die Fotos!", addresses as "Eichenweg 12", times on the 24-hour clock).
+    "Danke für die Fotos!", addresses as "Eichenweg 12"; times as the apps show them).
     Distinct instances: at easy alone, C(456, 3) > 1.5e7 sets of conversation partners before
     any message, time or task is drawn, so the generator yields far more scenarios than a run
     can see.
@@ -93,8 +93,7 @@ STREETS = ("Oak", "Maple", "Cedar", "Pine", "Elm", "Lake", "Hill", "Park", "Rive
 STREET_KINDS = ("Street", "Avenue", "Road", "Lane", "Drive", "Court")
 #: An address from its house number, street and street kind (German puts the number last).
 ADDRESS = "{n} {street} {kind}"
-#: A suggested time by half of the day and hour (1-12), its minutes ``{m}`` to fill in ('7:{m} PM';
-#: German tables write the 24-hour clock, '19:{m}').
+#: A suggested time by half of the day and hour (1-12), its minutes ``{m}`` to fill in ('7:{m} PM').
 CLOCK: dict[str, tuple[str, ...]] = {ap: tuple(f"{h}:{{m}} {ap}" for h in range(1, 13)) for ap in ("AM", "PM")}
 SAY_ADDRESS = ("Meet me at {a}", "The party is at {a}", "My new address is {a}", "I am at {a} now", "Come over to {a}")
 SAY_TIME = ("How about {t}?", "Shall we meet at {t}?", "Can we do {t} instead?", "Dinner at {t}?", "I will be there at {t}")
@@ -361,7 +360,7 @@ def address(rng: np.random.Generator) -> str:
 
 
 def clock_time(rng: np.random.Generator) -> str:
-    """A time someone suggests: '7:30 PM' (hours 1-12, quarter hours, AM/PM; German '19:30')."""
+    """A time someone suggests: '7:30 PM' (hours 1-12, quarter hours, AM/PM)."""
     h = int(rng.integers(1, 13))
     m = pick(rng, ("00", "15", "30", "45"))
     return tables(__name__).CLOCK[pick(rng, ("AM", "PM"))][h - 1].format(m=m)

@@ -5,8 +5,9 @@ The chat templates take every ``{thing}`` in the accusative with its article ("D
 Fotos!") and every ``{event}`` with its own preposition ("Wie war es beim Konzert?"), so one
 table of each fits all templates. Like the English ones they hold no digits (only a fact message
 holds an address or a time), no apostrophes and no double quotes (instructions quote them).
-Addresses read "Eichenweg 12"; times are on the 24-hour clock ("19:30", which
-:func:`guigym.answers.answers_match` equals to "7:30 PM").
+Addresses read "Eichenweg 12". Times stay on the apps' 12-hour clock ("7:30 PM"), as every screen
+and picker shows them: a time read in Messages and set in Clock or Calendar (CrossApp) is then
+the English task's, not one with a conversion more.
 """
 
 THINGS = (
@@ -30,11 +31,6 @@ STREETS = ("Eichen", "Ahorn", "Zedern", "Tannen", "Ulmen", "See", "Berg", "Park"
            "Brunnen", "Sonnen")
 STREET_KINDS = ("straße", "allee", "weg", "gasse", "ring", "platz")
 ADDRESS = "{street}{kind} {n}"
-#: The 24-hour clock: 12 AM is 0 o'clock, 12 PM noon.
-CLOCK: dict[str, tuple[str, ...]] = {
-    "AM": (*(f"{h}:{{m}}" for h in range(1, 12)), "0:{m}"),
-    "PM": (*(f"{h + 12}:{{m}}" for h in range(1, 12)), "12:{m}"),
-}
 #: No preposition before the address: "in der Eichenstraße" but "im Eichenweg".
 SAY_ADDRESS = ("Treffpunkt: {a}", "Die Party ist hier: {a}", "Meine neue Adresse ist {a}", "Ich bin jetzt hier: {a}",
                "Komm vorbei: {a}")
