@@ -13,6 +13,12 @@ seeded per episode (``scenario["descriptions"]["seed"]``) and per item (its scre
 item shows the same text every time; it has no digits, names, dates, colours, prices or
 interface verbs, so it never holds a fact a task asks about nor a label a task looks for.
 
+The text is in the scenario's content language (``scenario["descriptions"]["language"]``, set
+by :func:`guigym.variation.apply_variation` where it is not English): the phrase tables of
+:mod:`guigym.i18n.de_content.descriptions` in German, of the same shape.
+It is made when a screen is shown, outside :func:`guigym.i18n.content.generating_in`, so the
+language travels with the scenario (and :func:`phrases` names it to ``tables``).
+
 >>> lines = item_lines(7, "long", "mail", "m:2")
 >>> 3 <= len(lines) and all(len(ln) <= WRAP for ln in lines) and lines == item_lines(7, "long", "mail", "m:2")
 True
@@ -27,6 +33,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from guigym.i18n.content import tables
 
 #: The axis's values: how long an item's description is (sentences, at least / at most) and how
 #: many of its lines the item's list row previews. ``own``: the apps' own texts (neutral).
@@ -169,10 +177,15 @@ def avoid_of(task: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(sorted({x.casefold() for x in out if x}))
 
 
-def sentences(rng: np.random.Generator, kind: str, n: int, avoid: tuple[str, ...] = ()) -> list[str]:
-    """``n`` sentences of text ``kind`` (:data:`PHRASES`), none twice in a row, none that says
-    a phrase of ``avoid`` (fewer when the tables run out of such sentences)."""
-    t = PHRASES[kind]
+def phrases(language: str = "en") -> dict[str, dict[str, tuple[str, ...]]]:
+    """:data:`PHRASES` in ``language`` (the content language's tables; English: this module's)."""
+    return PHRASES if language == "en" else tables(__name__, language).PHRASES
+
+
+def sentences(rng: np.random.Generator, kind: str, n: int, avoid: tuple[str, ...] = (), language: str = "en") -> list[str]:
+    """``n`` sentences of text ``kind`` (:data:`PHRASES`, in ``language``), none twice in a row,
+    none that says a phrase of ``avoid`` (fewer when the tables run out of such sentences)."""
+    t = phrases(language)[kind]
     out: list[str] = []
     tries = 0
     said = _says_any(tuple(avoid))
@@ -199,13 +212,14 @@ def _says_any(avoid: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 @lru_cache(maxsize=4096)
-def item_lines(seed: int, length: str, app_kind: str, sid: str, avoid: tuple[str, ...] = ()) -> tuple[str, ...]:
+def item_lines(seed: int, length: str, app_kind: str, sid: str, avoid: tuple[str, ...] = (), language: str = "en") -> tuple[str, ...]:
     """The description of the item whose screen is ``sid`` in an app of ``app_kind``, in lines
-    (the same for the same seed, length, app kind and screen), saying nothing of ``avoid``."""
+    (the same for the same seed, length, app kind, screen and language), saying nothing of
+    ``avoid``, in ``language``."""
     lo, hi, _ = LENGTHS[length]
     rng = np.random.default_rng([int(seed), zlib.crc32(f"{app_kind}|{sid}".encode())])
     n = int(rng.integers(lo, hi + 1))
-    return tuple(wrap(" ".join(sentences(rng, PLACES[app_kind][2], n, avoid))))
+    return tuple(wrap(" ".join(sentences(rng, PLACES[app_kind][2], n, avoid, language))))
 
 
 def _item_of(sid: str, prefixes: tuple[str, ...]) -> bool:
@@ -214,14 +228,16 @@ def _item_of(sid: str, prefixes: tuple[str, ...]) -> bool:
 
 def insert(rows: list[Any], desc: dict[str, Any], app_kind: str, sid: str) -> list[Any]:
     """``rows`` of screen ``sid`` (an app of ``app_kind``) with the long texts of ``desc``
-    (``scenario["descriptions"]``: ``length``, ``seed`` and ``avoid``, see :func:`avoid_of`): the item's description after the
-    screen's leading text rows on an item's screen, a preview after each list row that opens
-    one. ``rows`` itself is not modified."""
+    (``scenario["descriptions"]``: ``length``, ``seed``, ``avoid``, see :func:`avoid_of`, and
+    ``language`` where not English): the item's description after the screen's leading text
+    rows on an item's screen, a preview after each list row that opens one. ``rows`` itself is
+    not modified."""
     place = PLACES.get(app_kind)
     if place is None or desc.get("length", "own") not in LENGTHS:
         return rows
     shows, previews, _ = place
     seed, length, avoid = int(desc["seed"]), str(desc["length"]), tuple(desc.get("avoid", ()))
+    lang = str(desc.get("language", "en"))
     k_preview = LENGTHS[length][2]
     out = list(rows)
     if _item_of(sid, shows):
@@ -229,26 +245,27 @@ def insert(rows: list[Any], desc: dict[str, Any], app_kind: str, sid: str) -> li
         while at < len(out) and out[at].kind == "label" and not out[at].cells:
             at += 1
         if at:  # below the item's own text (an item screen that shows none, a form: left as it is)
-            out[at:at] = _rows(seed, length, app_kind, sid, avoid, None)
+            out[at:at] = _rows(seed, length, app_kind, sid, avoid, None, lang)
     if k_preview and previews:
         with_previews = []
         for w in out:
             with_previews.append(w)
             to = w.to if w.kind == "link" else None
             if to and _item_of(to, previews):
-                with_previews += _rows(seed, length, app_kind, to, avoid, k_preview)
+                with_previews += _rows(seed, length, app_kind, to, avoid, k_preview, lang)
         out = with_previews
     return out
 
 
 @lru_cache(maxsize=4096)
-def _rows(seed: int, length: str, app_kind: str, sid: str, avoid: tuple[str, ...], preview: int | None) -> tuple[Any, ...]:
-    """The label rows of :func:`item_lines`: the description on the item's screen (``preview``
+def _rows(seed: int, length: str, app_kind: str, sid: str, avoid: tuple[str, ...], preview: int | None,
+          language: str = "en") -> tuple[Any, ...]:
+    """The label rows of :func:`item_lines` (in ``language``): the description on the item's screen (``preview``
     None), or the first ``preview`` lines, muted, on its list row (memoised: a view is made
     for every state shown or planned through; rows are never mutated, so views share them)."""
     from guigym.apps.base import Widget
 
-    lines = item_lines(seed, length, app_kind, sid, avoid)
+    lines = item_lines(seed, length, app_kind, sid, avoid, language)
     if preview is None:
         return tuple(Widget(f"{PREFIX}{sid}:{k}", "label", line) for k, line in enumerate(lines))
     return tuple(Widget(f"{PREFIX}{sid}:p{k}", "label", line, style="muted") for k, line in enumerate(lines[:preview]))

@@ -602,6 +602,8 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
 
         out["descriptions"] = {"length": var["descriptions"], "seed": int(desc_rng.integers(2**31)),
                                "avoid": list(avoid_of(scenario["task"]))}
+        if lang != "en":  # made at display, outside generating_in: the texts' language travels with them
+            out["descriptions"]["language"] = lang
     out["variation"] = dict(var)
     return out  # type: ignore[return-value]
 

@@ -68,11 +68,14 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
+import guigym.apps.calendar_app as calendar_app
+import guigym.apps.mail as mail_app
 from guigym.apps.base import HOME, SeenScreens, register_app, row
 from guigym.apps.calendar_app import ADD as CAL_ADD
-from guigym.apps.calendar_app import FORM, TIMES, TITLES, CalendarFamily, hhmm, iso, key_of, long_date
+from guigym.apps.calendar_app import FORM, TIMES, CalendarFamily, hhmm, iso, key_of
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import email_address, person_screen, phone_number
+from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.launcher import JOINS
 from guigym.apps.mail import INBOX, NEW, SEL, SENT, MailFamily, _Gen, mail_screen
@@ -85,7 +88,6 @@ from guigym.apps.shop import (
     ANY,
     CART,
     CAT,
-    CATEGORIES,
     CHECKOUT,
     COLOUR,
     DONE,
@@ -101,7 +103,8 @@ from guigym.apps.shop import (
     product_of,
     product_screen,
 )
-from guigym.apps.tools import NOTE_TITLES, PEOPLE, time_label
+from guigym.apps.tools import PEOPLE, time_label
+from guigym.i18n.content import tables
 
 NOTES, CONTACTS, MESSAGES, MAIL, CALENDAR, SHOP = "Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop"
 TOOLS: tuple[str, ...] = (NOTES, CONTACTS, MESSAGES, MAIL, CALENDAR, SHOP)
@@ -143,8 +146,18 @@ MAIL_T = ('email {f} to {n} with the subject "{s}"', 'send {n} a mail with the s
 REPLY_T = ('reply to the mail from {n} about "{s}" with {f}', 'answer {n}\'s mail "{s}" with {f}')
 CAL_T = ("add the meeting in the latest mail from {a} to the calendar as '{t}'",
          "put the meeting from {a}'s latest mail in the calendar, titled '{t}'")
+#: The meeting mail's body: an opening, the date, the start, a closing (the older meetings': the date and the start).
+MEETING_OPENS = ("Here are the details.", "Quick note about our next meeting.", "Please join us.")
 MEETING_SAYS = ("The meeting is on {d}.", "We meet on {d}.", "It is planned for {d}.")
 STARTS = ("It starts at {t}.", "We start at {t} sharp.", "It begins at {t}.")
+MEETING_CLOSES = ("See you there.", "Talk soon.", "Thanks a lot!")
+#: A meeting's date in its mail ("Saturday, March 14, 2026"): said in the mail's language, not formatted at display.
+LONG_DATE = "{weekday}, {month} {day}, {year}"
+WEEKDAYS: tuple[str, ...] = WEEKDAY_NAMES
+MONTHS: tuple[str, ...] = MONTH_NAMES
+#: The meeting mails' subject template and topic: their index in the Mail family's ``SUBJECTS``
+#: (its table in the generating language has the same entry there).
+_MEETING_SUBJECT = next(i for i, (t, _) in enumerate(mail_app.SUBJECTS) if t == "{team} meeting")
 
 Record = tuple[str, str, str]  # a sent mail: (recipient, subject, body)
 Key = tuple[str, str, str, str]  # an event: (title, date, time, repeat)
@@ -200,6 +213,25 @@ class ShopSeen(SeenScreens, ShopApp):
         return product_of(sid)
 
 
+def _long_date(d: dt.date) -> str:
+    """``d`` as the meeting mail says it, in the generating language ("Saturday, March 14, 2026")."""
+    T = tables(__name__)
+    return T.LONG_DATE.format(weekday=T.WEEKDAYS[d.weekday()], month=T.MONTHS[d.month - 1], day=d.day, year=d.year)
+
+
+def _title_at(like: str, subject: str) -> int | None:
+    """Where the Calendar family's titles have the meeting's ``subject`` (made from the Mail
+    family's template ``like`` and one of its teams), found by position in the English tables
+    ("Budget meeting"): the calendar's titles leave the same entry out in every language, so
+    the draws are the same whether or not the translated tables name it alike."""
+    tm = tables(mail_app.__name__)
+    team = next((k for k, t in enumerate(tm.TEAMS) if like.format(team=t) == subject), None)
+    if team is None:
+        return None
+    english = mail_app.SUBJECTS[_MEETING_SUBJECT][0].format(team=mail_app.TEAMS[team])
+    return calendar_app.TITLES.index(english) if english in calendar_app.TITLES else None
+
+
 def _job(kind: str, app: str, text: str, **kw: Any) -> CrossJob:
     job: dict[str, Any] = {"type": kind, "app": app, "name": None, "title": None, "text": text, "ref": None, "date": None,
                            "time": None}
@@ -225,6 +257,7 @@ class CrossAppFamily(Family):
         return str(scenario["task"]["source"])
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
+        T = tables(__name__)
         (ilo, ihi), (nlo, nhi), (plo, phi), (tlo, thi), (mlo, mhi), (elo, ehi) = LEVEL_SIZES[level]
         span = SPAN[level]
         # the source, and as many target apps as the level's span needs
@@ -254,10 +287,10 @@ class CrossAppFamily(Family):
         mail_plan = {"meeting": a if source == "meeting" else None, "sender": a if source == "chain" else None, "reply": reply}
         mail, facts = self._mailbox(rng, level, names, int(rng.integers(mlo, mhi + 1)), now, today, mail_plan)
         shop, price_pid = self._shop(rng, level, source == "price")
-        new_title = pick(rng, NOTE_TITLES)
+        new_title = pick(rng, tables("guigym.apps.tools").NOTE_TITLES)
         notes = notes_plus_app(rng, int(rng.integers(nlo, nhi + 1)), [new_title])
         meeting_title = str(facts.get("subject", ""))
-        calendar = self._calendar(rng, level, today, int(rng.integers(elo, ehi + 1)), meeting_title)
+        calendar = self._calendar(rng, level, today, int(rng.integers(elo, ehi + 1)), facts.get("title_at"))
         # the fact and where it is read
         reads: list[CrossRead] = []
         fact_args: dict[str, str] = {"a": a}
@@ -277,7 +310,7 @@ class CrossAppFamily(Family):
         elif source == "price":
             p = shop["shop"]["products"][price_pid]
             fact = money(p["price"])
-            fact_args.update(c=p["colour"].lower(), k=CATEGORIES[p["cat"]][2])
+            fact_args.update(c=p["colour"].lower(), k=tables("guigym.apps.shop").CATEGORIES[p["cat"]][2])
             reads.append({"app": SHOP, "ref": price_pid})
         elif source == "phone":
             fact = next(c["phone"] for c in cards if c["name"] == a)
@@ -299,7 +332,7 @@ class CrossAppFamily(Family):
                 m = next(m for m in mail["mails"] if m["id"] == facts["reply"])
                 jobs.append(_job("reply", MAIL, fact, name=m["peer"], title=m["subject"], ref=m["id"]))
             else:
-                jobs.append(_job("mail", MAIL, fact, name=recipients[1], title=pick(rng, SUBJECTS[source])))
+                jobs.append(_job("mail", MAIL, fact, name=recipients[1], title=pick(rng, T.SUBJECTS[source])))
         text = self._instruction(rng, source, fact_args, jobs)
         apps: dict[str, AppSpec] = {NOTES: notes, CONTACTS: contacts, MESSAGES: messages, MAIL: mail, CALENDAR: calendar,
                                     SHOP: shop}
@@ -328,9 +361,12 @@ class CrossAppFamily(Family):
         """The Mail app with the mails ``plan`` asks for (the meeting from ``plan["meeting"]``, the
         chain's mail from ``plan["sender"]``, a mail from ``plan["reply"]`` to reply to), and the
         facts in it: ``meeting`` (its mail id), ``date``, ``minutes``,
-        ``subject``; ``sender`` and ``about`` (the chain's mail); ``reply`` (a mail's id)."""
+        ``subject`` and ``title_at`` (where the calendar's titles have it, if they do);
+        ``sender`` and ``about`` (the chain's mail); ``reply`` (a mail's id)."""
+        T, tm = tables(__name__), tables(mail_app.__name__)
         g = _Gen(rng)
-        avoid = {"meeting"}  # fillers never talk of a meeting: the task's is the one to find
+        like, topic = tm.SUBJECTS[_MEETING_SUBJECT]  # "{team} meeting" in the generating language
+        avoid = {topic}  # fillers never talk of a meeting: the task's is the one to find
         special = {n for n in (plan["meeting"], plan["sender"], plan["reply"]) if n}
         fillers = [n for n in contacts if n not in special] or list(contacts)
         mails: list[dict[str, Any]] = []
@@ -341,19 +377,18 @@ class CrossAppFamily(Family):
             k = int(rng.integers(1, far + 1))
             d = today + dt.timedelta(days=k)
             minutes = int(pick(rng, TIMES))
-            subject = g.subject(like="{team} meeting")[0]
-            body = " ".join((pick(rng, ("Here are the details.", "Quick note about our next meeting.", "Please join us.")),
-                             pick(rng, MEETING_SAYS).format(d=long_date(d)), pick(rng, STARTS).format(t=time_label(minutes)),
-                             pick(rng, ("See you there.", "Talk soon.", "Thanks a lot!"))))
+            subject = g.subject(like=like)[0]
+            body = " ".join((pick(rng, T.MEETING_OPENS), pick(rng, T.MEETING_SAYS).format(d=_long_date(d)),
+                             pick(rng, T.STARTS).format(t=time_label(minutes)), pick(rng, T.MEETING_CLOSES)))
             tags[len(mails)] = "meeting"
             mails.append({"peer": plan["meeting"], "subject": subject, "body": body})
-            facts.update(date=iso(d), minutes=minutes, subject=subject)
+            facts.update(date=iso(d), minutes=minutes, subject=subject, title_at=_title_at(like, subject))
             if level != "easy":  # an older meeting from the same sender; one from someone else
                 for peer, tag in ((plan["meeting"], "old"), (pick(rng, fillers), "")):
                     d2 = today + dt.timedelta(days=int(rng.integers(1, far + 1)))
                     m2 = int(pick(rng, [t for t in TIMES if t != minutes]))
-                    s2 = g.subject(like="{team} meeting")[0]
-                    b2 = " ".join((pick(rng, MEETING_SAYS).format(d=long_date(d2)), pick(rng, STARTS).format(t=time_label(m2))))
+                    s2 = g.subject(like=like)[0]
+                    b2 = " ".join((pick(rng, T.MEETING_SAYS).format(d=_long_date(d2)), pick(rng, T.STARTS).format(t=time_label(m2))))
                     if tag:
                         tags[len(mails)] = tag
                     mails.append({"peer": peer, "subject": s2, "body": b2})
@@ -428,11 +463,12 @@ class CrossAppFamily(Family):
         return spec, int(best["id"])
 
     @staticmethod
-    def _calendar(rng: np.random.Generator, level: str, today: dt.date, n: int, avoid: str) -> AppSpec:
-        """The Calendar app: ``n`` events in today's month (and the next at medium and hard)."""
+    def _calendar(rng: np.random.Generator, level: str, today: dt.date, n: int, avoid: int | None) -> AppSpec:
+        """The Calendar app: ``n`` events in today's month (and the next at medium and hard), none
+        titled as the meeting (``avoid``: where the titles have its subject, if they do)."""
         days = [today + dt.timedelta(days=k) for k in range(-today.day + 1, 62)]
         days = [d for d in days if d.month == today.month or (level != "easy" and d > today)]
-        titles = sample(rng, [t for t in TITLES if t != avoid], n)
+        titles = sample(rng, [t for i, t in enumerate(tables(calendar_app.__name__).TITLES) if i != avoid], n)
         events: list[CalEvent] = []
         for k, title in enumerate(titles):
             events.append({"id": k, "title": title, "date": iso(pick(rng, days)), "time": hhmm(int(pick(rng, TIMES))),

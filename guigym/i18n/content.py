@@ -59,11 +59,13 @@ def language() -> str:
     return _LANGUAGE.get()
 
 
-def tables(module: str) -> Any:
-    """The content tables of ``module`` (a family module's ``__name__``) in the current language:
-    the module itself in English; else a namespace of the module's names with the language's
-    tables in place of the English ones."""
-    lang = _LANGUAGE.get()
+def tables(module: str, language: str | None = None) -> Any:
+    """The content tables of ``module`` (a family module's ``__name__``) in ``language`` (None: the
+    one being generated in): the module itself in English; else a namespace of the module's names
+    with the language's tables in place of the English ones."""
+    lang = _LANGUAGE.get() if language is None else language
+    if lang != "en" and lang not in PACKAGES:
+        raise ValueError(f"no content tables for language {lang!r}; expected 'en' or one of {sorted(PACKAGES)}")
     if lang == "en":
         return sys.modules[module]
     hit = _TABLES.get((module, lang))
