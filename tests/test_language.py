@@ -108,9 +108,10 @@ def test_settings_screen_and_instruction_agree() -> None:
 
 
 @pytest.mark.parametrize("env_id", ["GuiGym-Files-v0", "GuiGym-Mail-v0", "GuiGym-Shop-v0", "GuiGym-Messages-v0"])
-def test_content_stays_english(env_id: str) -> None:
-    """Names, file names, subjects and product names (the scenario's content) show as they are
-    along the reference, and every value the instruction quotes is on the English screen too."""
+def test_content_shows_as_the_instance_made_it(env_id: str) -> None:
+    """Names, file names, subjects and product names (the scenario's content, German where the
+    family has German tables) show as they are along the reference: the phrasebook translates the
+    UI around them, never them; ids and values are those of the screen without translation."""
     from guigym.apps.base import view
 
     env = make(env_id, level="medium", variation=DE, split="test")
@@ -296,3 +297,20 @@ def test_browser_and_mock_agree_on_german_screens() -> None:
     finally:
         b.close()
         m.close()
+
+
+def test_formal_style_does_not_mix_sie_with_the_du_imperative() -> None:
+    """The German instructions are du-imperatives ("Sende ..."): the formal style framed them with
+    "Würden Sie bitte Folgendes erledigen:", mixing the polite form with the familiar one."""
+    from guigym.i18n.de import FORMAL, FORMAL_Q, restyle
+
+    assert not any(re.search(r"\b(Sie|Ihnen|Ihr)\b", t) for t in FORMAL + FORMAL_Q)
+    env = make("GuiGym-Messages-v0", variation={**DE, "instruction_style": "formal"}, split="test")
+    for seed in range(12):
+        env.reset(seed=seed)
+        assert not re.search(r"\b(Sie|Ihnen)\b", env.unwrapped.instruction), env.unwrapped.instruction
+    assert restyle("Sende X.", "formal", np.random.default_rng(1)) in {t.format(i="sende X", I="Sende X") for t in FORMAL}
+
+
+def test_files_name_clash_message_is_german() -> None:
+    assert translate("bericht.pdf already exists here") == "bericht.pdf gibt es hier schon"

@@ -584,6 +584,7 @@ _APPS = {
     "Select items": "Elemente auswählen",
     "Choose a folder": "Ordner auswählen",
     "Enter a name": "Namen eingeben",
+    "A name cannot contain /": "Ein Name darf kein / enthalten",
     "This folder is empty": "Dieser Ordner ist leer",
     "Tick one item to rename": "Zum Umbenennen genau ein Element ankreuzen",
     "Tick the items first": "Zuerst Elemente ankreuzen",
@@ -962,6 +963,10 @@ def _dynamic(s: str) -> str | None:
     d = _date(s)
     if d is not None:
         return d
+    if s.endswith(" · $0.00") or (" items · $" in s or " item · $" in s):  # Shop's "2 items · $98.00", before " · "
+        n, _, price = s.partition(" · ")
+        k = n.split(" ")[0]
+        return f"{k} " + _plural(k, "Artikel", "Artikel") + f" · {price}"
     if " · " in s:  # a detail line of parts: "Wed, Jan 6 · 4:15 PM · Weekly", "Blue · Tops"
         parts = s.split(" · ")
         out = [translate(x) for x in parts]
@@ -997,10 +1002,8 @@ def _dynamic(s: str) -> str | None:
         return translate(s[: -len(" is managed by the system.")]) + " wird vom System verwaltet."
     if s.startswith("Added ") and s.endswith(" to your cart"):  # "Added 2 to your cart"
         return f"{s[len('Added ') : -len(' to your cart')]} zum Warenkorb hinzugefügt"
-    if s.endswith(" · $0.00") or (" items · $" in s or " item · $" in s):  # "0 items · $0.00"
-        n, _, price = s.partition(" · ")
-        k = n.split(" ")[0]
-        return f"{k} " + _plural(k, "Artikel", "Artikel") + f" · {price}"
+    if s.endswith(" already exists here"):  # Files' name clash: "bericht.pdf already exists here"; the name is content
+        return s[: -len(" already exists here")] + " gibt es hier schon"
     return None
 
 
@@ -1120,9 +1123,14 @@ def _launcher(scenario: Scenario, rng: np.random.Generator) -> str:
     for t in scenario["task"]["tasks"]:
         opener = _pick(rng, (f"öffne {t['app']} und ", f"in {t['app']}: "))
         if t["type"] == "note":
-            what = _pick(rng, (f"erstelle eine Notiz mit dem Titel '{t['title']}'", f"lege eine neue Notiz namens '{t['title']}' an"))
+            # the text goes before the separable verb's "an" ("lege … mit dem Text '…' an"), not after it
+            create = int(rng.integers(2)) == 0
+            what = f"erstelle eine Notiz mit dem Titel '{t['title']}'" if create else f"lege eine neue Notiz namens '{t['title']}'"
             if t["body"]:
-                what += _pick(rng, (f" mit dem Text '{t['body']}'", f", die '{t['body']}' enthält"))
+                what += _pick(rng, (f" und dem Text '{t['body']}'" if create else f" mit dem Text '{t['body']}' an",
+                                    f", die '{t['body']}' enthält" if create else f" an, die '{t['body']}' enthält"))
+            elif not create:
+                what += " an"
         elif t["type"] == "switches":
             on = [x["label"] for x in t["targets"] if x["value"]]
             off = [x["label"] for x in t["targets"] if not x["value"]]
@@ -1400,7 +1408,8 @@ def _mail(scenario: Scenario, rng: np.random.Generator) -> str:
             clauses.append(_pick(rng, (f'{ops[k]} die E-Mail von {n} mit dem Betreff "{s}"', f'{ops[k]} die E-Mail "{s}" von {n}')))
         else:
             raise ValueError(f"no German instruction for a Mail task of type {k!r}")
-    return _chain(rng, clauses)
+    # a quoted text at the end keeps its own stop ('… Nachricht "Bis bald."', not '"Bis bald.".')
+    return _chain(rng, clauses, end="" if clauses[-1].endswith(('."', '?"', '!"')) else ".")
 
 
 _ALARM_REPEAT_DE = {
@@ -1517,7 +1526,7 @@ def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
                         rng,
                         (
                             f"Welcher Artikel in {col} aus der Kategorie {cat} ist am günstigsten?",
-                            f"Was ist der günstigste Artikel in {col} unter {cat}?",
+                            f"Was ist in der Kategorie {cat} der günstigste Artikel in {col}?",
                         ),
                     )
                     if alone
@@ -1530,15 +1539,16 @@ def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
 
 #: CrossApp: how the first clause names the fact, and the pronoun later clauses use for it.
 _CROSS_FACT = {
-    "address": (("die Adresse aus der letzten Nachricht von {a}", "die Adresse, die {a} dir in Messages geschickt hat"), "sie"),
+    # a relative clause closes with a comma: every clause goes on after the fact
+    "address": (("die Adresse aus der letzten Nachricht von {a}", "die Adresse, die {a} dir in Messages geschickt hat,"), "sie"),
     "meeting": (
-        ("die Uhrzeit des Treffens aus der neuesten Mail von {a}", "die Startzeit des Treffens, über das {a} zuletzt gemailt hat"),
+        ("die Uhrzeit des Treffens aus der neuesten Mail von {a}", "die Startzeit des Treffens, über das {a} zuletzt gemailt hat,"),
         "sie",
     ),
     "price": (
         (
             "den Preis des günstigsten Artikels in {c} aus der Kategorie {k} im Shop",
-            "den Preis des billigsten Artikels in {c} unter {k} im Shop",
+            "den Preis des billigsten Artikels in {c} in der Kategorie {k} im Shop",
         ),
         "ihn",
     ),
@@ -1642,9 +1652,11 @@ INSTRUCTIONS: dict[str, Callable[[Scenario, np.random.Generator], str]] = {
 
 # --- instruction styles (guigym.variation's instruction_style, in German) --------------------
 CASUAL = ("hey, kannst du bitte {i}?", "kurze Bitte: {i}.", "{i}, bitte :)", "kannst du {i}? danke!")
-FORMAL = ("Bitte {i}.", "Ich wäre Ihnen dankbar für Folgendes: {I}.", "Würden Sie bitte Folgendes erledigen: {I}.")
+#: Formal without "Sie": the instructions are du-imperatives ("Sende ..."), which "Würden Sie
+#: bitte Folgendes erledigen: Sende ..." mixed with the polite form.
+FORMAL = ("Bitte {i}.", "Folgendes wäre zu erledigen: {I}.", "Die Aufgabe lautet: {I}.")
 CASUAL_Q = ("hey, kurze Frage: {q}", "hmm, {q}")
-FORMAL_Q = ("Könnten Sie mir bitte sagen: {q}", "Ich würde gern Folgendes wissen. {q}")
+FORMAL_Q = ("Bitte um kurze Auskunft: {q}", "Ich würde gern Folgendes wissen. {q}")  # a question may say "dir"
 CONTEXT_A = (
     "Ich bin gerade von einer langen Reise zurück",
     "Mein Handy spinnt schon die ganze Woche",
