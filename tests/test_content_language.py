@@ -132,3 +132,32 @@ def test_german_generation_is_deterministic_and_leaves_the_stream_where_english_
                 ends.append((g.bit_generator.state, sc if lang == "de" else None))
             assert ends[0] == ends[1]  # German: the same scenario on every run of the seed
             assert ends[0][0] == ends[2][0]  # and the same draws as the English one
+
+
+def test_the_browser_types_german_content() -> None:
+    """German content puts umlauts and ß in what the agent types ("Zedernstraße 833"): the real
+    Chromium's keyboard types them into the page's fields, and the episode ends as the mock's."""
+    from guigym.actions import Type
+
+    mock = make("GuiGym-Shop-v0", level="hard", variation=DE, split="test")
+    seed = next(s for s in range(40) if any(isinstance(r.action, Type) and not r.action.text.isascii()
+                                            for r in mock.reset(seed=s)[1]["reference"]))
+    br = make("GuiGym-Shop-v0", level="hard", variation=DE, split="test", backend="browser")
+    try:
+        _, im = mock.reset(seed=seed)
+        _, ib = br.reset(seed=seed)
+        typed = []
+        for _ in range(150):
+            if not im["reference"]:
+                break
+            act = im["reference"][0].action
+            typed += [act.text] if isinstance(act, Type) else []
+            _, _, tm, _, im = mock.step(act)
+            _, _, tb, _, ib = br.step(act)
+            assert mock.unwrapped.get_state()["state"] == br.unwrapped.get_state()["state"]
+            if tm or tb:
+                break
+        assert im["success"] and ib["success"] and any(not t.isascii() for t in typed), typed
+    finally:
+        mock.close()
+        br.close()
