@@ -100,7 +100,7 @@ ADJECTIVES = ("Alpine", "Urban", "Trail", "Classic", "Summit", "Coastal", "Nordi
 COLOURS = ("Red", "Blue", "Green", "Black", "White", "Grey", "Navy", "Yellow", "Orange", "Pink", "Brown", "Purple")
 STREETS = ("Oak", "Maple", "Cedar", "Pine", "Elm", "Lake", "Hill", "Park", "River", "Mill", "Church", "Main")
 STREET_KINDS = ("Street", "Avenue", "Road", "Lane", "Drive")
-ADDRESS = "{n} {s} {k}"  # house number, street, kind: "12 Oak Street"
+ADDRESS_FORMAT = "{n} {s} {k}"  # house number, street, kind: "12 Oak Street"
 #: (models, colours per model, categories, colours, items in the cart at the start) per level.
 LEVEL_SIZES: dict[str, tuple[tuple[int, int], tuple[int, int], int, int, tuple[int, int]]] = {
     "easy": ((3, 4), (1, 2), 2, 3, (0, 2)), "medium": ((7, 9), (1, 3), 4, 5, (0, 3)), "hard": ((9, 11), (2, 3), 4, 6, (2, 4)),
@@ -534,7 +534,7 @@ def street_address(rng: np.random.Generator) -> str:
     T = tables(__name__)
     n = int(rng.integers(1, 999))  # drawn in this order: number, street, kind
     s = pick(rng, T.STREETS)
-    return T.ADDRESS.format(n=n, s=s, k=pick(rng, T.STREET_KINDS))
+    return T.ADDRESS_FORMAT.format(n=n, s=s, k=pick(rng, T.STREET_KINDS))
 
 
 def card_number(rng: np.random.Generator) -> str:

@@ -24,4 +24,4 @@ ADJECTIVES = ("Alpin", "Urban", "Trail", "Klassik", "Gipfel", "Küste", "Nordkap
 #: Street names' first parts and their endings: "Eichen" + "straße" = "Eichenstraße".
 STREETS = ("Eichen", "Ahorn", "Zedern", "Kiefern", "Ulmen", "See", "Berg", "Park", "Ufer", "Mühlen", "Kirch", "Haupt")
 STREET_KINDS = ("straße", "allee", "weg", "gasse", "ring")
-ADDRESS = "{s}{k} {n}"  # street, then the house number: "Eichenstraße 12"
+ADDRESS_FORMAT = "{s}{k} {n}"  # street, then the house number: "Eichenstraße 12"
