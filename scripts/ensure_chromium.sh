@@ -25,9 +25,15 @@ fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "No Chromium found; installing Debian's chromium (root, apt-get)."
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q chromium fonts-dejavu-core >/dev/null 2>&1 || {
-        apt-get update -q >/dev/null && apt-get install -y -q chromium fonts-dejavu-core >/dev/null
-    }
+    if ! apt-get install -y -q chromium fonts-dejavu-core >/dev/null 2>&1; then
+        # the package lists may be stale or missing (a fresh container): fetch them once
+        if ! { apt-get update -q >/dev/null && apt-get install -y -q chromium fonts-dejavu-core >/dev/null; }; then
+            echo "apt-get could not install chromium (its messages are above). Install a Chromium another way:" >&2
+            echo "'$(dirname "$PY")/playwright install --with-deps chromium' (needs the internet), or your" >&2
+            echo "distribution's package, then set GUIGYM_CHROMIUM=/path/to/chromium if guigym does not find it." >&2
+            exit 1
+        fi
+    fi
     "$PY" -m guigym.backends.chromium
     exit $?
 fi

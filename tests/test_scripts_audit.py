@@ -238,10 +238,16 @@ echo "$*" >> "$STUB/apt.log"
 [ "$1" = install ] && : > "$STUB/installed"
 exit 0
 """
+#: apt-get that cannot reach its mirrors: every call fails, as with no network
+STUB_APT_FAILS = """#!/bin/sh
+echo "$*" >> "$STUB/apt.log"
+echo "E: Unable to locate package chromium" >&2
+exit 100
+"""
 
 
 def chromium_script(tmp_path: Path, *, uid: int, apt: bool, python: str = "stub", pw_rc: int = 0, found: bool = False,
-                    env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+                    env: dict[str, str] | None = None, apt_fails: bool = False) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     """Run ensure_chromium.sh with $PATH holding only stubs; (result, apt-get's calls)."""
     if shutil.which("sh") is None or shutil.which("dirname") is None:
         pytest.skip("needs sh and dirname")
@@ -253,7 +259,7 @@ def chromium_script(tmp_path: Path, *, uid: int, apt: bool, python: str = "stub"
         (stub / "installed").touch()
     files = {"id": f"#!/bin/sh\necho {uid}\n", "python": STUB_PY}
     if apt:
-        files["apt-get"] = STUB_APT
+        files["apt-get"] = STUB_APT_FAILS if apt_fails else STUB_APT
     for name, text in files.items():
         (bin_ / name).write_text(text)
         (bin_ / name).chmod(0o755)
@@ -274,6 +280,16 @@ def test_ensure_chromium_as_root_with_apt_installs_debians(tmp_path) -> None:
     r, apt = chromium_script(tmp_path, uid=0, apt=True)
     assert r.returncode == 0, r.stderr
     assert apt == ["install -y -q chromium fonts-dejavu-core"] and "system chromium: found" in r.stdout
+
+
+def test_ensure_chromium_says_what_to_do_when_apt_fails(tmp_path) -> None:
+    """apt-get failing (no network, no such package) ended the script under ``set -e`` with its
+    own exit code and no word on what to do next."""
+    r, apt = chromium_script(tmp_path, uid=0, apt=True, apt_fails=True)
+    assert r.returncode == 1
+    assert apt == ["install -y -q chromium fonts-dejavu-core", "update -q"]  # one retry, after fetching the lists
+    assert "apt-get could not install chromium" in r.stderr and "playwright install --with-deps chromium" in r.stderr
+    assert "GUIGYM_CHROMIUM=" in r.stderr
 
 
 @pytest.mark.parametrize("uid,apt", [(1000, True), (0, False)])
