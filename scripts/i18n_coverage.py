@@ -99,17 +99,20 @@ def is_content(s: str, keep: frozenset[str]) -> bool:
 
 
 def kind_of(s_en: str, s_de: str, keep: frozenset[str], descriptions: set[str] = set(),  # noqa: B006
-            english: frozenset[str] | None = None) -> str:
+            english: frozenset[str] | None = None, german_descriptions: bool = False) -> str:
     """What the English string ``s_en``, shown as ``s_de`` in German, is (one of :data:`KINDS`);
-    ``keep``: the scenario's content strings, ``descriptions``: the lines of the long texts shown,
-    ``english``: the content strings of the same instance made in English (content outside them,
-    and made of more than them, is German content; None: every content string is "content")."""
+    ``keep``: the scenario's content strings, ``descriptions``: the lines of the long texts shown
+    (German ones: ``german_descriptions``), ``english``: the content strings of the same instance
+    made in English (content outside them, and made of more than them, is German content; None:
+    every content string is "content")."""
     if s_en != s_de:
         return "translated"
     if s_en in PROPER:
         return "names"
     if known(s_en):  # German says it the same way ("Apps", "Name")
         return "translated"
+    if s_en in descriptions and english is not None:  # made at display, in the scenario's language
+        return "content_de" if german_descriptions else "content"
     if s_en in descriptions or is_content(s_en, keep):
         return "content" if english is None or is_content(s_en, english) else "content_de"
     return "ui_en"
@@ -127,16 +130,17 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
             for seed in range(seeds):
                 u.content_language = "en"  # the same instance with its content made in English
                 env.reset(seed=seed, options={"level": level})
-                english = content_strings(u.scenario) | descriptions(u.current_view)
+                english = content_strings(u.scenario)
                 u.content_language = "de"
                 _, info = env.reset(seed=seed, options={"level": level})
                 assert u.scenario["variation"]["language"] == "de"
+                german = u.scenario.get("descriptions", {}).get("language") == "de"  # type: ignore[union-attr]
                 for _ in range(200):
                     en = {**u.scenario, "variation": {**u.scenario["variation"], "language": "en"}}
                     v_en = view(en, u._state)
                     keep, desc = content_strings(u.scenario), descriptions(v_en)
                     for s_en, s_de in zip(strings(v_en), strings(u.current_view)):
-                        k = kind_of(s_en, s_de, keep, desc, english)
+                        k = kind_of(s_en, s_de, keep, desc, english, german)
                         kinds[k].add(s_en)
                         if k == "ui_en":
                             gaps[s_en] += 1
