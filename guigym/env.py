@@ -11,7 +11,6 @@ from typing import Any, Mapping, Sequence
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.envs.registration import EnvSpec
 
 from guigym import allocator
 from guigym.action_text import ActionParseError, _short
@@ -28,7 +27,7 @@ from guigym.events import Event
 from guigym.i18n.content import generating_in
 from guigym.layout import VIEWPORTS, Layout, check_viewport
 from guigym.oracle import Oracle, state_key
-from guigym.registration import family_mismatch
+from guigym.registration import CheckedSpec
 from guigym.spaces import ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS, UnicodeText, action_from_space, action_space, element_space
 from guigym.variation import AXES, apply_variation, sample_variation, split_templates
 from guigym.variation import resolve as resolve_variation
@@ -122,20 +121,8 @@ class GuiEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
-    _spec: EnvSpec | None = None
-
-    @property  # type: ignore[override]
-    def spec(self) -> EnvSpec | None:
-        """What ``gym.make`` made this env from (``None`` when made directly)."""
-        return self._spec
-
-    @spec.setter
-    def spec(self, spec: EnvSpec | None) -> None:
-        problem = family_mismatch(spec)  # gym.make(id, family=...) would make another family's envs under id
-        if problem:
-            self.close()
-            raise ValueError(problem)
-        self._spec = spec
+    #: gym.make(id, family=...) would make another family's envs under id: refused when set
+    spec = CheckedSpec()  # type: ignore[assignment]
 
     def __init__(
         self,

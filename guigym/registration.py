@@ -92,6 +92,22 @@ def family_mismatch(spec: Any) -> str | None:
             + (f"make {other}" if other else f"known families: {sorted(e.family for e in ENVS)}"))
 
 
+class CheckedSpec:
+    """The ``spec`` attribute of guigym's envs and vector envs: what ``gym.make`` / ``make_vec`` set
+    on them after building them, refused (the env closed, a ``ValueError``) when
+    :func:`family_mismatch` finds another family's ``family=`` under a guigym id."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return None if obj is None else obj.__dict__.get("_spec")
+
+    def __set__(self, obj: Any, spec: Any) -> None:
+        problem = family_mismatch(spec)
+        if problem:
+            obj.close()
+            raise ValueError(problem)
+        obj.__dict__["_spec"] = spec
+
+
 def env_ids() -> list[str]:
     """Every guigym id, in table order (an entry naming an unknown family raises)."""
     for e in ENVS:

@@ -73,7 +73,6 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.envs.registration import EnvSpec
 import numpy as np
 from gymnasium import logger, spaces
 from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
@@ -91,6 +90,7 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
+from guigym.registration import CheckedSpec
 from guigym.spaces import SharedTexts
 
 #: Keyword arguments of :func:`make_vector` that configure the vector env, not the envs.
@@ -137,22 +137,8 @@ class GuiVectorEnv(AsyncVectorEnv):
             envs' browser calls interleave on the process's event loop). No use for the mock,
             whose drawing holds a lock.
     """
-    _spec: EnvSpec | None = None
-
-    @property  # type: ignore[override]
-    def spec(self) -> EnvSpec | None:
-        """What ``gym.make_vec`` made this vector env from (``None`` when made directly)."""
-        return self._spec
-
-    @spec.setter
-    def spec(self, spec: EnvSpec | None) -> None:
-        from guigym.registration import family_mismatch
-
-        problem = family_mismatch(spec)  # gym.make_vec(id, family=...) made another family's envs under id
-        if problem:
-            self.close()
-            raise ValueError(problem)
-        self._spec = spec
+    #: gym.make_vec(id, family=...) made another family's envs under id: refused when set
+    spec = CheckedSpec()  # type: ignore[assignment]
 
 
     def __init__(

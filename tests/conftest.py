@@ -16,7 +16,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import gymnasium as gym  # noqa: E402
 import pytest  # noqa: E402
 
-import guigym  # noqa: E402
+import guigym  # noqa: E402,F401  (registers the envs)
 from guigym.apps.base import apply  # noqa: E402
 from guigym.registration import env_ids, id_levels  # noqa: E402
 
@@ -126,3 +126,23 @@ def login_env():
     env = make("GuiGym-Login-v0")
     yield env
     env.close()
+
+
+# --- German content (guigym.i18n.content) ----------------------------------------------------------
+def twins(family: str, level: str, seed: int) -> tuple[dict, dict]:
+    """``family``'s instance for ``seed`` made in English and in German (``generating_in``), after
+    checking that both leave the generator in the same state (German tables make the same draws)."""
+    import numpy as np
+
+    from guigym.apps import FAMILIES
+    from guigym.apps.draws import Draws
+    from guigym.i18n.content import generating_in
+
+    out, ends = [], []
+    for lang in ("en", "de"):
+        g = np.random.default_rng(seed)
+        with Draws(g) as rng, generating_in(lang):
+            out.append(FAMILIES[family].instance(rng, level))
+        ends.append(g.bit_generator.state)
+    assert ends[0] == ends[1], (family, level, seed)
+    return out[0], out[1]

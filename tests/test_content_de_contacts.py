@@ -7,21 +7,13 @@ instance is the English one); Launcher's notes (the task's and the saved ones: t
 from __future__ import annotations
 
 import json
-from typing import Any
 
-import numpy as np
 import pytest
 
 import guigym.apps.tools as tools
 import guigym.i18n.de_content.tools as de
 from guigym.apps import FAMILIES
-from guigym.apps.draws import Draws
-from guigym.i18n.content import generating_in
-
-
-def _instance(family: str, seed: int, level: str, lang: str) -> dict[str, Any]:
-    with Draws(np.random.default_rng(seed)) as rng, generating_in(lang):
-        return FAMILIES[family].instance(rng, level)
+from tests.conftest import twins
 
 
 def test_german_note_tables_are_distinct_and_no_english_title_of_another_entry() -> None:
@@ -37,7 +29,8 @@ def test_german_note_tables_are_distinct_and_no_english_title_of_another_entry()
 def test_contacts_and_settings_are_the_english_instance(family: str) -> None:
     for level in FAMILIES[family].levels:
         for seed in range(4):
-            assert _instance(family, seed, level, "de") == _instance(family, seed, level, "en")
+            en, de_ = twins(family, level, seed)
+            assert de_ == en
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
@@ -45,7 +38,7 @@ def test_launcher_notes_are_german_entry_for_entry(level: str) -> None:
     words = {**dict(zip(de.NOTE_TITLES, tools.NOTE_TITLES)), **dict(zip(de.NOTE_BODIES, tools.NOTE_BODIES))}
     seen = 0
     for seed in range(30):
-        en, ge = (_instance("Launcher", seed, level, lang) for lang in ("en", "de"))
+        en, ge = twins("Launcher", level, seed)
         notes = ge["apps"]["Notes"]["notes"]
         assert all(n["title"] in de.NOTE_TITLES and n["body"] in de.NOTE_BODIES for n in notes)
         # the German instance is the English one with each note string in German (the instruction aside)

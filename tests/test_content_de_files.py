@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pygame
 import pytest
 
 import guigym.apps.files as en
 import guigym.i18n.de_content.files as de
-from guigym.apps.draws import Draws
-from guigym.apps.files import DEST_CHARS, ELLIPSIS, HOME, FilesFamily
+from guigym.apps.files import DEST_CHARS, ELLIPSIS, HOME
 from guigym.backends.mock import _Text
 from guigym.fonts import FONT_FILES
-from guigym.i18n.content import generating_in
 from guigym.i18n.de import translate
+from tests.conftest import twins
 
 
 def test_german_names_are_distinct_short_and_one_stem_variant_and_extension() -> None:
@@ -45,16 +43,9 @@ def test_german_tree_is_the_english_one_name_for_name(level: str) -> None:
     clashes, each name the English one in German words (folder, stem and variant by position)."""
     names = dict(zip(en.FOLDER_NAMES, de.FOLDER_NAMES))
     names |= {s + v: t + w for s, t in zip(en.STEMS, de.STEMS) for v, w in zip(en.VARIANTS, de.VARIANTS)}
-    fam = FilesFamily()
     german = set()
     for seed in range(40):
-        out = []
-        for lang in ("en", "de"):
-            g = np.random.default_rng(seed)
-            with Draws(g) as rng, generating_in(lang):
-                out.append((g.bit_generator.state, fam.instance(rng, level)))
-        (end_en, a), (end_de, b) = out
-        assert end_en == end_de, seed
+        a, b = twins("Files", level, seed)  # and the same draws
         na, nb = a["apps"]["Files"]["nodes"], b["apps"]["Files"]["nodes"]
         assert [{**n, "name": _rename(names, n["name"])} for n in na] == nb, seed
         ca, cb = a["task"]["changes"], b["task"]["changes"]

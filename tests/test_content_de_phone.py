@@ -8,18 +8,16 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
 
 import guigym.apps.tools as tools
 from guigym.apps import FAMILIES
-from guigym.apps.draws import Draws
 from guigym.apps.phone import NOTE_TABLES, NOTES
 from guigym.apps.schema import Scenario
 from guigym.i18n import content
 from guigym.i18n.content import generating_in, tables
+from tests.conftest import make, twins
 from tests.test_language import DE, run
-from tests.conftest import make
 
 FAMILY = FAMILIES["Phone"]
 
@@ -28,13 +26,7 @@ def pairs(seeds: int) -> Iterator[tuple[str, int, Scenario, Scenario]]:
     """(level, seed, German instance, English instance), and the draws are the same."""
     for level in FAMILY.levels:
         for seed in range(seeds):
-            out = []
-            for lang in ("de", "en"):
-                g = np.random.default_rng(seed)
-                with Draws(g) as rng, generating_in(lang):
-                    out.append((g.bit_generator.state, FAMILY.instance(rng, level)))
-            (end_de, de), (end_en, en) = out
-            assert end_de == end_en, (level, seed)
+            en, de = twins("Phone", level, seed)
             yield level, seed, de, en
 
 
