@@ -17,7 +17,11 @@ Records (``type``):
   ``[x, x + w)`` when ``w`` is given, else on ``x``); ``valign``: ``top`` (top at ``y``) or
   ``middle`` (centred on ``y``); ``clip``: the widest the text may be drawn (None: no limit);
   ``font`` (only under the ``font`` variation): a bundled font's name (:mod:`guigym.fonts`),
-  drawn at ``px`` pixels from the same file by both renderers, regular weight unless ``bold``.
+  drawn at ``px`` pixels from the same file by both renderers, regular weight unless ``bold``;
+  ``full`` (only on a shortened text): the whole text, of which ``text`` is the longest prefix
+  that fits its space, ending in "…" (see *Text that does not fit* below); ``wrap`` (a line of
+  a text wrapped over several, a grid tile's name): ``[whole text, line, lines, characters a
+  line]``, from which :func:`fit_texts` makes the line (:func:`wrap_fit`).
 * ``widget``: one widget of the view: ``id``, ``kind``, ``box`` (inclusive, as in the
   layout: the hit box), ``interactive``, ``focused``, ``value`` (an input's text, a
   checkbox/toggle/radio's state), ``secret``, ``group``, ``bg`` (the colour under it),
@@ -27,12 +31,25 @@ Records (``type``):
   ``inert``: present (True) on the widgets of the screen under a dialog, drawn dimmed, never
   interactive nor measured.
 
+Text that does not fit (where the theme's ``fit_text`` is set: German screens, whose words are
+longer; :attr:`Theme.fit`): every text is measured once, here, with the mock's own font metrics
+(:func:`text_width`: pygame, the same file, size and synthetic bold), and one wider than its
+space (:func:`text_space`: its ``clip``, a centred one's ``w``, a left-aligned one's widget box
+and anything right-aligned after it, a row's chevron) is shortened to the longest prefix that
+fits with a trailing "…" (:func:`fit_text`). Both renderers draw the shortened string and
+measure nothing; the widgets' labels (``elements()``, the oracle, rewards) are untouched.
+English screens are drawn as they were (a text too wide is cut at its widget's edge): their
+pixels are what the published training results saw; fitting them changes some (16 texts of the
+plain screens along the reference, such as Login hard's "… will never ask for your password by
+email."), so it waits for those results to be measured again.
+
 Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``,
 ``divider``): what it is, for the DOM's class names and tests. Colours are ``(r, g, b)``
 tuples. Records are memoised and shared between lists: never mutate one.
 
 Adding a widget kind: write its painter here (a function of the widget, its box size, the
-theme and focus, returning parts) and register it in :data:`PAINTERS`. The mock needs
+theme and focus, returning parts; texts too long for their space are shortened after it, at
+the size they are drawn at) and register it in :data:`PAINTERS`. The mock needs
 nothing more; the browser runtime needs a case in ``widget()`` (``sites/runtime.js``) only if
 the kind takes input through a native control.
 
@@ -49,6 +66,9 @@ the kind takes input through a native control.
 
 from __future__ import annotations
 
+import os
+import threading
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +87,13 @@ KNOB_OFF: Color = (250, 250, 250)
 PX_PER_SIZE = 0.6875
 DOTS_FROM_BOTTOM = 28  # page dots of the home screen: centre line above the bottom edge
 DOT_GAP = 18
+#: What ends a text shortened to fit its space.
+ELLIPSIS = "\u2026"
+#: A home-screen icon's name may spill this far past its box (half the gap between two icons'
+#: boxes, on each side) before it would touch its neighbour's.
+ICON_SPILL = 4
+#: Room kept between a shortened text and a row's right-aligned text (its chevron).
+CHEVRON_GAP = 6
 
 
 def mix(a: Color, b: Color, t: float) -> Color:
@@ -100,6 +127,9 @@ class Theme:
     track_on: Color  # a switch's track
     track_off: Color
     divider: Color  # between list rows
+    #: Shorten text that does not fit its space (:func:`fit_texts`): the theme's ``fit_text``,
+    #: which ``guigym.variation`` sets on German screens (see *Text that does not fit*).
+    fit: bool = False
 
 
 def _colours(theme: dict[str, Any]) -> tuple[Color, ...]:
@@ -113,11 +143,11 @@ def _colours(theme: dict[str, Any]) -> tuple[Color, ...]:
 
 def resolve_theme(theme: dict[str, Any]) -> Theme:
     """The :class:`Theme` of a scenario's ``theme`` dict (missing keys: the default theme)."""
-    return Theme(*_colours(theme))
+    return Theme(*_colours(theme), fit=bool(theme.get("fit_text")))
 
 
 _THEMES: dict[int, tuple[dict[str, Any], Theme]] = {}
-_INTERNED: dict[tuple[Color, ...], Theme] = {}
+_INTERNED: dict[tuple[tuple[Color, ...], bool], Theme] = {}
 
 
 def theme_of(v: View) -> Theme:
@@ -131,10 +161,10 @@ def theme_of(v: View) -> Theme:
         _THEMES.clear()
     if len(_INTERNED) > 256:
         _INTERNED.clear()
-    cols = _colours(v.theme)
-    th = _INTERNED.get(cols)
+    key = (_colours(v.theme), bool(v.theme.get("fit_text")))
+    th = _INTERNED.get(key)
     if th is None:
-        th = _INTERNED[cols] = Theme(*cols)
+        th = _INTERNED[key] = Theme(*key[0], fit=key[1])
     _THEMES[id(v.theme)] = (v.theme, th)
     return th
 
@@ -171,6 +201,193 @@ def text(
     if name:
         r["name"] = name
     return r
+
+
+# ------------------------------------------------------------------ fitting text
+# Widths come from pygame's fonts built as the mock builds them (guigym/backends/mock.py,
+# _Text._font), so a text shortened here fits where the mock draws it; the browser draws the
+# same file and gets the shortened string, never measuring it.
+
+#: Fonts kept open for measuring (size, weight, face), and widths kept; cleared when full.
+MEASURE_FONTS = 128
+MEASURE_WIDTHS = 1 << 16
+_MEASURE_FONTS: dict[tuple[int, bool, str | None], Any] = {}
+_WIDTHS: dict[tuple[str, int, bool, str | None], int] = {}
+_MEASURE_LOCK = threading.Lock()  # pygame's fonts are not safe to use from two threads at once
+
+
+def _renew_lock_after_fork() -> None:
+    global _MEASURE_LOCK
+    _MEASURE_LOCK = threading.Lock()  # a thread that held it is not in the child
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_lock_after_fork)
+
+
+def _measure_font(size: int, bold: bool, face: str | None) -> Any:
+    """The font the mock draws ``size``/``bold``/``face`` with (made on first use; hold the lock)."""
+    key = (size, bold, face)
+    f = _MEASURE_FONTS.get(key)
+    if f is None:
+        import pygame  # only when a text is measured: the module stays light to import
+
+        from guigym.fonts import font_path
+
+        if not pygame.font.get_init():
+            pygame.font.init()
+        f = pygame.font.Font(None, size) if face is None else pygame.font.Font(font_path(face), int(size * PX_PER_SIZE))
+        f.set_bold(bold)
+        if len(_MEASURE_FONTS) >= MEASURE_FONTS:
+            _MEASURE_FONTS.clear()
+        _MEASURE_FONTS[key] = f
+    return f
+
+
+def _width_locked(f: Any, s: str) -> int:
+    try:
+        return int(f.size(s)[0]) if s else 0
+    except RuntimeError:  # pygame.error: a text that draws nothing (the mock draws a 1 px surface)
+        return 0
+
+
+def text_width(s: str, size: int, bold: bool = False, font: str | None = None) -> int:
+    """Width in pixels of ``s`` drawn at nominal ``size`` (in the bundled ``font``, else the
+    default one) as the mock draws it: the width of its rendered surface (memoised).
+
+    >>> text_width("", 22), text_width("Wi-Fi", 22) < text_width("Wi-Fi", 22, bold=True)
+    (0, True)
+    """
+    key = (s, size, bold, font)
+    w = _WIDTHS.get(key)
+    if w is None:
+        with _MEASURE_LOCK:
+            w = _width_locked(_measure_font(size, bold, font), s)
+        if len(_WIDTHS) >= MEASURE_WIDTHS:
+            _WIDTHS.clear()
+        _WIDTHS[key] = w
+    return w
+
+
+def fit_text(s: str, limit: int, size: int, bold: bool = False, font: str | None = None) -> str:
+    """``s`` if it is at most ``limit`` px wide (:func:`text_width`), else its longest prefix
+    (cut between characters, trailing spaces dropped) that fits with :data:`ELLIPSIS` after it
+    (the ellipsis alone, or nothing, when no prefix does).
+
+    >>> fit_text("Settings", 400, 22), fit_text("Benachrichtigungen erlauben?", 120, 22)
+    ('Settings', 'Benachrichtig…')
+    """
+    if text_width(s, size, bold, font) <= limit:
+        return s
+    n = _prefix(s[:-1], limit, size, bold, font, ELLIPSIS)
+    if n == 0 and text_width(ELLIPSIS, size, bold, font) > limit:
+        return ""
+    return s[:n].rstrip() + ELLIPSIS
+
+
+def _prefix(s: str, limit: int, size: int, bold: bool, font: str | None, suffix: str = "") -> int:
+    """The length of the longest prefix of ``s`` that fits ``limit`` px with ``suffix`` after it
+    (its trailing spaces dropped), not ending between a letter and its accents."""
+    with _MEASURE_LOCK:  # probes are not memoised: only the result is drawn again
+        f = _measure_font(size, bold, font)
+        lo, hi = 0, len(s)
+        while lo < hi:  # widths grow with the prefix: bisect
+            mid = (lo + hi + 1) // 2
+            if _width_locked(f, s[:mid].rstrip() + suffix) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+    while 0 < lo < len(s) and unicodedata.combining(s[lo]):
+        lo -= 1
+    return lo
+
+
+def text_space(r: Record, box_w: int | None = None, stop: int | None = None) -> int | None:
+    """How wide the text record ``r`` may be drawn (None: no limit): its ``clip``; a centred
+    one's ``w``; a left-aligned one's room to the right edge of its widget's box (``box_w``
+    wide) and to ``stop``, :data:`CHEVRON_GAP` left of the widget's right-aligned text (a row's chevron)."""
+    lim = r["clip"]
+    if r["align"] == "center" and r["w"] is not None:
+        lim = r["w"] if lim is None else min(lim, r["w"])
+    elif r["align"] == "left":
+        for edge in (box_w, stop):
+            if edge is not None:
+                lim = edge - r["x"] if lim is None else min(lim, edge - r["x"])
+    return lim
+
+
+def _fitted(r: Record, lim: int | None) -> Record:
+    """``r`` with its whole text (``full`` when it was shortened before) shortened to ``lim``."""
+    whole = r.get("full", r["text"])
+    shown = whole if lim is None or not whole else fit_text(whole, lim, r["size"], r["bold"], r.get("font"))
+    if shown == r["text"] and ("full" in r) == (shown != whole):
+        return r
+    out = {k: v for k, v in r.items() if k != "full"}
+    out["text"] = shown
+    if shown != whole:
+        out["full"] = whole
+    return out
+
+
+_WRAPS: dict[tuple[Any, ...], list[str]] = {}
+
+
+def wrap_fit(s: str, n: int, per_line: int, limit: int | None, size: int, bold: bool = False, font: str | None = None) -> list[str]:
+    """The ``n`` lines :func:`clamp_lines` gives (``per_line`` characters a line) when each fits
+    ``limit`` px (:func:`text_width`), else ``s`` wrapped anew by width: each line the most that
+    fits, broken at a space where one does, the last line the rest, shortened (:func:`fit_text`);
+    lines left over are empty (memoised).
+
+    >>> wrap_fit("Wireless noise cancelling headphones", 2, 15, 120, 26), wrap_fit("Umhängetasche Atlas", 2, 9, 80, 26)
+    (['Wireless noise', 'cancelling h…'], ['Umhänge', 'tasche…'])
+    """
+    key = (s, n, per_line, limit, size, bold, font)
+    hit = _WRAPS.get(key)
+    if hit is not None:
+        return hit
+    lines = clamp_lines(s, per_line, n)
+    if limit is not None and any(text_width(ln, size, bold, font) > limit for ln in lines):
+        lines, rest = [], s
+        while len(lines) < n - 1 and text_width(rest, size, bold, font) > limit:
+            cut = _prefix(rest, limit, size, bold, font)
+            space = rest.rfind(" ", 0, cut + 1)
+            cut = space if space > 0 else max(1, cut)  # at a space where one fits, else inside the word
+            lines.append(rest[:cut].rstrip(" "))
+            rest = rest[cut:].lstrip(" ")
+        lines.append(fit_text(rest, limit, size, bold, font))
+        lines += [""] * (n - len(lines))
+    if len(_WRAPS) >= CACHE_SIZE:
+        _WRAPS.clear()
+    _WRAPS[key] = lines
+    return lines
+
+
+def fit_texts(items: list[Record], box_w: int | None = None) -> list[Record]:
+    """``items`` (a widget's parts, its box ``box_w`` px wide; or records of the screen, None)
+    with every text that is wider than its space (:func:`text_space`) shortened to fit
+    (:func:`fit_text`), the whole text kept as ``full``, and each line of a wrapped text
+    (``wrap``) the line :func:`wrap_fit` makes; ``items`` itself when all fit."""
+    stop = None
+    for r in items:
+        if r["type"] == "text" and r["align"] == "right" and box_w is not None:
+            stop = r["x"] - text_width(r["text"], r["size"], r["bold"], r.get("font")) - CHEVRON_GAP
+            break
+    out = items
+    for i, r in enumerate(items):
+        if r["type"] != "text" or r["align"] == "right":
+            continue
+        lim = text_space(r, box_w, stop)
+        if "wrap" in r:  # a line of a wrapped text: the line it is of that text wrapped to fit
+            whole, line, n, per_line = r["wrap"]
+            shown = wrap_fit(whole, n, per_line, lim, r["size"], r["bold"], r.get("font"))[line]
+            new = r if shown == r["text"] else {**r, "text": shown}
+        else:
+            new = _fitted(r, lim)
+        if new is not r:
+            if out is items:
+                out = list(items)
+            out[i] = new
+    return out
 
 
 # ----------------------------------------------------------------- widget painters
@@ -231,11 +448,12 @@ def _check(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record
     return [*mark, text(w.label, 34, cy, 22, th.text, valign="middle")]
 
 
-def _title_lines(w: Widget, bh: int, color: Color, th: Theme) -> list[Record]:
-    """A list row's label, with its detail (a second, smaller line) when it has one."""
+def _title_lines(w: Widget, bh: int, color: Color, th: Theme, clip: int | None = None) -> list[Record]:
+    """A list row's label, with its detail (a second, smaller line) when it has one; ``clip``:
+    how wide they may be (None: to the box's edge, or a chevron: :func:`text_space`)."""
     if w.detail:
-        return [text(w.label, 0, 4, 22, color), text(w.detail, 0, 24, 17, th.muted)]
-    return [text(w.label, 0, (bh - 1) // 2, 22, color, valign="middle")]
+        return [text(w.label, 0, 4, 22, color, clip=clip), text(w.detail, 0, 24, 17, th.muted, clip=clip)]
+    return [text(w.label, 0, (bh - 1) // 2, 22, color, valign="middle", clip=clip)]
 
 
 def _divider(bw: int, bh: int, th: Theme) -> Record:
@@ -247,8 +465,8 @@ def _toggle(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Recor
     cy, on = (bh - 1) // 2, bool(w.value)
     tx = bw - 45  # the track's left edge: 44 px left of the box's right edge
     knob = tx + 30 if on else tx + 10
-    return [
-        *_title_lines(w, bh, th.text, th), rect(tx, cy - 9, 40, 18, th.track_on if on else th.track_off, 9),
+    return [  # the texts end where the track starts
+        *_title_lines(w, bh, th.text, th, tx if th.fit else None), rect(tx, cy - 9, 40, 18, th.track_on if on else th.track_off, 9),
         circle(knob, cy, 11, th.primary if on else KNOB_OFF), circle(knob, cy, 11, th.muted, 1), _divider(bw, bh, th),
     ]
 
@@ -261,9 +479,12 @@ TILE_SIZE, TILE_PITCH, TILE_CHAR_W, TILE_LINES = 20, 17, 8, 2
 def _tile(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     """A collection item as a grid tile (a link of style ``tile``, ``guigym.variation``'s
     ``layout``): a card with a thumbnail (the item's initial on the primary colour) over its
-    name, wrapped over up to two lines, and its detail."""
+    name, wrapped over up to two lines (:func:`clamp_lines`; by width where those do not fit,
+    :func:`fit_texts`), and its detail."""
     inner = bw - 16
-    names = wrap_lines(w.label, inner // TILE_CHAR_W)[:TILE_LINES]
+    chars = inner // TILE_CHAR_W
+    # fitting: the last line holds the rest of the name, shortened to fit; else words past two lines are left out
+    names = clamp_lines(w.label, chars, TILE_LINES) if th.fit else wrap_lines(w.label, chars)[:TILE_LINES]
     detail_y = bh - 20
     name_y = detail_y - 4 - len(names) * TILE_PITCH
     thumb_h = max(12, bh - 16 - 2 * TILE_PITCH - 24)
@@ -271,7 +492,10 @@ def _tile(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
         rect(0, 0, bw, bh, th.surface, 8), rect(0, 0, bw, bh, th.divider, 8, 1), rect(8, 6, inner, thumb_h, th.primary, 6),
         text(w.label[:1].upper(), 8, 6 + thumb_h // 2, min(24, thumb_h + 4), th.on_primary, True, "center", "middle", w=inner),
     ]
-    out += [text(ln, 8, name_y + i * TILE_PITCH, TILE_SIZE, th.text, clip=inner) for i, ln in enumerate(names)]
+    # each line says which of the wrapped name it is (fit_texts wraps the name anew by width where
+    # these lines do not fit at the size they are drawn at)
+    lines = [text(ln, 8, name_y + i * TILE_PITCH, TILE_SIZE, th.text, clip=inner) for i, ln in enumerate(names)]
+    out += [{**r, "wrap": [w.label, i, len(names), chars]} for i, r in enumerate(lines)] if th.fit else lines
     if w.detail:
         out.append(text(w.detail, 8, detail_y, 16, th.muted, clip=inner))
     return out
@@ -289,7 +513,7 @@ def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     color = _c(w.value) if w.value else th.primary
     return [
         rect(cx - 28, 4, 56, 56, color, 14), text(w.detail or w.label[:1].upper(), cx, 32, 34, WHITE, True, "center", "middle"),
-        text(w.label, cx, 66, 18, th.text, align="center"),
+        text(w.label, cx, 66, 18, th.text, align="center", clip=bw + 2 * ICON_SPILL if th.fit else None),
     ]
 
 
@@ -385,6 +609,23 @@ def wrap_lines(s: str, per_line: int) -> list[str]:
     return out
 
 
+def clamp_lines(s: str, per_line: int, n: int) -> list[str]:
+    """``s`` wrapped as :func:`wrap_lines` wraps it, over at most ``n`` lines: the last one holds
+    all the rest (:func:`fit_texts` shortens it to fit, so a longer text ends in "…").
+
+    >>> clamp_lines("Wireless noise cancelling headphones", 10, 2)
+    ['Wireless', 'noise cancelling headphones']
+    """
+    lines = wrap_lines(s, per_line)
+    if len(lines) <= n:
+        return lines
+    start = 0
+    for ln in lines[:n - 1]:
+        at = s.find(ln, start)
+        start = (at if at >= 0 else start) + len(ln)
+    return [*lines[:n - 1], s[start:].lstrip(" ")]
+
+
 def _textarea(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 1.0) -> list[Record]:
     """A multi-line text field: its label, then the text wrapped over the lines that fit (the
     last ones when it is longer: where typing goes on). ``scale``: the texts' font scale (the
@@ -441,7 +682,8 @@ def _value_key(v: Any) -> Any:
 
 def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 1.0, font: str | None = None) -> list[Record]:
     """The parts of ``w`` (memoised by look, painter, font scale and font included: the same
-    look gives the same list object, which the mock backend uses to reuse its drawing)."""
+    look gives the same list object, which the mock backend uses to reuse its drawing), their
+    texts shortened where they do not fit at that scale and font (:func:`fit_texts`)."""
     painter = PAINTERS.get(w.kind)
     key = (painter, w.kind, w.label, _value_key(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th,
            str(w.options) if w.options else None, scale, font)
@@ -453,7 +695,8 @@ def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 
             out = _textarea(w, bw, bh, th, focused, scale)
         else:
             out = painter(w, bw, bh, th, focused) if painter else []
-        _PARTS[key] = out = _fonted(out, scale, font)
+        out = _fonted(out, scale, font)
+        _PARTS[key] = out = fit_texts(out, bw) if th.fit else out
     return out
 
 
@@ -499,8 +742,9 @@ def _head(th: Theme, width: int, height: int, title: str | None, scale: float = 
                text("12:00", width - 48, 5, 18, th.on_primary)]
         if title is not None:
             out.append(rect(0, STATUS_H, width, TITLE_H, th.primary, name="titlebar"))
-            out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, name="title"))
-        _HEADS[key] = out = _fonted(out, scale, font)
+            out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, clip=width - 32 if th.fit else None, name="title"))
+        out = _fonted(out, scale, font)
+        _HEADS[key] = out = fit_texts(out) if th.fit else out
     return out
 
 
@@ -518,8 +762,8 @@ def dimmed(th: Theme) -> Theme:
     if hit is None or hit[0] is not th:
         if len(_DIMMED) > 256:
             _DIMMED.clear()
-        cols = tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__)
-        hit = _DIMMED[id(th)] = (th, _INTERNED.setdefault(cols, Theme(*cols)))
+        cols = tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__ if f != "fit")
+        hit = _DIMMED[id(th)] = (th, _INTERNED.setdefault((cols, th.fit), Theme(*cols, fit=th.fit)))
     return hit[1]
 
 
@@ -580,18 +824,22 @@ def _fonted(items: list[Record], s: float, font: str | None) -> list[Record]:
     return [_scaled_text(r, s, font) if r["type"] == "text" else r for r in items]
 
 
-def scale_fonts(items: list[Record], s: float, font: str | None = None) -> list[Record]:
+def scale_fonts(items: list[Record], s: float, font: str | None = None, fit: bool = False) -> list[Record]:
     """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation) and,
     with ``font``, in that bundled font (the ``font`` variation: :mod:`guigym.fonts`; the
     record's ``font`` key): the same anchors, so a label grows from its row's middle and a
-    field's text from its top. Widgets' texts are in their ``parts`` (new lists here, not
-    memoised: :func:`display_list` builds scaled widgets in the first place)."""
+    field's text from its top; with ``fit`` (the theme's), each fitted anew from its whole text
+    (:func:`fit_texts`).
+    Widgets' texts are in their ``parts`` (new lists here, not memoised: :func:`display_list`
+    builds scaled widgets in the first place)."""
     out = []
     for r in items:
         if r["type"] == "widget":
-            r = {**r, "parts": _fonted(r["parts"], s, font)}
+            ps = _fonted(r["parts"], s, font)
+            r = {**r, "parts": fit_texts(ps, r["box"][2] - r["box"][0] + 1) if fit else ps}
         elif r["type"] == "text":
             r = _scaled_text(r, s, font)
+            r = _fitted(r, text_space(r)) if fit else r
         out.append(r)
     return out
 

@@ -562,6 +562,8 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         theme["density"] = var["density"]
     if var.get("layout", "list") != "list":  # no draw: a value, read where the app's rows are made
         theme["layout"] = var["layout"]
+    if var.get("language", "en") != "en":  # longer words: text too wide for its space ends in "…" (guigym.display)
+        theme["fit_text"] = True
     out["theme"] = theme
     if var["icons"] != "matching" and len(scenario.get("home", {}).get("icons", ())) > 1:
         out["home"] = {**scenario["home"], "looks": icon_looks(scenario["home"]["icons"], var["icons"], rng)}
