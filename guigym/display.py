@@ -390,6 +390,63 @@ def fit_texts(items: list[Record], box_w: int | None = None) -> list[Record]:
     return out
 
 
+def _drawn_width(r: Record) -> int:
+    return text_width(r["text"], r["size"], r["bold"], r.get("font"))
+
+
+def _drawn_span(r: Record, tw: int) -> tuple[int, int]:
+    """Where the mock draws text record ``r``, ``tw`` px wide: ``[left, right)`` from its box's corner."""
+    if r["align"] == "right":
+        return r["x"] - tw, r["x"]
+    if r["align"] == "center":
+        left = r["x"] + (r["w"] - tw) // 2 if r["w"] is not None else r["x"] - tw // 2
+        return left, left + tw
+    return r["x"], r["x"] + tw
+
+
+def overflowing_texts(items: list[Record]) -> list[tuple[str, str, int, int]]:
+    """``(widget kind or "screen", text, width, room)`` of each text of the display list ``items``
+    drawn wider than its space, by :func:`text_width`: its clip, a centred one's ``w``, its
+    widget's box, a row's chevron and a switch's track (where the mock draws it, geometry alone:
+    an audit of the drawing, ``scripts/text_fit_audit.py``, ``tests/test_text_fits.py``)."""
+    out: list[tuple[str, str, int, int]] = []
+    for r in items:
+        if r["type"] == "text" and r["text"] and r["clip"] is not None and _drawn_width(r) > r["clip"]:
+            out.append(("screen", r["text"], _drawn_width(r), r["clip"]))
+        if r["type"] != "widget":
+            continue
+        ps, bw = r["parts"], r["box"][2] - r["box"][0] + 1
+        ends = [_drawn_span(p, _drawn_width(p))[0] for p in ps if p["type"] == "text" and p["align"] == "right"]  # a chevron
+        if r["kind"] == "toggle":  # its track: 40 x 18
+            ends += [p["box"][0] for p in ps if p["type"] == "rect" and p["box"][2:] == [40, 18]]
+        for p in ps:
+            if p["type"] != "text" or not p["text"] or p["align"] == "right":
+                continue
+            tw = _drawn_width(p)
+            left = _drawn_span(p, tw)[0]
+            room = [p["clip"]] if p["clip"] is not None else []
+            if p["align"] == "center" and p["w"] is not None:
+                room.append(p["w"])
+            if p["align"] == "left":
+                room += [e - left for e in ends]
+                if r["clip"] is not None:  # the widget's tile: drawn up to its box's right edge
+                    room.append(bw - left)
+            if any(tw > x for x in room) or (r["clip"] is not None and left < 0):
+                out.append((r["kind"], p["text"], tw, min(room, default=bw)))
+    return out
+
+
+def shortened_texts(items: list[Record]) -> list[tuple[Record | None, Record]]:
+    """``(widget record or None, text record)`` of each text drawn shortened."""
+    out = []
+    for r in items:
+        for p in r["parts"] if r["type"] == "widget" else [r]:
+            if p["type"] == "text" and ("full" in p or "wrap" in p and p["text"].endswith(ELLIPSIS)):
+                out.append((r if r["type"] == "widget" else None, p))
+    return out
+
+
+
 # ----------------------------------------------------------------- widget painters
 # Each returns the parts of one widget whose box is ``bw`` x ``bh`` (origin: its corner).
 
