@@ -117,7 +117,7 @@ class GuiEnv(gym.Env):
     "test"`` picks each sampled axis's values from disjoint sets, so the splits never share an
     instance; its ``templates`` axis draws the train split's task templates or the held-out test
     split's. ``{"language": "de"}`` (or the preset ``"language"``) with ``split="test"``: German
-    screens and instructions (``guigym.i18n``; opt-in, not part of ``"all"``).
+    screens, content and instructions (``guigym.i18n``; opt-in, not part of ``"all"``).
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}

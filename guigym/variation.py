@@ -60,10 +60,13 @@ Axes:
   Every other family (no app with such a collection) ignores the axis. Drawn aside
   (:data:`SIDE_DRAWN`), it moves no other axis's draw;
 * ``language`` (opt-in, :data:`OPT_IN`): the interface language, ``en`` (train, neutral) or
-  ``de`` (test): German labels on every screen and a German instruction made from the task's
-  fields (:mod:`guigym.i18n`); names and content stay as they are, the oracle and rewards are
-  unchanged. It is not in ``"all"``, a dict that leaves it out keeps it English, and
-  :func:`grid` has it only with ``opt_in=True``: ask for it (preset ``"language"`` or
+  ``de`` (test): German labels on every screen, German content (the family's own draws from
+  German tables, :mod:`guigym.i18n.content`: the same task in German words; people's names,
+  numbers and times as they are) and a German instruction made from the task's fields
+  (:mod:`guigym.i18n`); the oracle and rewards are the same functions, and German screens shorten
+  a text too wide for its space with "…" (the theme's ``fit_text``, :mod:`guigym.display`). It
+  is not in ``"all"``, a dict that leaves it out keeps it English, and :func:`grid` has it only
+  with ``opt_in=True``: ask for it (preset ``"language"`` or
   ``{"language": "de"}``, split ``"test"``). An unknown language, or a family without German
   instructions, is a ``ValueError`` at ``make``;
 * ``permission``: Messages (the Messages family's, and the Phone family's) and Mail (the Mail
