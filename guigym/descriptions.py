@@ -179,7 +179,7 @@ def avoid_of(task: Mapping[str, Any]) -> tuple[str, ...]:
 
 def phrases(language: str = "en") -> dict[str, dict[str, tuple[str, ...]]]:
     """:data:`PHRASES` in ``language`` (the content language's tables; English: this module's)."""
-    return PHRASES if language == "en" else tables(__name__, language).PHRASES
+    return tables(__name__, language).PHRASES
 
 
 def sentences(rng: np.random.Generator, kind: str, n: int, avoid: tuple[str, ...] = (), language: str = "en") -> list[str]:

@@ -370,7 +370,7 @@ def fit_texts(items: list[Record], box_w: int | None = None) -> list[Record]:
     stop = None
     for r in items:
         if r["type"] == "text" and r["align"] == "right" and box_w is not None:
-            stop = r["x"] - text_width(r["text"], r["size"], r["bold"], r.get("font")) - CHEVRON_GAP
+            stop = r["x"] - _drawn_width(r) - CHEVRON_GAP
             break
     out = items
     for i, r in enumerate(items):

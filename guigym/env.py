@@ -178,17 +178,14 @@ class GuiEnv(gym.Env):
         self._backend_kwargs = dict(backend_kwargs or {})
         #: ``guigym.variation``: the axes (None: off, the family's own instances) and the split.
         self.variation = resolve_variation(variation, split)
-        if self.variation is not None and self.variation.get("language", "en") != "en":  # guigym.i18n: fail at make
-            from guigym.i18n import check_language
-            from guigym.variation import AXES
-
-            lang = self.variation["language"]
-            for one in AXES["language"][split] if lang == "sample" else (lang,):
-                check_language(one, self.family.name)
         self.split = split
         #: The language the family's content is generated in (guigym.i18n.content): the variation's,
         #: known before the draws (a split has one language), so the task is the English one's.
         self.content_language = _content_language(self.variation, split)
+        if self.content_language != "en":  # guigym.i18n: fail at make
+            from guigym.i18n import check_language
+
+            check_language(self.content_language, self.family.name)
 
         obs: dict[str, spaces.Space[Any]] = {
             "screenshot": spaces.Box(0, 255, shape=(self.height, self.width, 3), dtype=np.uint8),
@@ -248,11 +245,8 @@ class GuiEnv(gym.Env):
             which = self.variation["templates"]
             templates = split_templates(self.family, level, AXES["templates"][self.split][0] if which == "sample" else which)
         with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
-            if self.content_language == "en":
+            with generating_in(self.content_language):  # the same draws from the language's tables
                 scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
-            else:  # the same draws from the language's tables: the same task, in its words
-                with generating_in(self.content_language):
-                    scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
         if self.variation is not None:  # drawn after the family's: the same task as without variation
             vrng = np.random.default_rng(int(self.np_random.integers(2**63)))
             scenario = apply_variation(scenario, sample_variation(self.variation, self.split, vrng), vrng)

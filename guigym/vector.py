@@ -140,7 +140,6 @@ class GuiVectorEnv(AsyncVectorEnv):
     #: gym.make_vec(id, family=...) made another family's envs under id: refused when set
     spec = CheckedSpec()  # type: ignore[assignment]
 
-
     def __init__(
         self,
         env_fns: Sequence[Callable[[], gym.Env]],

@@ -12,10 +12,10 @@ import pytest
 
 import guigym.apps.tools as tools
 from guigym.apps import FAMILIES
-from guigym.apps.phone import NOTE_TABLES, NOTES
+from guigym.apps.phone import NOTES
 from guigym.apps.schema import Scenario
 from guigym.i18n import content
-from guigym.i18n.content import generating_in, tables
+from guigym.i18n.content import generating_in
 from tests.conftest import make, twins
 from tests.test_language import DE, run
 
@@ -52,13 +52,13 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> types.SimpleNamespace:
     t = types.SimpleNamespace(**vars(tools))
     t.NOTE_TITLES = tuple(f"Notiz {x}" for x in tools.NOTE_TITLES)
     t.NOTE_BODIES = tuple(f"bitte {x}" for x in tools.NOTE_BODIES)
-    monkeypatch.setitem(content._TABLES, (NOTE_TABLES, "de"), t)
+    monkeypatch.setitem(content._TABLES, (tools.__name__, "de"), t)
     return t
 
 
 def test_notes_are_the_note_tables_entry_for_entry() -> None:
     with generating_in("de"):
-        t = tables(NOTE_TABLES)
+        t = tools.note_tables()
     for _, _, de, en in pairs(15):
         check_notes(t, de, en)
 

@@ -103,7 +103,7 @@ from guigym.apps.shop import (
     product_of,
     product_screen,
 )
-from guigym.apps.tools import PEOPLE, time_label
+from guigym.apps.tools import PEOPLE, note_tables, time_label
 from guigym.i18n.content import tables
 
 NOTES, CONTACTS, MESSAGES, MAIL, CALENDAR, SHOP = "Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop"
@@ -287,7 +287,7 @@ class CrossAppFamily(Family):
         mail_plan = {"meeting": a if source == "meeting" else None, "sender": a if source == "chain" else None, "reply": reply}
         mail, facts = self._mailbox(rng, level, names, int(rng.integers(mlo, mhi + 1)), now, today, mail_plan)
         shop, price_pid = self._shop(rng, level, source == "price")
-        new_title = pick(rng, tables("guigym.apps.tools").NOTE_TITLES)
+        new_title = pick(rng, note_tables().NOTE_TITLES)
         notes = notes_plus_app(rng, int(rng.integers(nlo, nhi + 1)), [new_title])
         meeting_title = str(facts.get("subject", ""))
         calendar = self._calendar(rng, level, today, int(rng.integers(elo, ehi + 1)), facts.get("title_at"))

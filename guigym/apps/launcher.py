@@ -48,13 +48,9 @@ from guigym.apps.base import HOME
 from guigym.apps.catalog import BRANDS, STUB_APPS, TOOL_APPS, stub_app
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, DeviceState, Scenario, Task, favourite_id
-from guigym.apps.tools import clock_app, contacts_app, notes_app
-from guigym.i18n.content import tables
+from guigym.apps.tools import clock_app, contacts_app, note_tables, notes_app
 
 TOOLS = TOOL_APPS  # Notes, Clock, Contacts: the apps tasks are about
-#: The module whose note tables (``NOTE_TITLES``, ``NOTE_BODIES``) a note task draws, in the
-#: generating language (``guigym.i18n.content``), as ``tools.notes_app`` draws the saved notes.
-NOTE_TABLES = "guigym.apps.tools"
 OPENERS = ("Open {app} and ", "Go to {app} and ", "In {app}, ")
 JOINS = (", then ", ". Then ", "; after that, ")
 NOTE_PHRASES = ("create a note titled '{t}'", "add a new note called '{t}'", "make a note with the title '{t}'")
@@ -160,7 +156,7 @@ class LauncherFamily(Family):
     def _task(self, rng: np.random.Generator, level: str, app: str) -> dict[str, Any]:
         """A task skeleton; switch tasks get their targets once the app exists."""
         if app == "Notes":
-            T = tables(NOTE_TABLES)
+            T = note_tables()  # as tools.notes_app draws the saved notes
             with_body = level == "medium" or (level == "hard" and bool(rng.integers(2)))
             return {"type": "note", "app": app, "title": pick(rng, T.NOTE_TITLES), "body": pick(rng, T.NOTE_BODIES) if with_body else None}
         return {"type": "switches", "app": app, "n": 1 if level == "easy" else 2}

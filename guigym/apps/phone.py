@@ -64,7 +64,6 @@ from typing import Any, TypedDict, cast
 
 import numpy as np
 
-import guigym.apps.tools as tools
 from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, register_app
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
@@ -73,15 +72,10 @@ from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
 from guigym.apps.permission import permission_goal
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
-from guigym.apps.tools import PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, notes_app, time_label
+from guigym.apps.tools import PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, note_tables, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
-from guigym.i18n.content import tables
 
 NOTES, CLOCK, CONTACTS, MESSAGES = "Notes", "Clock", "Contacts", "Messages"
-#: The module whose ``NOTE_TITLES`` and ``NOTE_BODIES`` the notes come from, read in the generating
-#: language through :func:`~guigym.i18n.content.tables` (Notes+ is the Launcher's Notes: the saved
-#: notes, a new note's title and an edit's text are entries of the same tables).
-NOTE_TABLES = tools.__name__
 TOOLS: tuple[str, ...] = (NOTES, CLOCK, CONTACTS, MESSAGES)
 STUBS: tuple[str, ...] = tuple(a for a in STUB_APPS if a not in TOOLS)
 
@@ -463,7 +457,7 @@ class PhoneFamily(Family):
                 kinds = [pick(rng, KINDS_OF[a]) for a in chosen]
                 if chosen[-1] in ASK_OF and rng.random() < 0.4:
                     kinds[-1] = ASK_OF[chosen[-1]]
-        new_title = pick(rng, tables(NOTE_TABLES).NOTE_TITLES) if "note_new" in kinds else None
+        new_title = pick(rng, note_tables().NOTE_TITLES) if "note_new" in kinds else None
         notes = notes_plus_app(rng, int(rng.integers(nlo, nhi + 1)), [new_title] if new_title else [])
         clock = clock_plus_app(rng, int(rng.integers(alo, ahi + 1)))
         names = sorted(sample(rng, PEOPLE, int(rng.integers(plo, phi + 1))))
@@ -518,7 +512,7 @@ class PhoneFamily(Family):
             i = int(rng.integers(len(notes)))
             n = notes[i]
             if kind == "note_edit":
-                bodies = tables(NOTE_TABLES).NOTE_BODIES
+                bodies = note_tables().NOTE_BODIES
                 return _job(kind, NOTES, ref=i, title=n["title"], text=pick(rng, [b for b in bodies if b != n["body"]]))
             return _job(kind, NOTES, ref=i, title=n["title"], fact=n["body"] if kind == "note_ask" else None)
         if kind == "note_new":  # the address someone sent, copied into a new note

@@ -16,6 +16,8 @@ that draws its content from the scenario's ``rng``. Specs are plain JSON.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from guigym.apps.base import App, Widget, register_app, row
@@ -107,9 +109,16 @@ class NotesApp(App):
             self.pop(state)
 
 
+def note_tables() -> Any:
+    """This module's tables in the generating language (:func:`guigym.i18n.content.tables`):
+    ``NOTE_TITLES`` and ``NOTE_BODIES``, which the saved notes and the note tasks of Launcher,
+    Phone and CrossApp draw from."""
+    return tables(__name__)
+
+
 def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> AppSpec:
     """The Notes spec with ``n_notes`` saved notes whose titles are not in ``avoid``."""
-    T = tables(__name__)  # the notes in the content language (guigym.i18n.content)
+    T = note_tables()
     titles = sample(rng, [t for t in T.NOTE_TITLES if t not in avoid], n_notes)
     notes = [{"title": t, "body": pick(rng, T.NOTE_BODIES)} for t in titles]
     editor = [

@@ -42,11 +42,15 @@ _TABLES: dict[tuple[str, str], Any] = {}
 PACKAGES = {"de": "guigym.i18n.de_content"}
 
 
+def _check(language: str) -> None:
+    if language != "en" and language not in PACKAGES:
+        raise ValueError(f"no content tables for language {language!r}; expected 'en' or one of {sorted(PACKAGES)}")
+
+
 @contextlib.contextmanager
 def generating_in(language: str) -> Iterator[None]:
     """Within the block, :func:`tables` reads ``language``'s tables (``"en"``: the modules' own)."""
-    if language != "en" and language not in PACKAGES:
-        raise ValueError(f"no content tables for language {language!r}; expected 'en' or one of {sorted(PACKAGES)}")
+    _check(language)
     token = _LANGUAGE.set(language)
     try:
         yield
@@ -64,10 +68,9 @@ def tables(module: str, language: str | None = None) -> Any:
     one being generated in): the module itself in English; else a namespace of the module's names
     with the language's tables in place of the English ones."""
     lang = _LANGUAGE.get() if language is None else language
-    if lang != "en" and lang not in PACKAGES:
-        raise ValueError(f"no content tables for language {lang!r}; expected 'en' or one of {sorted(PACKAGES)}")
     if lang == "en":
         return sys.modules[module]
+    _check(lang)
     hit = _TABLES.get((module, lang))
     if hit is None:
         own = sys.modules[module]
