@@ -161,3 +161,15 @@ def test_the_browser_types_german_content() -> None:
     finally:
         mock.close()
         br.close()
+
+
+def test_an_english_env_generates_english_inside_a_german_block() -> None:
+    """The env sets the generating language on every reset: an English env reset inside someone
+    else's ``generating_in("de")`` (a German env's generator on the same thread) draws English."""
+    env = make("GuiGym-Files-v0")
+    env.reset(seed=3)
+    plain = env.unwrapped.scenario
+    with generating_in("de"):
+        env.reset(seed=3)
+    assert env.unwrapped.scenario == plain
+    env.close()
