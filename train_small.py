@@ -57,10 +57,10 @@ import random
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional, TypedDict, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -79,7 +79,7 @@ from agents.json_out import to_json  # noqa: E402
 from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
-from guigym.actions import PlanStep  # noqa: E402
+from guigym.actions import Action, PlanStep  # noqa: E402
 from guigym.registration import id_level_problem  # noqa: E402
 from guigym.rewards import (  # noqa: E402
     action_similarity,
@@ -96,6 +96,9 @@ from guigym.rewards import (  # noqa: E402
 )
 from guigym.variation import resolve as resolve_variation  # noqa: E402
 from guigym.viz import folder_problem  # noqa: E402
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
 VAL_SEED = 20_000  # validation episodes (the curves, --checkpoint best-val) use seeds VAL_SEED, VAL_SEED + 1, ...
@@ -387,7 +390,7 @@ def arg_problems(args: Args) -> list[str]:
         out.append(f"--label-vocab-seeds must be <= {TRAIN_SEEDS} (the training seeds), got {args.label_vocab_seeds}")
     if args.policy == "vlm" and not args.vlm_path:
         out.append("--policy vlm needs --vlm-path (a local checkpoint)")
-    elif args.policy == "vlm" and not Path(args.vlm_path).is_dir():
+    elif args.policy == "vlm" and args.vlm_path is not None and not Path(args.vlm_path).is_dir():  # (set: the branch above)
         out.append(f"--vlm-path {args.vlm_path}: no such directory (a local Hugging Face checkpoint)")
     if args.policy == "vlm" and args.advantage == "step":
         out.append("--advantage step needs per-step token spans; the VLM policy has none (use --advantage trajectory)")
@@ -498,11 +501,11 @@ class StateRecorder(gym.Wrapper):
         return obs, r, term, trunc, info
 
     def _record(self, obs: Any, info: dict) -> None:
-        state = self.env.unwrapped.get_state() if self.save_state else None
+        state = cast("GuiEnv", self.env.unwrapped).get_state() if self.save_state else None
         self.visited.append(visit(self.transform, obs, info, self.history, state))
 
 
-def visit(transform: Any, obs: Any, info: dict, history: list, state: Optional[dict]) -> Visited:
+def visit(transform: Any, obs: Any, info: dict, history: Sequence[Any], state: Optional[dict]) -> Visited:
     """The :class:`Visited` record of a decision point (its ``group`` is attached when planned)."""
     key = json.dumps(state["state"], sort_keys=True, default=str) + repr(history[-4:]) if state else ""
     elements = [{k: e[k] for k in ("id", "box", "label", "role") if k in e} for e in info.get("elements") or ()]
@@ -723,6 +726,13 @@ def stage2_rewards(args: Args, env: gym.Env, groups: list[Visited], comps: list[
 # ---------------------------------------------------------------------------- evaluation
 
 
+class _SimKw(TypedDict):
+    """``action_similarity``'s rules, from ``--similarity`` and ``--typed-text``."""
+
+    similarity: Literal["abstract", "grounded"]
+    text: Literal["exact", "f1"]
+
+
 def _step_of(s: Any) -> Any:
     return s.action if isinstance(s, PlanStep) and s.action is not None else s
 
@@ -808,7 +818,7 @@ def episode_metrics(args: Args, recs: list[EpisodeRecord], visited: list[list[Vi
     first: list[float] = []
     later: list[float] = []
     exec_rep = exec_n = 0
-    sim = {"similarity": args.similarity, "text": args.typed_text}
+    sim: _SimKw = {"similarity": args.similarity, "text": args.typed_text}
     for rec, seen in zip(recs, visited):
         for plan, v in zip(rec.plans, seen):
             steps = [_step_of(p) for p in plan]
@@ -888,13 +898,13 @@ class ExpertFollower:
     def reset(self, seed: Optional[int] = None) -> None:
         self.planner.reset(seed=seed)
 
-    def plan(self, obs: dict, info: dict, history: list) -> list:
+    def plan(self, obs: dict, info: dict, history: Sequence[Action]) -> list:
         return self._follow([obs], [info], [history], [self.planner.plan(obs, info, history)])[0]
 
     def plan_batch(self, obs: list[dict], infos: list[dict], histories: list[list]) -> list[list]:
         return self._follow(obs, infos, histories, self.planner.plan_batch(obs, infos, histories))
 
-    def _follow(self, obs: list[dict], infos: list[dict], histories: list[list], plans: list[Any]) -> list[list]:
+    def _follow(self, obs: list[dict], infos: list[dict], histories: Sequence[Sequence[Any]], plans: list[Any]) -> list[list]:
         out = []
         for o, i, h, plan in zip(obs, infos, histories, plans):
             v = visit(_ignore, o, i, h, None)
@@ -1026,6 +1036,7 @@ class Trainer:
         pool. At every step, one batched ``sample`` of ``G`` plans for the states of all
         unfinished episodes (in episode order), then one pool step that runs the first step of
         each first plan. Nothing depends on how the envs are spread over workers."""
+        assert self.pool is not None  # (iteration calls this only with a pool)
         a = self.args
         n, G = a.episodes_per_iter, a.group_size
         seeds = [int(self.rng.integers(TRAIN_SEEDS)) for _ in range(n)]
@@ -1082,6 +1093,7 @@ class Trainer:
             step_r = torch.tensor(stage1_step_rewards(a, groups, comps), dtype=torch.float64).view(B, G, -1)
             r = step_r.sum(-1)
         else:
+            assert self.score_env is not None  # (built by __init__)
             r = torch.tensor(stage2_rewards(a, self.score_env, groups, comps, self.executor), dtype=torch.float64).view(B, G)
         if self.stage == 1 and a.advantage == "step":
             real = torch.tensor(stage1_step_mask(a, comps)).view(B, G, -1)
@@ -1093,7 +1105,7 @@ class Trainer:
         spread = (per_step.amax(1) - per_step.amin(1)).amax(-1)  # [B]: 0 when every plan scored the same
         flat = [float(spread[g]) <= 1e-6 for g in range(B)]
         keep = [g for g in range(B) if not (a.skip_flat_groups and flat[g])]
-        sim_kw = {"similarity": a.similarity, "text": a.typed_text}
+        sim_kw: _SimKw = {"similarity": a.similarity, "text": a.typed_text}
         hits = [action_similarity(_step_of(c.steps[0]), v.reference[0], elements=v.elements, **sim_kw) if c.steps else 0.0
                 for v in groups for c in v.group[0]]
         # flat_groups as 1 - kept / B, as before: the same float in curves.csv as sum(flat) / B is not

@@ -31,9 +31,12 @@ import multiprocessing as mp
 import signal
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Optional, Protocol, cast, runtime_checkable
 
 import gymnasium as gym
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 __all__ = ["EnvPool", "EnvPoolError", "InlineEnvPool", "ProcessEnvPool", "RayEnvPool"]
 
@@ -59,7 +62,7 @@ class EnvPool(Protocol):
 def _with_state(env: gym.Env, info: dict, with_state: bool) -> dict:
     if with_state:
         info = dict(info)
-        info["state"] = env.unwrapped.get_state()
+        info["state"] = cast("GuiEnv", env.unwrapped).get_state()
     return info
 
 
@@ -178,7 +181,8 @@ class ProcessEnvPool:
         for w in range(self.workers):
             parent, child = ctx.Pipe()
             slots = list(range(w, num_envs, self.workers))
-            p = ctx.Process(target=_worker, args=(child, env_fn, slots, with_state), daemon=True, name=f"guigym-pool-{w}")
+            p = ctx.Process(  # type: ignore[attr-defined]  # typeshed: get_context(str) gives BaseContext, which lacks Process
+                target=_worker, args=(child, env_fn, slots, with_state), daemon=True, name=f"guigym-pool-{w}")
             p.start()
             child.close()
             self._conns.append(parent)

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -38,6 +38,9 @@ from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize 
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
 from guigym.registration import env_ids, id_level_problem, plain_id  # noqa: E402
 from guigym.variation import PRESETS  # noqa: E402
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 PLANNERS = ("oracle", "random", "vlm", "tiny")
 EXECUTORS = ("element", "vlm", "none")
@@ -79,7 +82,7 @@ def evaluate(
     return summarize(records), records
 
 
-def _gif_path(base: str, env_id: str, level: str, seed: int, many: bool) -> Path:
+def _gif_path(base: str, env_id: str, level: str, seed: Optional[int], many: bool) -> Path:
     p = Path(base)
     if not many:
         return p
@@ -281,12 +284,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         for env_id in ids:
             env = make_env(env_id, args.backend, args.max_steps, variation=preset, split=args.split, strict=args.strict)
-            levels = [args.level] if args.level else list(env.unwrapped.family.levels)
+            levels = [args.level] if args.level else list(cast("GuiEnv", env.unwrapped).family.levels)
             for level in levels:
                 n_gif = args.gif_episodes if args.save_gif else 0
                 summary, records = evaluate(
                     env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level}",
-                    record_frames=lambda i, n=n_gif: i < n,
+                    record_frames=lambda i: i < n_gif,
                 )
                 all_records += records
                 print(
@@ -341,7 +344,7 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
 
     for env_id in ids:
         probe = make_env(env_id)
-        levels = [args.level] if args.level else list(probe.unwrapped.family.levels)
+        levels = [args.level] if args.level else list(cast("GuiEnv", probe.unwrapped).family.levels)
         probe.close()
         for level in levels:
             rates = []

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Optional, Protocol, Sequence, TypedDict, runtime_checkable
 
 try:
     import torch
@@ -287,6 +287,13 @@ class UpdateStats:
     extra: dict[str, float] = field(default_factory=dict)
 
 
+class _ClipKwargs(TypedDict):
+    """The keyword arguments :func:`grpo_update` passes to both :func:`grpo_loss` and :func:`grpo_stats`."""
+
+    clip_eps: float
+    mask: torch.Tensor
+
+
 def _take(seq: Sequence[Any], idx: Sequence[int]) -> list[Any]:
     return [seq[i] for i in idx]
 
@@ -344,14 +351,14 @@ def grpo_update(
             comp_mb = _take(completions, rows)
             ent = None
             if ent_coef > 0 and hasattr(policy, "logprobs_entropy"):
-                new_lp, _, ent = policy.logprobs_entropy(obs_mb, comp_mb)  # type: ignore[attr-defined]
+                new_lp, _, ent = policy.logprobs_entropy(obs_mb, comp_mb)
             else:
                 new_lp, _ = policy.logprobs(obs_mb, comp_mb)
             r = torch.as_tensor(rows)
             # a minibatch's longest completion can be shorter than the batch's: pad to its width
             new_lp = _pad_to(new_lp, old_logp.shape[-1])
             ref_mb = None if ref_lp is None else _pad_to(ref_lp, old_logp.shape[-1])[r]
-            kw = dict(clip_eps=clip_eps, mask=lm[r])
+            kw: _ClipKwargs = dict(clip_eps=clip_eps, mask=lm[r])
             loss = grpo_loss(new_lp, old_logp[r], adv[r], ref_mb, beta=beta, norm_tokens=norm_tokens, **kw)
             if ent is not None:
                 loss = loss - ent_coef * ent.mean()

@@ -22,12 +22,15 @@ import io
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
 from agents.json_out import to_json
 from guigym.viz import write_whole
+
+if TYPE_CHECKING:
+    from gymnasium.spaces import Discrete
 
 #: The setting measured in ``docs/ppo_baseline.md`` (``benchmarks/ppo_baseline.py``): Login
 #: easy with a smaller action space (no OpenApp block, a full-width 1x16 click grid, the first
@@ -129,9 +132,10 @@ def evaluate_random(env_id: str, level: str, seeds: range, max_steps: int, seed:
     try:
         for s in seeds:
             env.reset(seed=s)
-            done, info = False, {}
+            done = False
+            info: dict[str, Any] = {}
             while not done:
-                _, _, term, trunc, info = env.step(int(rng.integers(env.action_space.n)))
+                _, _, term, trunc, info = env.step(int(rng.integers(cast("Discrete", env.action_space).n)))
                 done = term or trunc
             wins += bool(info["success"])
     finally:
@@ -197,7 +201,7 @@ def train_ppo(
 
         def train_return() -> float:
             """Mean return of the last 100 training episodes (shaped: 1 + progress ≈ 2 at success)."""
-            buf = model.ep_info_buffer or []
+            buf: Sequence[dict[str, Any]] = model.ep_info_buffer or []
             return round(float(np.mean([e["r"] for e in buf])), 3) if buf else float("nan")
 
         rows: list[dict[str, float]] = [{"step": 0, "success": evaluate(), "cpu_s": 0.0, "train_return": float("nan")}]

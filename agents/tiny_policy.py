@@ -50,7 +50,7 @@ import re
 import zlib
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
 import numpy as np
 try:
@@ -271,12 +271,13 @@ class TinyPolicy(nn.Module):
         # the ungrounded variant (created last: the grounded policy's initialisation is unchanged)
         self.n_labels = len(cfg.click_labels)
         if self.n_labels:
-            ids, offs = [], []
+            ids: list[int] = []
+            offs: list[int] = []
             for lab in cfg.click_labels:
                 offs.append(len(ids))
-                for w, _, _ in split_words(lab) or [(lab, 0, 0)]:
-                    ids.append(_h(w.lower(), _WORD_BUCKETS))
-                    ids.extend(_WORD_BUCKETS + t for t in _trigrams(w))
+                for word, _, _ in split_words(lab) or [(lab, 0, 0)]:
+                    ids.append(_h(word.lower(), _WORD_BUCKETS))
+                    ids.extend(_WORD_BUCKETS + t for t in _trigrams(word))
             self.register_buffer("label_ids", torch.tensor(ids, dtype=torch.long), persistent=False)
             self.register_buffer("label_offs", torch.tensor(offs, dtype=torch.long), persistent=False)
             self.label_tok = nn.EmbeddingBag(_WORD_BUCKETS + _TRI_BUCKETS, A, mode="mean")
@@ -306,7 +307,7 @@ class TinyPolicy(nn.Module):
         elif shot.shape[0] % h == 0 and shot.shape[1] % w == 0 and shot.shape[0] // h == shot.shape[1] // w:
             small = np.asarray(Image.fromarray(shot).reduce(shot.shape[0] // h))  # box average, fast
         else:
-            small = np.asarray(Image.fromarray(shot).resize((w, h), Image.BOX))
+            small = np.asarray(Image.fromarray(shot).resize((w, h), Image.Resampling.BOX))
         image = torch.from_numpy(np.ascontiguousarray(small.transpose(2, 0, 1)))
         instruction = str(obs["instruction"])
         words, wids, tris, shapes = self._cache.get(instruction)
@@ -332,7 +333,7 @@ class TinyPolicy(nn.Module):
                 toks = [t for t, _, _ in split_words(str(e["label"]))]
                 overlap = sum(t.lower() in iw for t in toks) / max(1, len(toks))
                 role = int(e["role"]) if not isinstance(e["role"], str) else role_id(e["role"])
-                box = tuple(int(v) for v in np.asarray(e["box"]).tolist())
+                box = cast("tuple[int, int, int, int]", tuple(int(v) for v in np.asarray(e["box"]).tolist()))  # (x0, y0, x1, y1)
                 elements.append((role, box, overlap, [_h(t.lower(), _WORD_BUCKETS) for t in toks] or [0]))
         out = TinyObs(image, instruction, words, wids, tris, feats, hist, elements)
         self._last = (obs["screenshot"], hist_key, obs["instruction"], out)
@@ -603,7 +604,7 @@ class TinyPolicy(nn.Module):
             if want_entropy:
                 e_all = torch.stack([entropy(lp_cell), entropy(lp_dir), torch.zeros_like(ent), entropy(lp_app), entropy(lp_word)], 1)
                 ent = ent + entropy(lp_type) + e_all.gather(1, ty[:, None])[:, 0]
-            x = self._step_embed(step, None, wenc)  # type: ignore[arg-type]
+            x = self._step_embed(step, None, wenc)
         return out_codes, logps.flatten(1), masks.flatten(1), ent / T
 
     # ------------------------------------------------------------------ protocol

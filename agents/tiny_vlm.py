@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, cast
 
 __all__ = ["build_tiny_qwen25vl", "QWEN25VL_3B", "SPECIAL_TOKENS", "tiny_corpus"]
 
@@ -161,14 +161,15 @@ def build_tiny_qwen25vl(
     bpe.train_from_iterator(tiny_corpus(), trainer)
     model_json = json.loads(bpe.to_str())["model"]
     merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in model_json["merges"]]
-    tok = Qwen2Tokenizer(vocab=model_json["vocab"], merges=merges, eos_token="<|im_end|>", pad_token="<|endoftext|>", unk_token=None)
+    tok = Qwen2Tokenizer(vocab=model_json["vocab"], eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                         merges=merges, unk_token=None)  # type: ignore[arg-type]  # HF hints too narrow: BPE takes pairs, None
     from tokenizers import AddedToken
 
     tok.add_special_tokens({"additional_special_tokens": [t for t in SPECIAL_TOKENS if t != "<|endoftext|>"]})
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in ADDED_TOKENS])
     tok.chat_template = QWEN_VL_CHAT_TEMPLATE
     tok.save_pretrained(out)
-    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
+    ids = {t: cast(int, tok.convert_tokens_to_ids(t)) for t in SPECIAL_TOKENS}  # one token in, one id out
 
     # --- model ---
     third = head_dim // 2 // 3

@@ -422,7 +422,7 @@ class VLM:
 
         screen = _screen_size(image)
         mw, mh = self.model_size(screen)
-        img = Image.fromarray(np.asarray(image, dtype=np.uint8)).convert("RGB").resize((mw, mh), Image.BICUBIC)
+        img = Image.fromarray(np.asarray(image, dtype=np.uint8)).convert("RGB").resize((mw, mh), Image.Resampling.BICUBIC)
         text = self.chat_text(messages)
         inputs = self.processor(text=[text], images=[img], return_tensors="pt").to(self.device)
         grid = inputs.get("image_grid_thw")
@@ -480,7 +480,7 @@ def load_vlm(
         dtype = named
     processor = load_processor(path)
     model = AutoModelForImageTextToText.from_pretrained(path, dtype=dtype, local_files_only=True)
-    model.to(device).eval()
+    model.to(device).eval()  # type: ignore[arg-type]  # HF's .to is @functools.wraps'd, whose stub does not bind self
     return VLM(model, processor, min_pixels=min_pixels, max_pixels=max_pixels, **generate_kwargs)
 
 

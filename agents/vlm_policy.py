@@ -45,6 +45,15 @@ class VLMPolicy:
     """Samples plans from a VLM and scores their tokens. Observations are env observations
     with the executed actions under ``"history_actions"``."""
 
+    vlm: VLM
+    horizon: int
+    fmt: str
+    history_len: int
+    max_new_tokens: int
+    temperature: float
+    tokenizer: Any  # the processor's (a transformers tokenizer)
+    vision_ids: list[int]
+
     def __init__(self, vlm: VLM, horizon: int = 8, fmt: str = "json", history_len: int = 4,
                  max_new_tokens: int = 192, temperature: float = 1.0) -> None:
         if not temperature > 0:  # the scores divide by it; greedy decoding is ``sample(greedy=True)``
@@ -112,7 +121,7 @@ class VLMPolicy:
         msgs = plan_messages(ob["instruction"], ob.get("history_actions", []), self.horizon, self.fmt, size, screen,
                              history_len=self.history_len)
         text = self.vlm.chat_text(msgs)  # special tokens typed into the history defused
-        img = Image.fromarray(shot).convert("RGB").resize(size, Image.BICUBIC)
+        img = Image.fromarray(shot).convert("RGB").resize(size, Image.Resampling.BICUBIC)
         return text, img, size, screen
 
     def _encode(self, texts: list[str], images: list[Any]) -> dict[str, torch.Tensor]:

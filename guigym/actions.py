@@ -100,7 +100,7 @@ class Answer:
 Action = Union[Click, Scroll, Back, OpenApp, Type, Answer]
 #: The action classes, in the order of :data:`ACTION_TYPES`: ``isinstance(x, ACTION_CLASSES)``
 #: tells an action from anything else.
-ACTION_CLASSES: tuple[type, ...] = (Click, Scroll, Back, OpenApp, Type, Answer)
+ACTION_CLASSES = (Click, Scroll, Back, OpenApp, Type, Answer)
 _CLASS_OF: dict[str, type] = dict(zip(ACTION_TYPES, ACTION_CLASSES))
 
 
@@ -219,7 +219,7 @@ def action_from_dict(d: Mapping[str, Any]) -> Action:
         return Scroll(d["direction"], None if x is None else _coord(x, "x"), None if y is None else _coord(y, "y"))
     cast: dict[str, Any] = {"x": lambda v: _coord(v, "x"), "y": lambda v: _coord(v, "y"), "name": str, "text": str}
     cls = _CLASS_OF[t]
-    return cls(**{f.name: cast[f.name](d[f.name]) for f in fields(cls) if f.init})  # type: ignore[no-any-return]
+    return cls(**{f.name: cast[f.name](d[f.name]) for f in fields(cls) if f.init})
 
 
 def as_int(v: Any, what: str) -> int:

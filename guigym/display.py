@@ -71,13 +71,15 @@ import threading
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from guigym.apps.base import TEXT_KINDS, View, Widget
 from guigym.apps.family import DEFAULT_THEME
 from guigym.layout import MENU_HEAD, PAD_Y, STATUS_H, TITLE_H, Box, Layout, row_box
 
 Color = tuple[int, int, int]
+#: A :class:`Theme`'s colours, in its fields' order (all but ``fit``).
+Colours = tuple[Color, Color, Color, Color, Color, Color, Color, Color, Color, Color, Color, Color]
 Record = dict[str, Any]
 WHITE: Color = (255, 255, 255)
 BLACK: Color = (0, 0, 0)
@@ -132,7 +134,7 @@ class Theme:
     fit: bool = False
 
 
-def _colours(theme: dict[str, Any]) -> tuple[Color, ...]:
+def _colours(theme: dict[str, Any]) -> Colours:
     th = {**DEFAULT_THEME, **theme}
     p, m, s = _c(th["primary"]), _c(th["muted"]), _c(th["surface"])
     return (
@@ -147,7 +149,7 @@ def resolve_theme(theme: dict[str, Any]) -> Theme:
 
 
 _THEMES: dict[int, tuple[dict[str, Any], Theme]] = {}
-_INTERNED: dict[tuple[tuple[Color, ...], bool], Theme] = {}
+_INTERNED: dict[tuple[Colours, bool], Theme] = {}
 
 
 def theme_of(v: View) -> Theme:
@@ -819,7 +821,7 @@ def dimmed(th: Theme) -> Theme:
     if hit is None or hit[0] is not th:
         if len(_DIMMED) > 256:
             _DIMMED.clear()
-        cols = tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__ if f != "fit")
+        cols = cast(Colours, tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__ if f != "fit"))
         hit = _DIMMED[id(th)] = (th, _INTERNED.setdefault((cols, th.fit), Theme(*cols, fit=th.fit)))
     return hit[1]
 

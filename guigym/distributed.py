@@ -47,7 +47,7 @@ import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -57,6 +57,9 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
 from guigym.vector import per_env_actions
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 try:
     import ray
@@ -169,8 +172,8 @@ class EnvActor:
 
     def run(self, jobs: Sequence[tuple[Any, ...]] | bytes) -> list[tuple[Any, ...]]:
         if isinstance(jobs, bytes):  # pickled by the driver (RayVectorEnv._exec), which Ray trusts as much
-            jobs = pickle.loads(jobs)
-        out = []
+            jobs = cast("Sequence[tuple[Any, ...]]", pickle.loads(jobs))
+        out: list[tuple[Any, ...]] = []
         for job in jobs:
             env = self.envs[job[1]]
             try:
@@ -210,7 +213,7 @@ class EnvActor:
     def _info(self, env: gym.Env, info: dict[str, Any]) -> dict[str, Any] | _PackedInfo:
         info = {**info, FAILED: False, FAILURE: ""}
         if self.record_state:
-            info["state"] = env.unwrapped.get_state()
+            info["state"] = cast("GuiEnv", env.unwrapped).get_state()  # a GuiEnv's (another env raises AttributeError, as before)
         if self.compress is not None:  # a state is up to ~35 KB (Settings), 3x smaller packed
             return _PackedInfo(zlib.compress(pickle.dumps(info, protocol=5), 1))
         return info
@@ -416,7 +419,8 @@ class RayVectorEnv(VectorEnv):
         for i, (_, info) in zip(idx, results, strict=True):
             infos = self._add_info(infos, info, i)
         self._autoreset[idx] = False
-        self._observations = concatenate(self.single_observation_space, self._last_obs, self._observations)
+        self._observations = concatenate(self.single_observation_space, self._last_obs,
+                                         self._observations)  # type: ignore[arg-type]  # gymnasium's hint omits a custom space's None
         return self._batch(), infos
 
     def step(self, actions: Any) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -446,7 +450,8 @@ class RayVectorEnv(VectorEnv):
                 _, rewards[i], terminated[i], truncated[i], info = rec
             infos = self._add_info(infos, info, i)
         self._autoreset = terminated | truncated
-        self._observations = concatenate(self.single_observation_space, self._last_obs, self._observations)
+        self._observations = concatenate(self.single_observation_space, self._last_obs,
+                                         self._observations)  # type: ignore[arg-type]  # gymnasium's hint omits a custom space's None
         return self._batch(), rewards, terminated, truncated, infos
 
     def render(self) -> tuple[Any, ...]:
@@ -643,7 +648,7 @@ class RayVectorEnv(VectorEnv):
     def _failed(self, i: int, why: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self._last_obs[i], 0.0, False, True, {FAILED: True, FAILURE: why}
 
-    def _batch(self) -> dict[str, Any]:
+    def _batch(self) -> Any:  # a Dict space's batch is a dict; another space's, an array or a tuple
         # concatenate writes into the same arrays every call: a batch the caller keeps must not change under it
         return copy_module.deepcopy(self._observations) if self.copy else self._observations
 

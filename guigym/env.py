@@ -6,21 +6,20 @@ import itertools
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Iterable
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from guigym import allocator
-from guigym.action_text import ActionParseError, _short
-from guigym.actions import (ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, as_int, checked_action, format_action,
-                            parse_action)
+from guigym.action_text import ActionParseError, _short, format_action, parse_action
+from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, as_int, checked_action
 from guigym.apps import FAMILIES
 from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
 from guigym.apps.draws import Draws
 from guigym.apps.snapshot import snapshot_problems
-from guigym.apps.schema import DeviceState, Scenario
+from guigym.apps.schema import AppState, DeviceState, Scenario
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
 from guigym.events import Event
@@ -122,7 +121,7 @@ class GuiEnv(gym.Env):
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
     #: gym.make(id, family=...) would make another family's envs under id: refused when set
-    spec = CheckedSpec()  # type: ignore[assignment]
+    spec = CheckedSpec()
 
     def __init__(
         self,
@@ -282,11 +281,12 @@ class GuiEnv(gym.Env):
             self._history = (self._history + [act])[-HISTORY_LEN:]  # written as a line only when read
             ev, err = self._event(act)
         before = self._potential()
-        nxt, key = self._state, self._key
+        nxt: DeviceState = cast(DeviceState, self._state)  # step() refused an env without one
+        key: bytes | None = self._key
         if ev is not None:  # the oracle memoises transitions: following its plan re-applies nothing
             nxt, key = self._oracle.step(self._state, self._key, ev, self._view)  # type: ignore[union-attr, arg-type]
         if nxt.get("popup", -1) > 0:  # an interruption (guigym.variation) counts the steps until it shows
-            nxt, key = {**nxt, "popup": nxt["popup"] - 1}, None  # type: ignore[assignment]
+            nxt, key = {**nxt, "popup": nxt["popup"] - 1}, None
         if nxt is not self._state:
             self._refresh(nxt, key)
         ref = self._reference()  # first: planning a new state asks family.assess once, and memoises its success
@@ -335,7 +335,7 @@ class GuiEnv(gym.Env):
         for i, item in enumerate(h):
             if not isinstance(item, str):
                 h[i] = _history_line(item)  # in place: an action and its line mean the same wherever the list is shared
-        return list(h)
+        return cast("list[str]", list(h))  # every item a line now
 
     # --- state and reference -----------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
@@ -367,11 +367,11 @@ class GuiEnv(gym.Env):
         if found:
             raise ValueError("set_state: not a valid get_state() snapshot:\n  " + "\n  ".join(found[:20]))
         old = (self.scenario, self._state, self._history, self._oracle, self._epoch, list(self._valid_states))
-        history = [_cut(printable(h)) for h in snapshot.get("history", [])[-HISTORY_LEN:]]
+        history: list[str | Action] = [_cut(printable(h)) for h in snapshot.get("history", [])[-HISTORY_LEN:]]
         # the env's own scenario again (a snapshot of this episode): keep it, and with it the
         # oracle's memoised plans — what makes stage-2 grounded rewards (a set_state per candidate) cheap
         try:
-            self._load(self.scenario if same else copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), history)
+            self._load(cast(Scenario, self.scenario) if same else copy_state(snapshot["scenario"]), copy_state(snapshot["state"]), history)
             self._reference()  # the oracle must be able to plan from it too
             if not known:
                 self._check_stacks()  # and every screen Back or OpenApp can show next
@@ -386,7 +386,7 @@ class GuiEnv(gym.Env):
             raise ValueError(f"set_state: the snapshot cannot be shown ({type(e).__name__}: {str(e)[:200]})") from e
         self._initial_len = int(snapshot.get("initial_len", 1))
         if not known:
-            self._valid_states.append(self._state)
+            self._valid_states.append(cast(DeviceState, self._state))  # _load made it current
 
     def reference(self) -> list[RefStep]:
         """The dense reference trajectory from the current state (``[]`` if none)."""
@@ -452,7 +452,7 @@ class GuiEnv(gym.Env):
         if level not in self.family.levels:
             raise ValueError(f"unknown level {level!r} for {self.family.name}; expected one of {self.family.levels}")
 
-    def _load(self, scenario: Scenario, state: DeviceState, history: list[str]) -> None:
+    def _load(self, scenario: Scenario, state: DeviceState, history: list[str | Action]) -> None:
         if self.scenario is None or scenario is not self.scenario:
             self._oracle = Oracle(self.family, scenario, self.width, self.height)
             self._epoch = next(self._epochs)
@@ -486,16 +486,16 @@ class GuiEnv(gym.Env):
         screens under the current one, ``OpenApp`` another app's top screen, so a snapshot whose
         stacks hold a screen no app can show must fail here, not some steps later. Raises what
         showing such a screen raises."""
-        state = self._state
-        for name, app in state["apps"].items():  # type: ignore[union-attr]
+        state = cast(DeviceState, self._state)  # set_state's _load made it current
+        for name, app in state["apps"].items():
             stack = app["stack"]
             for k in range(len(stack), 0, -1):
-                if name == state["fg"] and k == len(stack):  # type: ignore[index]
+                if name == state["fg"] and k == len(stack):
                     continue  # on screen: drawn already
                 # Back clears the focus; an app brought back by OpenApp keeps its own
-                shown = {**app, "stack": stack[:k], "focus": app["focus"] if k == len(stack) else None}
-                st = {**state, "fg": name, "apps": {**state["apps"], name: shown}}  # type: ignore[dict-item]
-                self._oracle.screen(st, state_key(st))  # type: ignore[union-attr, arg-type]
+                shown: AppState = {**app, "stack": stack[:k], "focus": app["focus"] if k == len(stack) else None}
+                st: DeviceState = {**state, "fg": name, "apps": {**state["apps"], name: shown}}
+                self._oracle.screen(st, state_key(st))  # type: ignore[union-attr]
 
     def _reference(self) -> list[RefStep] | None:
         return self._oracle.reference(self._state, self._key)  # type: ignore[union-attr, arg-type]

@@ -106,7 +106,7 @@ def episodes(
     datasets never share an id or a screenshot folder."""
     shots_dir = out / "screenshots" if shots_dir is None else shots_dir
     plain = resolve_variation(variation, split) is None
-    varied = {} if plain else {"variation": variation, "split": split}
+    varied: dict[str, Any] = {} if plain else {"variation": variation, "split": split}
     env = gym.make(env_id, backend=backend, **varied)
     try:
         for i in range(n):

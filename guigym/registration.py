@@ -129,7 +129,7 @@ def _not_a_gui_env(spec: gym.envs.registration.EnvSpec) -> bool:
     point that is a class, not GuiEnv's); a factory function is given the benefit of the doubt."""
     from guigym.env import GuiEnv
 
-    entry_point = spec.entry_point
+    entry_point: object = spec.entry_point
     if isinstance(entry_point, str):
         try:  # imports the entry point's module, as gym.make would
             entry_point = gym.envs.registration.load_env_creator(entry_point)

@@ -132,7 +132,7 @@ def element_space(width: int, height: int) -> spaces.Sequence:
 # wrappers), which cannot hold arbitrary Unicode. UnicodeText flattens to code points + 1
 # (0 pads), so every string survives AsyncVectorEnv and FlattenObservation round trips.
 @spaces.utils.flatten.register(UnicodeText)
-def _flatten_unicode(space: UnicodeText, x: str) -> np.ndarray:
+def _flatten_unicode(space: UnicodeText, x: str) -> np.ndarray:  # type: ignore[misc]  # mypy#13040: fallback is generic (Space[T])
     arr = np.zeros(space.max_length, dtype=np.int32)
     codes = np.frombuffer(x[: space.max_length].encode("utf-32-le", "surrogatepass"), dtype="<u4")
     arr[: len(codes)] = codes + 1
@@ -140,7 +140,7 @@ def _flatten_unicode(space: UnicodeText, x: str) -> np.ndarray:
 
 
 @spaces.utils.unflatten.register(UnicodeText)
-def _unflatten_unicode(space: UnicodeText, x: np.ndarray) -> str:
+def _unflatten_unicode(space: UnicodeText, x: np.ndarray) -> str:  # type: ignore[misc]  # mypy#13040: fallback is generic (Space[T])
     return _decode(np.asarray(x))
 
 

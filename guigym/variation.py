@@ -485,7 +485,7 @@ def _resolved(variation: str | Mapping[str, Any] | None, split: str) -> dict[str
         if len(_RESOLVED) >= 64:
             _RESOLVED.clear()
         hit = _RESOLVED[key] = resolve(variation, split)
-    return hit  # type: ignore[return-value]
+    return hit
 
 
 def sample_variation(variation: str | Mapping[str, Any] | None, split: str, rng: np.random.Generator) -> dict[str, Any]:
@@ -517,7 +517,7 @@ def restyle(instruction: str, style: str, rng: np.random.Generator) -> str:
         return instruction
     question = instruction.rstrip().endswith("?")
     if style == "casual":  # the question follows "hmm, " or a colon: lower case ("hmm, which ...?")
-        t = CASUAL_Q if question else CASUAL
+        t: tuple[str, ...] = CASUAL_Q if question else CASUAL
         return t[int(rng.integers(len(t)))].format(i=_lead(instruction), q=_lead(instruction))
     if style == "formal":
         t = FORMAL_Q if question else FORMAL
@@ -570,7 +570,7 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
     out["theme"] = theme
     if var["icons"] != "matching" and len(scenario.get("home", {}).get("icons", ())) > 1:
         out["home"] = {**scenario["home"], "looks": icon_looks(scenario["home"]["icons"], var["icons"], rng)}
-    task = dict(scenario["task"])
+    task: dict[str, Any] = dict(scenario["task"])
     lang = var.get("language", "en")
     if lang != "en":  # an instruction made in that language from the task's fields (guigym.i18n)
         from guigym import i18n

@@ -70,7 +70,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -138,7 +138,7 @@ class GuiVectorEnv(AsyncVectorEnv):
             whose drawing holds a lock.
     """
     #: gym.make_vec(id, family=...) made another family's envs under id: refused when set
-    spec = CheckedSpec()  # type: ignore[assignment]
+    spec = CheckedSpec()
 
     def __init__(
         self,
@@ -226,7 +226,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         return self.single_observation_space if key is None else self.single_observation_space[key]  # type: ignore[index]
 
     @property
-    def observations(self) -> Any:  # type: ignore[override]
+    def observations(self) -> Any:
         """The batch as the vector env holds it: views of shared memory (what ``copy=False`` returns)."""
         return self._batch(copy=False)
 
@@ -240,7 +240,8 @@ class GuiVectorEnv(AsyncVectorEnv):
         def piped(key: str | None) -> Any:
             items = [p if key is None else p[key] for p in self._pipe_obs]
             if key is None:  # a whole non-Dict observation: batch it like Gymnasium does
-                self._pipe_buf = concatenate(self.single_observation_space, items, self._pipe_buf)
+                self._pipe_buf = concatenate(self.single_observation_space, items,
+                                             self._pipe_buf)  # type: ignore[arg-type]  # gymnasium's hint omits a custom space's None
                 return copy_module.deepcopy(self._pipe_buf) if copy else self._pipe_buf
             # a Sequence key batches to a tuple (Gymnasium's concatenate) of the very objects kept in
             # _pipe_obs (a failed env's next step, its final_obs and a masked reset show them again): copied
@@ -267,7 +268,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         parent, child = self._ctx.Pipe()
         shm = {k: self._shm[k] for k in self._shm_keys}
         envs = self.worker_envs[w]
-        p = self._ctx.Process(
+        p = self._ctx.Process(  # type: ignore[attr-defined]  # typeshed's BaseContext lacks Process, which every real context has
             target=_worker, name=f"Worker<{type(self).__name__}>-{w}", daemon=self.daemon,
             args=(envs.start, [CloudpickleWrapper(self.env_fns[i]) for i in envs], child, shm, self._pipe_keys,
                   self.autoreset_mode, needs_reset, self.worker_threads,
@@ -370,20 +371,20 @@ class GuiVectorEnv(AsyncVectorEnv):
 
         for w in [w for w in asked if w in self._dead]:
             fail(w, WorkerDied(self._dead[w]))
-        pending = {self._pipes[w]: w for w in asked if w not in self._dead}
+        pending = {cast(Connection, self._pipes[w]): w for w in asked if w not in self._dead}  # a live worker has its pipe
         deadline = None if timeout is None else time.monotonic() + timeout
         while pending:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready = wait(list(pending), left)
+            ready = cast("list[Connection]", wait(list(pending), left))  # some of the pipes given
             if not ready:  # timed out: every worker still busy counts as hung
                 for pipe, w in pending.items():
                     fail(w, WorkerDied(f"worker did not answer within {timeout} s (hung); killed"))
                     self._dead[w] = "hung"
                 break
             for pipe in ready:
-                w = pending.pop(pipe)  # type: ignore[call-overload]
+                w = pending.pop(pipe)
                 try:
-                    ok, payload = pipe.recv()  # type: ignore[union-attr]
+                    ok, payload = pipe.recv()
                 except (EOFError, OSError) as e:
                     p = self._procs[w]
                     p.join(0.5)
@@ -671,8 +672,8 @@ class _Pickler(ForkingPickler):
         self.dispatch_table.update(_SCALAR_REDUCERS)
 
 
-_SCALAR_REDUCERS = {t: _integer_scalar for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                                                 np.uint64, np.bool_)}
+_SCALAR_REDUCERS: dict[type, Callable[[Any], tuple[type, tuple[int | bool]]]] = {
+    t: _integer_scalar for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)}
 
 
 def _dumps(obj: Any) -> memoryview:

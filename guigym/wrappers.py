@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -30,6 +30,9 @@ from PIL import Image
 
 from guigym.action_text import _short
 from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 #: a quoted span: single quotes not inside a word (the apostrophe of "Wright's" opens nothing)
 _QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"")
@@ -57,6 +60,11 @@ def instruction_spans(text: str, k: int) -> list[str]:
     seen: set[str] = set()
     uniq = [s for s in out if not (s in seen or seen.add(s))]  # type: ignore[func-returns-value]
     return uniq[:k]
+
+
+def _gui(env: gym.Env) -> GuiEnv:
+    """``env.unwrapped``, the :class:`~guigym.env.GuiEnv` these wrappers are made for."""
+    return cast("GuiEnv", env.unwrapped)
 
 
 def _count(v: Any, what: str, low: int) -> int:
@@ -127,10 +135,10 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         gym.utils.RecordConstructorArgs.__init__(self, grid=(cols, rows), type_slots=type_slots, open_app=open_app)
         super().__init__(env)
         self.cols, self.rows = cols, rows
-        self.width, self.height = env.unwrapped.width, env.unwrapped.height
+        self.width, self.height = _gui(env).width, _gui(env).height
         self.type_slots = type_slots
         self.n_click = self.cols * self.rows
-        self.apps: tuple[str, ...] = tuple(env.unwrapped.apps) if open_app else ()
+        self.apps: tuple[str, ...] = tuple(_gui(env).apps) if open_app else ()
         self.action_space = spaces.Discrete(self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + type_slots)
 
     def cell_center(self, i: int) -> tuple[int, int]:
@@ -141,8 +149,9 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         # as_int, not int(): int() took -0.5 for index 0, True for 1 and "3" for 3, and raised a
         # TypeError on None or a 1-element array; every non-index is now the same ValueError
         i = as_int(a, "action index")
-        if not 0 <= i < self.action_space.n:
-            raise ValueError(f"action index {i} outside Discrete({self.action_space.n})")
+        space = cast(spaces.Discrete, self.action_space)  # set in __init__
+        if not 0 <= i < space.n:
+            raise ValueError(f"action index {i} outside Discrete({space.n})")
         if i < self.n_click:
             return Click(*self.cell_center(i))
         i -= self.n_click
@@ -155,7 +164,7 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         if i < len(self.apps):
             return OpenApp(self.apps[i])
         i -= len(self.apps)
-        spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
+        spans = instruction_spans(_gui(self.env).instruction, self.type_slots)
         return Type(spans[i]) if i < len(spans) else OpenApp("")  # a spare slot: a no-op
 
     def index_of(self, action: Action) -> int:
@@ -179,7 +188,7 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(f"{action} is not expressible: DiscreteActions has no Answer block")
         if self.type_slots == 0:
             raise ValueError(f"{action} is not expressible: this wrapper has type_slots=0")
-        spans = instruction_spans(self.env.unwrapped.instruction, self.type_slots)
+        spans = instruction_spans(_gui(self.env).instruction, self.type_slots)
         if action.text not in spans:  # it returned the last Type slot: typing another text, silently
             raise ValueError(f"{action} is not expressible: its text is not one of the instruction's "
                              f"{len(spans)} typeable spans {[_short(t) for t in spans]}")
@@ -214,7 +223,7 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         })
 
     def observation(self, obs: dict[str, Any]) -> Any:
-        img = np.asarray(Image.fromarray(obs["screenshot"]).resize(self.size, Image.BOX))
+        img = np.asarray(Image.fromarray(obs["screenshot"]).resize(self.size, Image.Resampling.BOX))
         if self.image_only:
             return img
         return {"image": img, "instruction": hashed_bag_of_words(obs["instruction"], self.instruction_dim)}
@@ -259,7 +268,7 @@ class PreviousAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._hist[:] = 0.0
         return self._add(obs), info
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         obs, r, term, trunc, info = self.env.step(action)
         self._hist[1:] = self._hist[:-1].copy()
         self._hist[0] = 0.0
@@ -288,7 +297,7 @@ class NoEffectPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._image = _frame(obs)
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, r, term, trunc, info = self.env.step(action)
         img = _frame(obs)
         if self._image is not None and np.array_equal(img, self._image):

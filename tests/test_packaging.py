@@ -75,9 +75,9 @@ def _metadata(whl: Path) -> tuple[str, object]:
 
 def test_wheel_ships_every_runtime_file(built: dict[str, Path]) -> None:
     """The browser runtime (sites/: index.html, runtime.js, runtime.css), the bundled fonts and
-    their licence, and every module of the three packages are in the wheel."""
+    their licence, ``guigym/py.typed`` and every module of the three packages are in the wheel."""
     names = _names(built["wheel"])
-    data = _source_files("sites") | _source_files("guigym/fonts")
+    data = _source_files("sites") | _source_files("guigym/fonts") | {"guigym/py.typed"}
     assert {"sites/index.html", "sites/runtime.js", "sites/runtime.css", "guigym/fonts/LICENSE-DejaVu.txt"} <= data
     modules = {f for pkg in PACKAGES for f in _source_files(pkg) if f.endswith(".py")}
     assert not (data | modules) - names, f"missing from the wheel: {sorted((data | modules) - names)}"

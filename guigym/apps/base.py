@@ -535,7 +535,7 @@ def _device_view(scenario: Scenario, state: DeviceState) -> View:
     banner = scenario.get("banner")
     top = None
     if banner is not None and "after" in banner:  # adversarial content inside the app's own rows, looking like them
-        top = Widget(BANNER_ID, banner["kind"], banner["text"], detail=banner.get("detail"))
+        top = Widget(BANNER_ID, banner["kind"], banner["text"], detail=banner.get("detail", ""))
     elif banner is not None:  # adversarial content at the top of every app screen (not on dialogs)
         top = Widget(BANNER_ID, banner["kind"], banner["text"], style="primary" if banner["kind"] == "button" else "error")
     at = int(banner["after"]) if banner is not None and "after" in banner else 0

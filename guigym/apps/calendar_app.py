@@ -481,7 +481,7 @@ class CalendarFamily(Family):
     apps = (APP,)
     task_type = CalendarTask
     asks_questions = True
-    _memo: tuple[Scenario, Any] | None = None
+    _memo: tuple[Scenario, tuple[dict[int, Key], Counter[Key]]] | None = None
     #: The tasks' types in the instruction's order ("delete_rule": every event of a series in a
     #: week; "add" is also the long template's far-from-the-defaults add).
     templates = {"easy": ("add", "delete", "delete_rule", "move", "count", "when"),
@@ -541,7 +541,8 @@ class CalendarFamily(Family):
         for t in tasks:
             if t["type"] == "count":
                 d = day_of(str(t["date"]))
-                for x in [*events, *tasks]:
+                both: list[CalEvent | CalTask] = [*events, *tasks]
+                for x in both:
                     if x is not t and x.get("repeat") not in (None, "never") and x["date"] != t["date"] and occurs(x, d):  # type: ignore[arg-type]
                         x["repeat"] = "never"
                 gone = {i for x in tasks if x["type"] == "delete" for i in x["ids"]}
@@ -580,7 +581,7 @@ class CalendarFamily(Family):
                 hour = hour if abs(hour - DEFAULT_TIME[0]) >= 4 else hour + 12 if hour + 12 <= 20 else hour
                 minute = int(pick(rng, (15, 30, 45)))
                 rep = pick(rng, ("weekly", "monthly"))
-            t.update(title=spare.pop(), date=iso(d), time=hhmm(hour * 60 + minute), repeat=rep)
+            t.update({"title": spare.pop(), "date": iso(d), "time": hhmm(hour * 60 + minute), "repeat": rep})
             return t
         if kind == "delete_rule":  # a series: some in the rule's week, some outside it
             t["type"] = "delete"
@@ -609,10 +610,10 @@ class CalendarFamily(Family):
             k = int(rng.integers(1, 4))
             for j in range(k):
                 new_event(title if j == 0 else spare.pop(), d)
-            t.update(date=iso(d))
+            t.update({"date": iso(d)})
             return t
         e = new_event(title, d, "never")
-        t.update(title=title, ids=[e["id"]])
+        t.update({"title": title, "ids": [e["id"]]})
         if kind == "move":
             old = minutes_of(e["time"])
             t["time"] = hhmm(int(pick(rng, [x for x in TIMES if x != old])))
@@ -662,7 +663,7 @@ class CalendarFamily(Family):
         and the new ones (a multiset). Memoised for the last scenario, by identity."""
         memo = self._memo
         if memo is not None and memo[0] is scenario:
-            return memo[1]  # type: ignore[no-any-return]
+            return memo[1]
         kept = {e["id"]: key_of(e) for e in scenario["apps"][APP]["events"]}
         new: Counter[Key] = Counter()
         for t in self._tasks(scenario):

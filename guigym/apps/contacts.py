@@ -210,7 +210,7 @@ class AddressBook(App):
             elif "@" not in email:
                 vals[sub_id(sid, "error")] = "Enter a valid email address"
             else:
-                card.update(phone=phone, email=email)
+                card.update({"phone": phone, "email": email})
                 vals[sub_id(sid, "error")] = ""
                 self.pop(state)
         elif w.action == "cancel":
@@ -332,7 +332,7 @@ class ContactsFamily(Family):
             if t["type"] == "delete":
                 out.pop(t["person"], None)
             elif t["type"] == "edit":
-                out[t["person"]].update({k: t[k] for k in ("phone", "email") if t[k] is not None})  # type: ignore[literal-required]
+                out[t["person"]].update({k: t[k] for k in ("phone", "email") if t[k] is not None})
             elif t["type"] == "fav":
                 out[t["person"]]["fav"] = bool(t["fav"])
         return out  # type: ignore[return-value]
@@ -384,8 +384,8 @@ class ContactsFamily(Family):
                 if app_state["stack"][-1] != ed:  # the Edit button pre-fills the editor
                     return self._towards(state, card, Goal(APP, person_screen(pid), sub_id(person_screen(pid), "edit"), "press"))
                 for f in ("phone", "email"):
-                    if app_state["values"].get(sub_id(ed, f)) != goal[f]:  # type: ignore[literal-required]
-                        return Goal(APP, ed, sub_id(ed, f), "set", goal[f])  # type: ignore[literal-required]
+                    if app_state["values"].get(sub_id(ed, f)) != goal[f]:
+                        return Goal(APP, ed, sub_id(ed, f), "set", goal[f])
                 return Goal(APP, ed, sub_id(ed, "save"), "press")
             return self._towards(state, card, Goal(APP, person_screen(pid), fav_id(pid), "set", goal["fav"]))
         ask = self._ask(scenario)

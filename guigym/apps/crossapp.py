@@ -83,7 +83,7 @@ from guigym.apps.mail import when as mail_when
 from guigym.apps.messages import THEIRS, MessagesFamily, _reachable, fact_message, thread_screen
 from guigym.apps.permission import permission_goal
 from guigym.apps.phone import PhoneFamily, _fold, notes_plus_app
-from guigym.apps.schema import AppSpec, CalEvent, Card, DeviceState, MailRecord, Scenario, Task
+from guigym.apps.schema import AppSpec, CalEvent, Card, CartItem, DeviceState, MailRecord, Scenario, ShopSpec, Task
 from guigym.apps.shop import (
     ANY,
     CART,
@@ -254,7 +254,7 @@ class CrossAppFamily(Family):
 
     # --- generation ------------------------------------------------------------------------
     def template(self, scenario: Scenario) -> str:
-        return str(scenario["task"]["source"])
+        return str(self._task(scenario)["source"])
 
     def generate(self, rng: np.random.Generator, level: str) -> Scenario:
         T = tables(__name__)
@@ -448,9 +448,9 @@ class CrossAppFamily(Family):
         pool = [g for _, g in sorted(groups.items()) if len(g) >= 2] or [g for _, g in sorted(groups.items())]
         best = min(pick(rng, pool), key=lambda p: p["price"]) if asked else products[0]
         in_cart = sample(rng, products, int(rng.integers(0, 3)))
-        cart = [{"pid": p["id"], "size": pick(rng, p["sizes"]), "qty": int(rng.integers(1, 3))} for p in in_cart]
-        shop = {"products": products, "cats": cats, "colours": colours, "cart": cart, "card_field": False,
-                "saved_card": f"{int(rng.integers(0, 10000)):04d}", "order_base": int(rng.integers(1000, 9000))}
+        cart: list[CartItem] = [{"pid": p["id"], "size": pick(rng, p["sizes"]), "qty": int(rng.integers(1, 3))} for p in in_cart]
+        shop: ShopSpec = {"products": products, "cats": cats, "colours": colours, "cart": cart, "card_field": False,
+                          "saved_card": f"{int(rng.integers(0, 10000)):04d}", "order_base": int(rng.integers(1000, 9000))}
         spec: AppSpec = {
             "kind": "shop_seen", "name": SHOP, "root": MAIN, "color": list(pick(rng, ICON_COLORS)), "shop": shop,
             "screens": {

@@ -29,7 +29,8 @@ True
 from __future__ import annotations
 
 import operator
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -72,11 +73,11 @@ class Draws:
                 self._set_state(self._start)
             return
         self._bg.state = self._start  # rewind the words read ahead ...
-        self._bg.advance(self._pos)  # ... then skip the ones used (advance clears the spare half)
+        cast(np.random.PCG64, self._bg).advance(self._pos)  # ... then skip the ones used (advance clears the spare half)
         self._set_state(self._bg.state)
         self._words, self._pos = [], 0
 
-    def _set_state(self, st: dict[str, Any]) -> None:
+    def _set_state(self, st: Mapping[str, Any]) -> None:
         st = dict(st)
         st["has_uint32"], st["uinteger"] = self._has32, self._u32
         self._bg.state = st

@@ -324,6 +324,7 @@ class FileManager(App):
             if any(p.startswith(where) for p in out):
                 continue
             for n in nodes:
+                chain: list[int]
                 chain, up = [], n["id"]
                 while up not in ok and len(chain) <= len(nodes):
                     chain.append(up)
@@ -424,24 +425,24 @@ class FileManager(App):
                 Widget(sub_id(sid, "cancel"), "button", "Cancel", action="cancel"),
             ]
         if head == "m":  # every folder the ticked items may go to: not here, not into themselves
-            sel = {n["id"] for n in self.selected(state, fid)}
+            moving = {n["id"] for n in self.selected(state, fid)}
             group = sub_id(sid, "dest")
             dests = []
             for d in [ROOT] + [n["id"] for n in sorted(nodes, key=lambda n: n["id"]) if n["folder"]]:
                 up, inside = d, False
                 while up != ROOT and not inside:
-                    inside, up = up in sel, by_id[up]["parent"]
+                    inside, up = up in moving, by_id[up]["parent"]
                 if d != fid and not inside:
                     dests.append(d)
             out = [Widget(dest_id(path, d), "radio", label, value=vals.get(group) == str(d), group=group, option=str(d))
                    for d, label in zip(dests, dest_labels(by_id, dests))]
             return [Widget(sub_id(sid, "go"), "button", "Move here", action="dest", style="primary"), *note, *out]
-        n = by_id.get(int(sid.rpartition(":")[2]))  # a file's details
-        if n is None or n["parent"] != fid:
+        node = by_id.get(int(sid.rpartition(":")[2]))  # a file's details
+        if node is None or node["parent"] != fid:
             return []
         return [
-            Widget(sub_id(sid, "size"), "label", f"Size: {size_label(n['size'])}"),
-            Widget(sub_id(sid, "date"), "label", f"Modified: {n['date']}"),
+            Widget(sub_id(sid, "size"), "label", f"Size: {size_label(node['size'])}"),
+            Widget(sub_id(sid, "date"), "label", f"Modified: {node['date']}"),
             Widget(sub_id(sid, "where"), "label", f"In: {where(by_id, fid)}", style="muted"),
             Widget(sub_id(sid, "share"), "button", "Share", action="share"),
             *note,

@@ -227,7 +227,9 @@ class LoginFamily(Family):
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         sess = self._app_state(scenario, state)["data"].get("session")
         t = self._task(scenario)
-        return bool(sess) and sess["user"] == t["user"] and (t["remember"] is None or sess["remember"] == t["remember"])
+        if not sess:
+            return False
+        return sess["user"] == t["user"] and (t["remember"] is None or sess["remember"] == t["remember"])
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         data = self._app_state(scenario, state)["data"]

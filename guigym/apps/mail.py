@@ -375,7 +375,7 @@ class MailApp(ContactsGate):
             return self._dialog(sid, f"Delete {k} mail{'s' * (k != 1)}?")
         mid = mail_of(sid)
         m = _by_id(mails, mid) if mid is not None else None
-        if m is None or m["box"] != INBOX:
+        if mid is None or m is None or m["box"] != INBOX:
             return []
         head = sid.partition(":")[0]
         if head == "d":
@@ -902,12 +902,12 @@ class MailFamily(Family):
             sid = mail_screen(m["id"])
             line = next(i for i, s in enumerate(body_lines(m["body"])) if str(ask["fact"]) in s)
             return self._reach(app_state, ask, m) or Goal(APP, sid, sub_id(sid, f"b{line}"), "answer", ask["fact"])
-        t = self._open(scenario)
-        if t is not None:
-            m = _by_id(mails, t["ids"][0])
+        opened = self._open(scenario)
+        if opened is not None:
+            m = _by_id(mails, opened["ids"][0])
             if m is not None and m["box"] == INBOX and app_state["stack"][-1] != mail_screen(m["id"]):
                 sid = mail_screen(m["id"])
-                return self._reach(app_state, t, m) or Goal(APP, sid, sub_id(sid, "from"), "press")
+                return self._reach(app_state, opened, m) or Goal(APP, sid, sub_id(sid, "from"), "press")
         return None
 
     @staticmethod

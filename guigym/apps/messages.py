@@ -483,7 +483,7 @@ class MessagesFamily(Family):
             msg, fact = fact_message(rng, field)
             k = int(rng.integers(0, len(th["msgs"]) + 1))
             th["msgs"].insert(k, THEIRS + msg)
-            t.update(index=k, field=field, fact=fact)
+            t.update({"index": k, "field": field, "fact": fact})
         return t
 
     @staticmethod

@@ -262,11 +262,12 @@ class SettingsFamily(Family):
             if isinstance(place.item, Toggle):
                 # a setting's row sits on its own screen only (catalogue ids are unique; pads have their own)
                 current = next(r["value"] for r in b.screens[place.screen]["rows"] if r["id"] == setting and r["kind"] == "toggle")
-                t.update(kind="toggle", value=not current)
+                t.update({"kind": "toggle", "value": not current})
             else:
                 all_opts = cast(list[str], place.options)
                 opt = pick(rng, [o for o in all_opts if o != b.defaults[setting]])
-                t.update(kind="choice", value=opt, choice_screen=choice_screen(setting), row=option_id(setting, all_opts.index(opt)))
+                t.update({"kind": "choice", "value": opt, "choice_screen": choice_screen(setting),
+                          "row": option_id(setting, all_opts.index(opt))})
             out.append(t)
         return sample(rng, out, len(out))
 

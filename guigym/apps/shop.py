@@ -308,7 +308,8 @@ class ShopApp(App):
         keys = {"number": int, "items": list, "name": str, "address": str, "card": str, "total": int}
         for i, o in enumerate(data["orders"]):
             if not (isinstance(o, dict) and o.keys() == keys.keys() and all(type(o[k]) is t for k, t in keys.items())
-                    and o["items"] and all(isinstance(x, list) and len(x) == 3 and not item_problems(*x, "") for x in o["items"])):
+                    and o["items"] and all(isinstance(x, list) and len(x) == 3 and not item_problems(x[0], x[1], x[2], "")
+                                           for x in o["items"])):
                 out.append(f"data.orders[{i}]: {o!r:.40} is not an order (number, items [[product, size, quantity], …], "
                            "name, address, card, total)")
         return out
@@ -648,12 +649,12 @@ class ShopFamily(Family):
             if k in ("add", "buy"):
                 p = adds.pop(0)
                 t = _blank("add")
-                t.update(pid=p["id"], size=pick(rng, p["sizes"]), qty=int(rng.integers(1, 3 if level == "easy" else 4)))
+                t.update({"pid": p["id"], "size": pick(rng, p["sizes"]), "qty": int(rng.integers(1, 3 if level == "easy" else 4))})
                 tasks.append(t)
                 clauses.append(self._add_clause(rng, p, t, buy=k == "buy"))
                 if k == "buy" and level != "easy":
                     c = _blank("checkout")
-                    c.update(name=pick(rng, PEOPLE), address=street_address(rng), card=card_number(rng) if card_field else None)
+                    c.update({"name": pick(rng, PEOPLE), "address": street_address(rng), "card": card_number(rng) if card_field else None})
                     tasks.append(c)
                     clauses[-1] += self._checkout_clause(c)
             elif k in ("remove", "qty"):
@@ -661,7 +662,7 @@ class ShopFamily(Family):
                 pid, size, qty = item["pid"], item["size"], item["qty"]
                 p = products[pid]
                 t = _blank(k)
-                t.update(pid=pid, size=size)
+                t.update({"pid": pid, "size": size})
                 if k == "qty":
                     t["qty"] = pick(rng, [n for n in range(1, 6) if n != qty])
                     clauses.append(pick(rng, QTY).format(d=describe(p), n=t["qty"]))
@@ -678,8 +679,8 @@ class ShopFamily(Family):
                 else:
                     clauses.append(pick(rng, ASK_CHEAPEST).format(c=p["colour"].lower(), k=T.CATEGORIES[p["cat"]][2]))
         text = clauses[0]
-        for c in clauses[1:]:
-            text += pick(rng, JOINS) + c[0].lower() + c[1:]
+        for clause in clauses[1:]:
+            text += pick(rng, JOINS) + clause[0].lower() + clause[1:]
         if not text.endswith(("?", ".")):
             text += "."
         values: dict[str, Any] = {}
@@ -734,10 +735,10 @@ class ShopFamily(Family):
             pool = [g for _, g in sorted(groups.items()) if len(g) >= least]
             if pool and first:
                 best = min(pick(rng, pool), key=lambda p: p["price"])
-                t.update(pid=best["id"], field="cheapest", fact=best["name"])
+                t.update({"pid": best["id"], "field": "cheapest", "fact": best["name"]})
                 return t
         p = pick(rng, products)
-        t.update(pid=p["id"], field="price", fact=money(p["price"]))
+        t.update({"pid": p["id"], "field": "price", "fact": money(p["price"])})
         return t
 
     # --- progress --------------------------------------------------------------------------
@@ -837,16 +838,16 @@ class ShopFamily(Family):
                 if kind == "add" and k not in cart:
                     return self._add(spec, app_state, products[pid], size, int(t["qty"]))  # type: ignore[arg-type]
             elif kind == "checkout" and not placed:
-                for key, want in ((NAME, t["name"]), (ADDRESS, t["address"]), (CARD, t["card"])):
-                    if want is not None and vals.get(key) != want:
-                        return Goal(APP, CHECKOUT, key, "set", want)
+                for key, value in ((NAME, t["name"]), (ADDRESS, t["address"]), (CARD, t["card"])):
+                    if value is not None and vals.get(key) != value:
+                        return Goal(APP, CHECKOUT, key, "set", value)
                 return Goal(APP, CHECKOUT, "co.place", "press")
             elif kind == "ask" and "answer" not in state:
                 p = products[int(t["pid"])]  # type: ignore[arg-type]
                 if t["field"] == "cheapest":  # every candidate listed: the category and colour chosen, no search text
-                    for key, want in ((SEARCH, ""), (CAT, p["cat"]), (COLOUR, p["colour"]), (PRICE, ANY)):
-                        if vals.get(key) != want:
-                            return Goal(APP, MAIN, key, "set", want)
+                    for key, value in ((SEARCH, ""), (CAT, p["cat"]), (COLOUR, p["colour"]), (PRICE, ANY)):
+                        if vals.get(key) != value:
+                            return Goal(APP, MAIN, key, "set", value)
                     return Goal(APP, MAIN, product_screen(p["id"]), "answer", t["fact"])
                 psid = product_screen(p["id"])
                 if psid not in app_state["stack"]:

@@ -26,6 +26,7 @@ from guigym.apps.family import pick, sample
 from guigym.apps.schema import (
     AppSpec,
     AppState,
+    Note,
     RowSpec,
     ScreenSpec,
     alarm_id,
@@ -120,7 +121,7 @@ def notes_app(rng: np.random.Generator, n_notes: int, avoid: list[str]) -> AppSp
     """The Notes spec with ``n_notes`` saved notes whose titles are not in ``avoid``."""
     T = note_tables()
     titles = sample(rng, [t for t in T.NOTE_TITLES if t not in avoid], n_notes)
-    notes = [{"title": t, "body": pick(rng, T.NOTE_BODIES)} for t in titles]
+    notes: list[Note] = [{"title": t, "body": pick(rng, T.NOTE_BODIES)} for t in titles]
     editor = [
         row("title", "input", "Title", placeholder="Title", value=""),
         row("body", "input", "Note", placeholder="Write something", value=""),

@@ -19,7 +19,7 @@ def make_backend(name: str, width: int, height: int, **kwargs: Any) -> Backend:
 
         return MockBackend(width, height, **kwargs)
     if name == "browser":
-        from guigym.backends.browser import BrowserBackend  # type: ignore[import-not-found]
+        from guigym.backends.browser import BrowserBackend
 
         return BrowserBackend(width, height, **kwargs)
     raise ValueError(f"unknown backend {name!r}; expected one of {BACKENDS}")

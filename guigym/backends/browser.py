@@ -200,7 +200,7 @@ def _kill(pids: list[int]) -> None:
 
 def _linked_shm_files(pid: int) -> list[str]:
     """Chromium shared-memory files that ``pid`` holds open and that still have a name."""
-    out = []
+    out: list[str] = []
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
@@ -836,7 +836,7 @@ class BrowserBackend(Backend):
                     raise r
             return out
 
-        return self._guarded("+".join(m for m, _ in calls[:required]), run)  # type: ignore[no-any-return]
+        return self._guarded("+".join(m for m, _ in calls[:required]), run)
 
     def _guarded(self, what: str, make: Any) -> Any:
         """Run the coroutine ``make()`` on the driver's loop under the deadline (``timeout_s``);

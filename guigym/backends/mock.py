@@ -280,7 +280,7 @@ class MockBackend(Backend):
             if len(plains) >= PLAIN_ENTRIES:
                 plains.clear()
             arr = np.zeros((self.height, self.width, 3), dtype=np.uint8)
-            pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)
+            pygame.image.frombuffer(arr, (self.width, self.height), "RGB").fill(color)  # type: ignore[arg-type]  # pygame stub: no ndarray
             plains[key] = arr  # cached once filled: a fork or an interrupt before it would keep a black frame
         return arr
 
@@ -289,7 +289,7 @@ class MockBackend(Backend):
         n = next((i for i, r in enumerate(items) if r["type"] == "widget"), len(items))
         self._arr, self._handed_out = self._background(items[:n]), False
         c = self._caches
-        s, tiles = pygame.image.frombuffer(self._arr, (self.width, self.height), "RGB"), c.tiles
+        s, tiles = pygame.image.frombuffer(self._arr, (self.width, self.height), "RGB"), c.tiles  # type: ignore[arg-type]  # see _plain
         for r in items[n:]:
             if r["type"] != "widget":
                 self._paint(s, r, 0, 0)

@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES, month_abbr
-from guigym.apps.schema import Scenario
+from guigym.apps.schema import MailRecord, Product, Scenario
+
+if TYPE_CHECKING:  # type-only: the family modules import guigym.i18n (the instruction functions import them when called)
+    from guigym.apps.calendar_app import CalendarTask
+    from guigym.apps.contacts import ContactsTask
+    from guigym.apps.crossapp import CrossTask
+    from guigym.apps.files import FilesTask
+    from guigym.apps.launcher import LauncherTask, NoteTask, SwitchTask
+    from guigym.apps.login import LoginTask
+    from guigym.apps.mail import MailsTask
+    from guigym.apps.messages import MessagesTask
+    from guigym.apps.phone import PhoneTask
+    from guigym.apps.settings import SettingsTask
+    from guigym.apps.shop import ShopInstruction
 
 # --- the phrasebook -------------------------------------------------------------------------
 _COMMON = {
@@ -943,9 +956,9 @@ def _app_shape(s: str) -> str | None:
 
 def _dynamic(s: str) -> str | None:
     """The few dynamic shapes the apps make (counts, dates, prefixes), or None."""
-    out = _app_shape(s)
-    if out is not None:
-        return out
+    shaped = _app_shape(s)
+    if shaped is not None:
+        return shaped
     head, sep, rest = s.partition(" ")
     if sep and head.isdigit():
         if rest == "selected":  # Files / Mail select mode
@@ -1068,7 +1081,7 @@ def _home(scenario: Scenario) -> bool:
 
 
 def _login(scenario: Scenario, rng: np.random.Generator) -> str:
-    t = scenario["task"]
+    t = cast("LoginTask", scenario["task"])
     app = scenario["apps"][t["app"]]
     rem = next((r["label"] for s in app["screens"].values() for r in s["rows"] if r["id"] == "remember"), "Remember me")
     u, p = t["user"], t["password"]
@@ -1094,7 +1107,7 @@ def _login(scenario: Scenario, rng: np.random.Generator) -> str:
 
 
 def _settings(scenario: Scenario, rng: np.random.Generator) -> str:
-    t = scenario["task"]
+    t = cast("SettingsTask", scenario["task"])
     screens = scenario["apps"][t["app"]]["screens"]
     clauses = []
     for x in t["targets"]:
@@ -1120,9 +1133,10 @@ def _settings(scenario: Scenario, rng: np.random.Generator) -> str:
 
 def _launcher(scenario: Scenario, rng: np.random.Generator) -> str:
     clauses = []
-    for t in scenario["task"]["tasks"]:
+    for t in cast("LauncherTask", scenario["task"])["tasks"]:
         opener = _pick(rng, (f"öffne {t['app']} und ", f"in {t['app']}: "))
         if t["type"] == "note":
+            t = cast("NoteTask", t)
             # the text goes before the separable verb's "an" ("lege … mit dem Text '…' an"), not after it
             create = int(rng.integers(2)) == 0
             what = f"erstelle eine Notiz mit dem Titel '{t['title']}'" if create else f"lege eine neue Notiz namens '{t['title']}'"
@@ -1132,6 +1146,7 @@ def _launcher(scenario: Scenario, rng: np.random.Generator) -> str:
             elif not create:
                 what += " an"
         elif t["type"] == "switches":
+            t = cast("SwitchTask", t)
             on = [x["label"] for x in t["targets"] if x["value"]]
             off = [x["label"] for x in t["targets"] if not x["value"]]
             if t["app"] == "Clock":
@@ -1158,10 +1173,10 @@ def _contacts(scenario: Scenario, rng: np.random.Generator) -> str:
 
     cards = {c["id"]: c for c in scenario["apps"][APP]["cards"]}
     clauses = []
-    tasks = scenario["task"]["tasks"]
+    tasks = cast("ContactsTask", scenario["task"])["tasks"]
     for i, t in enumerate(tasks):
         n = cards[t["person"]]["name"]
-        field = {"phone": "die Telefonnummer", "email": "die E-Mail-Adresse"}
+        field: dict[str | None, str] = {"phone": "die Telefonnummer", "email": "die E-Mail-Adresse"}
         if t["type"] == "ask":
             if i == 0 and len(tasks) == 1:
                 clauses.append(
@@ -1191,7 +1206,7 @@ def _contacts(scenario: Scenario, rng: np.random.Generator) -> str:
 
 def _messages(scenario: Scenario, rng: np.random.Generator) -> str:
     clauses = []
-    tasks = scenario["task"]["tasks"]
+    tasks = cast("MessagesTask", scenario["task"])["tasks"]
     for i, t in enumerate(tasks):
         n = t["name"]
         if t["type"] == "ask":
@@ -1234,11 +1249,11 @@ def _files(scenario: Scenario, rng: np.random.Generator) -> str:
 
     by_id = {n["id"]: n for n in scenario["apps"][APP]["nodes"]}
     clauses = []
-    for c in scenario["task"]["changes"]:
+    for c in cast("FilesTask", scenario["task"])["changes"]:
         nodes = [by_id[i] for i in c["nodes"]]
         k = c["type"]
         if k == "create":
-            p = where(by_id, c["dest"])
+            p = where(by_id, cast(int, c["dest"]))
             clauses.append(
                 _pick(rng, (f"erstelle in {p} einen Ordner namens '{c['name']}'", f"lege in {p} einen neuen Ordner '{c['name']}' an"))
             )
@@ -1259,14 +1274,14 @@ def _files(scenario: Scenario, rng: np.random.Generator) -> str:
         elif k == "move" and c["dest"] == NEW:
             clauses.append(f"verschiebe {names} aus {p} dorthin")
         elif k == "move" and len(nodes) > 1:
-            clauses.append(f"verschiebe alle .{ext}-Dateien aus {p} nach {where(by_id, c['dest'])}")
+            clauses.append(f"verschiebe alle .{ext}-Dateien aus {p} nach {where(by_id, cast(int, c['dest']))}")
         elif k == "move":
             clauses.append(
                 _pick(
                     rng,
                     (
-                        f"verschiebe {names} aus {p} in den Ordner {where(by_id, c['dest'])}",
-                        f"lege {names} aus {p} in den Ordner {where(by_id, c['dest'])}",
+                        f"verschiebe {names} aus {p} in den Ordner {where(by_id, cast(int, c['dest']))}",
+                        f"lege {names} aus {p} in den Ordner {where(by_id, cast(int, c['dest']))}",
                     ),
                 )
             )
@@ -1275,7 +1290,7 @@ def _files(scenario: Scenario, rng: np.random.Generator) -> str:
     return _chain(rng, clauses)
 
 
-_REPEAT_DE = {"daily": "täglich", "weekly": "wöchentlich", "monthly": "monatlich"}
+_REPEAT_DE: dict[str | None, str] = {"daily": "täglich", "weekly": "wöchentlich", "monthly": "monatlich"}
 
 
 def _calendar(scenario: Scenario, rng: np.random.Generator) -> str:
@@ -1291,7 +1306,7 @@ def _calendar(scenario: Scenario, rng: np.random.Generator) -> str:
         return f"{WEEKDAYS_DE[d.weekday()]}, {s}" if weekday else s
 
     clauses = []
-    tasks = scenario["task"]["tasks"]
+    tasks = cast("CalendarTask", scenario["task"])["tasks"]
     for i, t in enumerate(tasks):
         x = f"'{t['title']}'"
         k = t["type"]
@@ -1335,7 +1350,7 @@ def _calendar(scenario: Scenario, rng: np.random.Generator) -> str:
 
 def _mail(scenario: Scenario, rng: np.random.Generator) -> str:
     clauses = []
-    tasks = scenario["task"]["tasks"]
+    tasks = cast("MailsTask", scenario["task"])["tasks"]
     ops = {"open": "öffne", "archive": "archiviere", "delete": "lösche"}
     for i, t in enumerate(tasks):
         k, n, s = t["type"], t["name"], t["subject"]
@@ -1428,7 +1443,7 @@ def _phone(scenario: Scenario, rng: np.random.Generator) -> str:
 
     apps = scenario["apps"]
     clauses = []
-    jobs = scenario["task"]["jobs"]
+    jobs = cast("PhoneTask", scenario["task"])["jobs"]
     for i, j in enumerate(jobs):
         k, t, n, x = j["type"], j["title"], j["name"], j["text"]
         alone = i == 0 and len(jobs) == 1
@@ -1457,7 +1472,7 @@ def _phone(scenario: Scenario, rng: np.random.Generator) -> str:
             clauses.append(f"Wie lautet die Telefonnummer von {n}?" if alone else f"sag mir die Telefonnummer von {n}")
         elif k == "alarm_add":
             rep = str(j["repeat"])
-            at = time_label(int(j["time"]))
+            at = time_label(int(cast(int, j["time"])))
             clauses.append(
                 _pick(
                     rng,
@@ -1488,17 +1503,17 @@ def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
 
     products = scenario["apps"][APP]["shop"]["products"]
 
-    def d(p: dict[str, Any]) -> str:
+    def d(p: Product) -> str:
         return f'"{p["name"]}" in {translate(p["colour"])}'
 
     clauses: list[str] = []
-    tasks = scenario["task"]["tasks"]
+    tasks = cast("ShopInstruction", scenario["task"])["tasks"]
     for i, t in enumerate(tasks):
         k = t["type"]
         if k == "add":
-            p = products[t["pid"]]
+            p = products[cast(int, t["pid"])]
             q = f"{t['qty']} Stück von " if t["qty"] != 1 else "den Artikel "
-            s = f" in Größe {translate(t['size'])}" if len(p["sizes"]) > 1 else ""
+            s = f" in Größe {translate(cast(str, t['size']))}" if len(p["sizes"]) > 1 else ""
             nxt = tasks[i + 1] if i + 1 < len(tasks) else None
             if nxt is not None and nxt["type"] == "checkout":
                 c = nxt
@@ -1510,12 +1525,18 @@ def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
             continue  # said with the purchase before it
         elif k == "remove":
             clauses.append(
-                _pick(rng, (f"entferne {d(products[t['pid']])} aus deinem Warenkorb", f"nimm {d(products[t['pid']])} aus dem Warenkorb"))
+                _pick(
+                    rng,
+                    (
+                        f"entferne {d(products[cast(int, t['pid'])])} aus deinem Warenkorb",
+                        f"nimm {d(products[cast(int, t['pid'])])} aus dem Warenkorb",
+                    ),
+                )
             )
         elif k == "qty":
-            clauses.append(f"ändere die Menge von {d(products[t['pid']])} im Warenkorb auf {t['qty']}")
+            clauses.append(f"ändere die Menge von {d(products[cast(int, t['pid'])])} im Warenkorb auf {t['qty']}")
         elif k == "ask":
-            p = products[t["pid"]]
+            p = products[cast(int, t["pid"])]
             alone = not clauses and i == len(tasks) - 1
             if t["field"] == "price":
                 clauses.append(f"Wie viel kostet {d(p)}?" if alone else f"sag mir, wie viel {d(p)} kostet")
@@ -1566,10 +1587,10 @@ _CROSS_FACT = {
 def _crossapp(scenario: Scenario, rng: np.random.Generator) -> str:
     from guigym.apps.crossapp import CONTACTS, MAIL, MESSAGES, SHOP
 
-    apps, task = scenario["apps"], scenario["task"]
+    apps, task = scenario["apps"], cast("CrossTask", scenario["task"])
     source, reads = task["source"], task["reads"]
 
-    def mail(ref: int) -> dict[str, Any]:
+    def mail(ref: int) -> MailRecord:
         return next(m for m in apps[MAIL]["mails"] if m["id"] == ref)
 
     args: dict[str, str] = {}
@@ -1689,7 +1710,7 @@ def restyle(instruction: str, style: str, rng: np.random.Generator) -> str:
     question = core.endswith("?")
     low = _lower(core.rstrip("."))
     if style == "casual":
-        t = CASUAL_Q if question else CASUAL
+        t: tuple[str, ...] = CASUAL_Q if question else CASUAL
         return _pick(rng, t).format(i=low, I=core.rstrip("."), q=core)
     if style == "formal":
         t = FORMAL_Q if question else FORMAL

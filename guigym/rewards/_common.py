@@ -12,7 +12,7 @@ import math
 import numbers
 import re
 from collections import Counter
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from guigym.action_text import FORMATS, parse_plan, parse_trajectory
 from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
@@ -54,7 +54,7 @@ def pred_kind(pred: Any) -> Optional[str]:
 def pred_action(pred: Any) -> Optional[Action]:
     """The grounded action of a predicted step, or ``None`` for an ungrounded plan step."""
     if isinstance(pred, ACTION_CLASSES):
-        return pred  # type: ignore[return-value]
+        return pred
     if isinstance(pred, (PlanStep, RefStep)):
         return pred.action
     return None
@@ -177,11 +177,12 @@ def parse_answer(answer: str, fmt: Optional[str], plan: bool = False, max_len: O
     if max_len is not None and max_len < 1:
         max_len = None
     try:
+        parsed: Sequence[Union[Action, PlanStep]]
         if plan:
-            steps = parse_plan(answer, fmt, max_len=max_len)
+            parsed = parse_plan(answer, fmt, max_len=max_len)
         else:
-            steps = parse_trajectory(answer, fmt, max_len=max_len)
-        steps = list(steps)
+            parsed = parse_trajectory(answer, fmt, max_len=max_len)
+        steps = list(parsed)
     except Exception:  # noqa: BLE001 - any failure on arbitrary text is a parse failure
         return None
     return steps or None

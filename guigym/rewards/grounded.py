@@ -30,7 +30,7 @@ target" judged in app terms, so it means the same on every backend. The env is r
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Optional, Protocol, Sequence, Union, cast, runtime_checkable
 
 from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
 from guigym.apps.base import copy_state
@@ -57,7 +57,7 @@ def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Opt
     if isinstance(pred, RefStep):
         return pred.action
     if isinstance(pred, ACTION_CLASSES):
-        return pred  # type: ignore[return-value]
+        return pred
     if isinstance(pred, PlanStep):
         if pred.action is not None:
             return pred.action
@@ -66,7 +66,7 @@ def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Opt
         out = executor(env, pred)
         if isinstance(out, PlanStep):
             out = out.action
-        return out if isinstance(out, ACTION_CLASSES) else None  # type: ignore[return-value]
+        return out if isinstance(out, ACTION_CLASSES) else None
     return None
 
 
@@ -110,7 +110,7 @@ def grounded_reward(
     u = env.unwrapped
     target = _private(u.get_state() if state is None else state)
     if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
-        pred = _first_predicted(pred, fmt, plan=True, whole_text=True)
+        pred = cast("Optional[PlanStep]", _first_predicted(pred, fmt, plan=True, whole_text=True))  # parse_plan's steps
     try:
         if state is not None:
             u.set_state(_private(target))

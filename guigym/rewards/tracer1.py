@@ -92,7 +92,9 @@ def check_horizon(horizon: Any) -> None:
     """``None`` or an int in ``[0, MAX_STEPS]`` (a float such as 2.5 is a caller's mistake)."""
     if horizon is None:
         return
-    if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or not 0 <= horizon <= MAX_STEPS:
+    if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or not (
+        0 <= horizon <= MAX_STEPS  # type: ignore[operator]  # the ABC declares no __ge__; int and numpy ints have it
+    ):
         raise ValueError(f"horizon must be None or an int in [0, {MAX_STEPS}] (MAX_STEPS), got {horizon!r}")
 
 
@@ -296,8 +298,8 @@ def step_target(
         if own is not None and refers_to(instruction, own, elements):
             return ("click", str(own.target))
         cands = list(elements) if elements else [{"id": r.target, "label": r.label} for r in ref if r.target and r.label]
-        e = match_element(instruction, cands) if cands else None
-        return ("click", str(e["id"])) if e is not None else ("click?", norm_text(instruction))
+        m = match_element(instruction, cands) if cands else None
+        return ("click", str(m["id"])) if m is not None else ("click?", norm_text(instruction))
     if a is None:
         a = instruction_action(kind, instruction)
         if a is None:

@@ -29,12 +29,12 @@ reference's own boxes and labels are used.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence, Union, cast
 
 from guigym.action_text import _short
 from guigym.actions import RefStep
 from guigym.rewards._common import answer_region, check_fmt, check_real, parse_answer
-from guigym.rewards.tracer1 import _check, check_horizon, check_weights, trajectory_reward, trajectory_reward_range
+from guigym.rewards.tracer1 import Similarity, TextRule, _check, check_horizon, check_weights, trajectory_reward, trajectory_reward_range
 from guigym.rewards.uir1 import (
     _first_predicted,
     action_type_reward,
@@ -299,7 +299,9 @@ class TrajectoryReward(_ColumnReward):
         check_real("invalid_reward", invalid_reward)  # a NaN would make a GRPO group's advantages NaN
         self.gamma, self.lambda_align, self.lambda_rep = gamma, lambda_align, lambda_rep
         self.horizon, self.fmt, self.radius, self.invalid_reward = horizon, fmt, radius, float(invalid_reward)
-        self.similarity, self.text, self.elements_column = similarity, text, elements_column
+        # (similarity and text checked by _check above)
+        self.similarity, self.text = cast("Similarity", similarity), cast("TextRule", text)
+        self.elements_column = elements_column
 
     def plan(self, text: str) -> Optional[list]:
         """The parsed plan of one completion text (``None`` if it does not parse)."""

@@ -20,7 +20,7 @@ the same rule as :func:`~guigym.rewards.trajectory_reward` and
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 from guigym.actions import DONE, Answer, Click, OpenApp, RefStep, Scroll, Type
 from guigym.answers import answers_match
@@ -309,4 +309,5 @@ def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, 
     a = pred_action(pred)
     if not isinstance(a, Click):
         return 0.0
-    return box_iou((a.x - half, a.y - half, a.x + half, a.y + half), tuple(float(v) for v in ref.box))
+    return box_iou((a.x - half, a.y - half, a.x + half, a.y + half),
+                   cast("tuple[float, float, float, float]", tuple(float(v) for v in ref.box)))

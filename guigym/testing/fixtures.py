@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Optional, Sequence, cast
 
 from guigym.actions import Back, Click, RefStep, Scroll
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 __all__ = ["Case", "Reference", "reference_cases", "all_reference_cases", "cases_fixture", "case_params"]
 
@@ -97,7 +100,7 @@ def reference_cases(
 
     env = gym.make(env_id, level=level, backend=backend, disable_env_checker=True, **make_kwargs)
     try:
-        u = env.unwrapped
+        u = cast("GuiEnv", env.unwrapped)  # get_state/set_state: a GuiEnv (what every guigym id makes)
         for seed in seeds:
             obs, info = env.reset(seed=int(seed))
             h, w = obs["screenshot"].shape[:2]
@@ -162,7 +165,7 @@ def cases_fixture(
     levels: Sequence[str] = ("easy",),
     seeds: Iterable[int] = range(3),
     detours: Sequence[int] = (0,),
-    scope: str = "module",
+    scope: Literal["session", "package", "module", "class", "function"] = "module",
 ) -> Any:
     """A pytest fixture that gives the list of :func:`all_reference_cases` (built once per
     ``scope``). In a test module: ``cases = cases_fixture(["GuiGym-Login-v0"])``, then

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, Phase, assume, given, seed as hseed, setting
 from hypothesis import strategies as st
 
 from guigym.actions import (
-    ACTION_TYPES, DIRECTIONS, Answer, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep,
+    ACTION_TYPES, DIRECTIONS, Action, Answer, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep,
 )
 from guigym.testing.adapters import RewardUnderTest
 from guigym.testing.fixtures import Case, Reference
@@ -161,7 +161,7 @@ PLAN_CORRUPTIONS = ("wrong_type", "click_outside", "wrong_argument", "drop", "du
 
 def _other_type(a: Any, rng_pick: int, size: tuple[int, int]) -> Any:
     w, h = size
-    options = [Click(w // 2, h // 2), Scroll("down"), Back(), OpenApp("Calculator"), Type("hello")]
+    options: list[Action] = [Click(w // 2, h // 2), Scroll("down"), Back(), OpenApp("Calculator"), Type("hello")]
     options = [o for o in options if o.type != getattr(a, "type", None)]
     return options[rng_pick % len(options)]
 
@@ -426,7 +426,8 @@ def _rescale_pred(data: Any, case: Case, geo: _Geometry) -> list[PlanStep]:
         out.append(PlanStep(action=a))
     # keep every point well inside/outside the box it is judged against, and points either
     # identical or well apart (repetition compares pixel distances)
-    points = [(s.action.x, s.action.y) for s in out if isinstance(s.action, (Click, Scroll)) and s.action.x is not None]
+    points = [(s.action.x, s.action.y) for s in out  # (a drawn Scroll has both coordinates or neither)
+              if isinstance(s.action, (Click, Scroll)) and s.action.x is not None and s.action.y is not None]
     for i, p in enumerate(points):
         for q in points[:i]:
             assume(p == q or math.hypot(p[0] - q[0], p[1] - q[1]) >= geo.min_separation)
