@@ -16,6 +16,7 @@ import os
 import platform
 import sys
 import time
+from typing import TYPE_CHECKING, Any, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -26,6 +27,10 @@ from _args import at_least, env_and_level  # benchmarks/, the script's folder (o
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.backends.browser import process_tree
+
+if TYPE_CHECKING:
+    from guigym.backends.browser import BrowserBackend
+    from guigym.env import GuiEnv
 
 TARGET_SPS, AIM_SPS = 30.0, 40.0
 TARGET_RESET_MS, AIM_RESET_MS = 50.0, 30.0
@@ -138,13 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     at_least(ap, 0, resets=args.resets, threads=args.threads, vector=args.vector)
 
     print(f"# {args.env} level={args.level}  python {platform.python_version()}  cpus={os.cpu_count()}  load={os.getloadavg()[0]:.2f}")
-    rows: dict[str, dict[str, float]] = {}
+    rows: dict[str, dict[str, Any]] = {}  # floats, and the browser's source (str | None) and counters (dicts)
     for backend in ("mock", "browser"):
         env = make(args.env, backend, args.level)
         t = time.perf_counter()
         env.reset(seed=0)
         first = (time.perf_counter() - t) * 1e3
-        r = {"first_reset_ms": first}
+        r: dict[str, Any] = {"first_reset_ms": first}
         r["reset_ms"] = reset_ms(env, 50)
         c = cpu_seconds()
         r["random_sps"] = random_sps(env, args.steps)
@@ -154,18 +159,18 @@ def main(argv: list[str] | None = None) -> int:
         r["oracle_cpu_ms"] = (cpu_seconds() - c) / args.steps * 1e3  # resets between episodes included
         r["late_reset_ms"] = reset_ms(env, 50, first_seed=5000)  # after the policies' episodes: the browser long warm
         if backend == "browser":
-            b = env.unwrapped.backend
-            r["source"] = b.source  # type: ignore[assignment]
-            r["procs"] = len(b.chromium_pids())
-            r["mem_mib"] = b.memory_kib() / 1024
+            be = cast("BrowserBackend", cast("GuiEnv", env.unwrapped).backend)
+            r["source"] = be.source
+            r["procs"] = len(be.chromium_pids())
+            r["mem_mib"] = be.memory_kib() / 1024
             # leak check: many resets, then the same process count and bounded memory
             for s in range(args.resets):
                 env.reset(seed=10_000 + s)
-            r["procs_after"] = len(b.chromium_pids())
-            r["mem_after_mib"] = b.memory_kib() / 1024
-            r["restarts"] = b.restarts
-            r["frames"] = dict(b.frames)  # type: ignore[assignment]
-            r["drains"] = dict(b.drains)  # type: ignore[assignment]
+            r["procs_after"] = len(be.chromium_pids())
+            r["mem_after_mib"] = be.memory_kib() / 1024
+            r["restarts"] = be.restarts
+            r["frames"] = dict(be.frames)
+            r["drains"] = dict(be.drains)
         env.close()
         rows[backend] = r
     left = chromium_pids()

@@ -26,7 +26,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 CASES = [("GuiGym-Login-v0", "easy"), ("GuiGym-Settings-v0", "medium"), ("GuiGym-Mail-v0", "hard")]
 
 
-def cell(env_id: str, level: str, k: int, shared: bool, steps: int, out: mp.Queue) -> None:  # type: ignore[type-arg]
+def cell(env_id: str, level: str, k: int, shared: bool, steps: int, out: mp.Queue) -> None:
     """In a fresh process: ``steps`` env-steps of ``k`` envs in turn; (steps/s, peak RSS MiB) into ``out``."""
     import gymnasium as gym
 

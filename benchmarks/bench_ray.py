@@ -22,7 +22,7 @@ import pickle
 import platform
 import time
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -36,6 +36,9 @@ import guigym
 from guigym.bench import oracle_policy, random_policy
 from guigym.distributed import CODECS, RayVectorEnv, pack_frame
 from guigym.registration import env_ids
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 
 def vector_random(v: RayVectorEnv, steps: int) -> float:
@@ -81,7 +84,7 @@ def step_bytes(env_id: str, backend: str, level: str, steps: int) -> dict[str | 
     for _ in range(steps):
         act = info["reference"][0].action if info["reference"] and rng.random() < 0.5 else env.action_space.sample()
         obs, r, term, trunc, info = env.step(act)
-        records.append((obs, r, term, trunc, info, env.unwrapped.get_state()))
+        records.append((obs, r, term, trunc, info, cast("GuiEnv", env.unwrapped).get_state()))
         if term or trunc:
             _, info = env.reset()
     env.close()
@@ -123,10 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     at_least(p, 1, steps=args.steps, envs_per_actor=args.envs_per_actor, actors=args.actors, bytes_steps=args.bytes_steps)
 
     if args.address is None:
-        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, object_store_memory=200 * 2**20, logging_level="ERROR",
-                 log_to_driver=False)
+        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, object_store_memory=200 * 2**20,
+                 logging_level="ERROR", log_to_driver=False)  # type: ignore[arg-type]  # ray annotates int, but takes level names
     else:
-        ray.init(address=args.address, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=args.address, logging_level="ERROR", log_to_driver=False)  # type: ignore[arg-type]  # as above
     print(f"guigym {guigym.__version__}, ray {ray.__version__}, {args.backend} backend, {args.env} {args.level}; "
           f"Python {platform.python_version()}, {os.cpu_count()} CPUs; load average {load()}")
     kw: dict[str, Any] = {"backend": args.backend, "level": args.level}

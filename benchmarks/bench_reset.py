@@ -20,6 +20,7 @@ import os
 import platform
 import statistics
 import time
+from typing import TYPE_CHECKING, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -33,19 +34,22 @@ from guigym.apps.base import start_state
 from guigym.apps.draws import Draws
 from guigym.oracle import Oracle, state_key
 
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
+
 
 def phases(env_id: str, level: str, seeds: range) -> dict[str, float]:
     """Median ms of generation, planning and the whole reset, the mean reference length and the
     mean planning ms per reference step; checks that the reference planned here is the reset's."""
     env = gym.make(env_id, level=level, disable_env_checker=True)
-    core = env.unwrapped
+    core = cast("GuiEnv", env.unwrapped)
     env.reset(seed=seeds.start)  # the backend started, fonts and caches warm, as in a run
     gen, plan, reset, length = [], [], [], []
     for seed in seeds:
         draws, _ = np_random(seed)  # the generator env.reset(seed=seed) seeds (Gymnasium's seeding)
         t = time.perf_counter()
         with Draws(draws) as rng:
-            scenario = core.family.instance(rng, level)
+            scenario = core.family.instance(rng, level)  # type: ignore[arg-type]  # Draws stands in for a Generator, as in GuiEnv.reset
         gen.append(time.perf_counter() - t)
         state = start_state(scenario)
         t = time.perf_counter()

@@ -27,7 +27,7 @@ import os
 import queue
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -39,6 +39,11 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
+
+if TYPE_CHECKING:
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+
+    from guigym.distributed import RayVectorEnv
 
 ENV_ID = "GuiGym-Login-v0"
 PER_WORKER = 4  # envs per worker in the envs_per_worker row
@@ -104,7 +109,7 @@ def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool, name: str = "")
     """Steps/s of ``venv`` (NEXT_STEP autoreset: an env's action after its episode ends is ignored);
     the CPU per env-step of the main and worker processes goes to ``CPU[name]`` (worker processes
     of a Gymnasium-style vector env; a browser's own processes are not counted)."""
-    apps = tuple(venv.get_attr("apps")[0])
+    apps = tuple(cast("SyncVectorEnv | AsyncVectorEnv | RayVectorEnv", venv).get_attr("apps")[0])  # each vector env made here
     n, space = venv.num_envs, venv.single_action_space
     _, info = venv.reset(seed=0)
     venv.action_space.seed(0)
@@ -115,7 +120,7 @@ def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool, name: str = "")
         if oracle:
             refs = info.get("reference", [None] * n)
             acts = [as_space_action(r[0].action, apps) if r else space.sample() for r in refs]
-            batch = concatenate(space, acts, create_empty_array(space, n=n))
+            batch = concatenate(space, acts, cast("dict[str, Any]", create_empty_array(space, n=n)))  # a Dict space: a dict
         else:
             batch = venv.action_space.sample()
         _, _, _, _, info = venv.step(batch)
@@ -138,7 +143,7 @@ def sb3_subproc(kw: dict[str, Any], n: int, steps: int) -> float | None:
     rng = np.random.default_rng(0)
     t = time.perf_counter()
     for _ in range(max(1, steps // n)):
-        venv.step(rng.integers(venv.action_space.n, size=n))
+        venv.step(rng.integers(cast("gym.spaces.Discrete", venv.action_space).n, size=n))
     rate = max(1, steps // n) * n / (time.perf_counter() - t)
     venv.close()
     return rate
@@ -165,7 +170,7 @@ def separate(kw: dict[str, Any], n: int, steps: int, oracle: bool) -> float:
     procs = [ctx.Process(target=_alone, args=(kw, steps // n, oracle, i, start, out)) for i in range(n)]
     for p in procs:
         p.start()
-    spans = []
+    spans: list[tuple[float, float]] = []
     while len(spans) < n:  # a process that dies before reporting is an error, not a hang
         try:
             spans.append(out.get(timeout=5))
@@ -222,13 +227,14 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
     print(f"{'setup':34} {'random st/s':>12} {'ratio':>6} {'oracle st/s':>12} {'ratio':>6}")
     print(f"{'single env':34} {base['random']:12.0f} {1:6.2f} {base['oracle']:12.0f} {1:6.2f}")
     for name, r in results:
-        cells = "".join(f" {'-':>12} {'-':>6}" if r[p] is None else f" {r[p]:12.0f} {r[p] / base[p]:6.2f}" for p in ("random", "oracle"))
+        cells = "".join(f" {'-':>12} {'-':>6}" if (x := r[p]) is None else f" {x:12.0f} {x / base[p]:6.2f}" for p in ("random", "oracle"))
         print(f"{name:34}{cells}")
     print("\nCPU per env-step, oracle policy, µs (workers: their own processes, not a browser's)")
     print(f"{'setup':34} {'main':>8} {'workers':>8} {'total':>8}")
     for name in ["single env"] + [r[0] for r in rows]:
-        if cpu.get(name) is not None:
-            m, w = cpu[name]
+        c = cpu.get(name)
+        if c is not None:
+            m, w = c
             print(f"{name:34} {m * 1e6:8.0f} {w * 1e6:8.0f} {(m + w) * 1e6:8.0f}")
 
 

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -45,10 +45,13 @@ from guigym.registration import id_levels  # noqa: E402
 from guigym.variation import SPLITS  # noqa: E402
 from guigym.variation import resolve as resolve_variation  # noqa: E402
 
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
+
 DETOUR_STEPS = (1, 8)  # random actions before the oracle takes over: at least, at most
 
 
-def feed(h: Any, env: gym.Env, obs: dict[str, Any], info: dict[str, Any], reward: float = 0.0, term: bool = False,
+def feed(h: Any, env: gym.Env, obs: dict[str, Any], info: dict[str, Any], reward: SupportsFloat = 0.0, term: bool = False,
          trunc: bool = False) -> None:
     """Add one transition to the hash ``h``."""
     h.update(obs["screenshot"].tobytes())
@@ -56,7 +59,7 @@ def feed(h: Any, env: gym.Env, obs: dict[str, Any], info: dict[str, Any], reward
                                                             for e in obs.get("elements", ())])).encode())
     h.update(repr((float(reward), bool(term), bool(trunc))).encode())
     h.update(repr((info["reference"], info["elements"], info["event"], info["success"], info["action_error"])).encode())
-    h.update(json.dumps(env.unwrapped.get_state(), sort_keys=True).encode())
+    h.update(json.dumps(cast("GuiEnv", env.unwrapped).get_state(), sort_keys=True).encode())
 
 
 def random_action(env: gym.Env, info: dict[str, Any], rng: np.random.Generator) -> Any:
@@ -82,10 +85,11 @@ def episode(env: gym.Env, h: Any, kind: str, seed: int, level: str) -> int:
     n, done = 0, False
     while not done:
         if n == n_random and kind == "detour":  # restore into the same env: must change nothing
-            snap = env.unwrapped.get_state()
-            env.unwrapped.set_state(json.loads(json.dumps(snap)))
-            obs = env.unwrapped.observe()
-            info = {**info, "reference": env.unwrapped.reference(), "elements": env.unwrapped.elements()}
+            base = cast("GuiEnv", env.unwrapped)
+            snap = base.get_state()
+            base.set_state(json.loads(json.dumps(snap)))
+            obs = base.observe()
+            info = {**info, "reference": base.reference(), "elements": base.elements()}
             feed(h, env, obs, info)
         if n < n_random:
             act = random_action(env, info, rng)

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -373,10 +374,10 @@ def main(args: Args) -> None:
     if unknown:
         raise SystemExit(f"--skip {unknown}: not among the tables of --table {args.table}: {names}")
     names = [n for n in names if n not in args.skip]
-    tables = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table, "contacts": contacts_table,
-              "robustness": robustness_table,
-              "ppo200": lambda a: ppo_table(a, steps=200_000)}
-    tables.update({n: (lambda a, n=n: sweep_table(n, a)) for n in SWEEPS})
+    tables: dict[str, Callable[[Args], str]] = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table,
+                                                "contacts": contacts_table, "robustness": robustness_table,
+                                                "ppo200": lambda a: ppo_table(a, steps=200_000)}
+    tables.update({n: (lambda a, n=n: sweep_table(n, a)) for n in SWEEPS})  # type: ignore[misc]  # mypy cannot type a lambda's n=n
     for n in names:
         print(tables[n](args), flush=True)
     print(f"README tables rewritten: {update_readme(names)}")  # a single table's block too

@@ -118,7 +118,7 @@ def build_dataset(args: Args, model_size_of):
             ref = [rescale_refstep(RefStep.from_dict(d), screen, size).to_dict() for d in json.loads(r["reference"])]
             row = {
                 "prompt": plan_messages(r["goal"], [], args.horizon, args.fmt, size, size),
-                "image": Image.open(root / r["image"]).convert("RGB").resize(size, Image.BICUBIC),
+                "image": Image.open(root / r["image"]).convert("RGB").resize(size, Image.Resampling.BICUBIC),
                 "reference": json.dumps(ref),
             }
             if r.get("elements") is not None:  # exports since the column was added: TrajectoryReward judges elements exactly
@@ -153,7 +153,8 @@ def main(args: Args) -> dict:
         logging_steps=1, report_to="none", save_strategy="no",
         seed=args.seed, use_cpu=not vlm.device.type == "cuda", bf16=vlm.device.type == "cuda",
     )
-    trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,
+    # TRL's RewardFunc returns list[float | None], and list is invariant: our list[float] rewards are valid ones
+    trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,  # type: ignore[arg-type]
                           processing_class=vlm.processor)
     result = trainer.train()
     print(f"trained {result.global_step} steps; last log: {trainer.state.log_history[-1]}")

@@ -16,6 +16,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -28,6 +29,9 @@ from guigym.apps.draws import Draws  # noqa: E402
 from guigym.registration import env_ids  # noqa: E402
 from guigym.viz import writable_problem, write_whole  # noqa: E402
 
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: The README's table between its markers.
 TABLE = re.compile(r"(<!-- table:families -->\n).*?(<!-- /table:families -->)", re.DOTALL)
@@ -38,18 +42,20 @@ def rows(seeds: int) -> list[str]:
            "|---|---|---|---|---|"]
     for eid in env_ids():
         env = gym.make(eid)
-        fam = env.unwrapped.family
+        u = cast("GuiEnv", env.unwrapped)
+        fam = u.family
         for level in fam.levels:
             seen = set()
             for s in range(seeds):
-                with Draws(np.random.default_rng(s)) as rng:
+                with Draws(np.random.default_rng(s)) as draws:
+                    rng = cast(np.random.Generator, draws)  # a Draws stands in for the Generator (guigym.apps.draws)
                     seen.add(hashlib.sha256(json.dumps(fam.generate(rng, level), sort_keys=True).encode()).digest())
             lens = []
             for s in range(min(200, seeds)):
                 _, info = env.reset(seed=s, options={"level": level})
                 lens.append(len(info["reference"]))
             _, info = env.reset(seed=0, options={"level": level})
-            text = env.unwrapped.instruction.replace("|", "\\|")
+            text = u.instruction.replace("|", "\\|")
             out.append(f"| `{eid}` | {level} | {text} | {np.mean(lens):.1f} ({max(lens)}) | {len(seen):,} / {seeds:,} |")
             print(out[-1], flush=True)
         env.close()

@@ -36,6 +36,7 @@ import collections
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -47,6 +48,10 @@ from guigym.descriptions import PREFIX as DESCRIPTION
 from guigym.i18n import content_strings
 from guigym.i18n.de import NAMES, known
 from guigym.registration import env_ids
+
+if TYPE_CHECKING:
+    from guigym.apps.schema import Scenario
+    from guigym.env import GuiEnv
 
 #: Kinds of string, in the order of the table's columns ("content_de": content made in German,
 #: guigym.i18n.content; "content": content the English instance shows too, such as people's names).
@@ -125,18 +130,20 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
     gaps: collections.Counter[str] = collections.Counter()
     for variation in SETTINGS.values():
         env = gym.make(env_id, variation=variation, split="test")
-        u = env.unwrapped
+        u = cast("GuiEnv", env.unwrapped)
         for level in u.family.levels:
             for seed in range(seeds):
                 u.content_language = "en"  # the same instance with its content made in English
                 env.reset(seed=seed, options={"level": level})
+                assert u.scenario is not None  # reset made one
                 english = content_strings(u.scenario)
                 u.content_language = "de"
                 _, info = env.reset(seed=seed, options={"level": level})
                 assert u.scenario["variation"]["language"] == "de"
-                german = u.scenario.get("descriptions", {}).get("language") == "de"  # type: ignore[union-attr]
+                german = u.scenario.get("descriptions", {}).get("language") == "de"
                 for _ in range(200):
-                    en = {**u.scenario, "variation": {**u.scenario["variation"], "language": "en"}}
+                    en: Scenario = {**u.scenario, "variation": {**u.scenario["variation"], "language": "en"}}
+                    assert u._state is not None and u.current_view is not None  # reset / a step before the end shows a screen
                     v_en = view(en, u._state)
                     keep, desc = content_strings(u.scenario), descriptions(v_en)
                     for s_en, s_de in zip(strings(v_en), strings(u.current_view)):

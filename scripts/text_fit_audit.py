@@ -18,7 +18,7 @@ import collections
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -29,6 +29,9 @@ import gymnasium as gym  # noqa: E402
 import guigym  # noqa: E402,F401
 from guigym.display import display_list, overflowing_texts, shortened_texts  # noqa: E402
 from guigym.registration import id_levels  # noqa: E402
+
+if TYPE_CHECKING:
+    from guigym.env import GuiEnv
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "plain": {},
@@ -43,13 +46,14 @@ def audit(env_id: str, level: str, seeds: int, setting: dict[str, Any]) -> tuple
     wide: set[str] = set()
     short: set[str] = set()
     env = gym.make(env_id, level=level, disable_env_checker=True, **setting)
-    u = env.unwrapped
+    u = cast("GuiEnv", env.unwrapped)
     for seed in range(seeds):
         _, info = env.reset(seed=seed)
         for _ in range(200):
+            assert u.current_view is not None and u._lay is not None  # reset / a step before the end shows a screen
             items = display_list(u.current_view, u._lay)
             wide |= {t for _, t, _, _ in overflowing_texts(items)}
-            short |= {p.get("full", p["text"]) for _, p in shortened_texts(items)}
+            short |= {cast(str, p.get("full", p["text"])) for _, p in shortened_texts(items)}  # records: dict[str, Any]
             if not info["reference"]:
                 break
             _, _, term, trunc, info = env.step(info["reference"][0].action)

@@ -1,5 +1,5 @@
-"""The type hints hold: mypy, configured in pyproject.toml (``[tool.mypy]``: guigym, agents and
-train_small.py), reports no error. guigym ships ``py.typed`` (PEP 561), so a user's type checker
+"""The type hints hold: mypy, configured in pyproject.toml (``[tool.mypy]``: guigym, agents,
+train_small.py, benchmarks, scripts and examples), reports no error. guigym ships ``py.typed`` (PEP 561), so a user's type checker
 reads these same hints: a wrong one would mislead it."""
 
 from __future__ import annotations
