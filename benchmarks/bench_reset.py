@@ -49,7 +49,7 @@ def phases(env_id: str, level: str, seeds: range) -> dict[str, float]:
         draws, _ = np_random(seed)  # the generator env.reset(seed=seed) seeds (Gymnasium's seeding)
         t = time.perf_counter()
         with Draws(draws) as rng:
-            scenario = core.family.instance(rng, level)  # type: ignore[arg-type]  # Draws stands in for a Generator, as in GuiEnv.reset
+            scenario = core.family.instance(rng, level)
         gen.append(time.perf_counter() - t)
         state = start_state(scenario)
         t = time.perf_counter()

@@ -245,7 +245,7 @@ class GuiEnv(gym.Env):
             templates = split_templates(self.family, level, AXES["templates"][self.split][0] if which == "sample" else which)
         with Draws(self.np_random) as rng:  # numpy's draws, exactly, without numpy's per-call cost
             with generating_in(self.content_language):  # the same draws from the language's tables
-                scenario = self.family.instance(rng, level, templates)  # type: ignore[arg-type]
+                scenario = self.family.instance(rng, level, templates)
         if self.variation is not None:  # drawn after the family's: the same task as without variation
             vrng = np.random.default_rng(int(self.np_random.integers(2**63)))
             scenario = apply_variation(scenario, sample_variation(self.variation, self.split, vrng), vrng)

@@ -51,8 +51,10 @@ class Draws:
         self._exact = type(self._bg) is np.random.PCG64
         self._load()
 
-    def __enter__(self) -> "Draws":
-        return self
+    def __enter__(self) -> np.random.Generator:
+        # typed as the generator it stands in for (it answers every Generator method), so the
+        # families' ``rng: np.random.Generator`` takes it
+        return cast(np.random.Generator, self)
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
