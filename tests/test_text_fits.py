@@ -14,7 +14,7 @@ import gymnasium as gym
 import pytest
 
 from guigym.display import ELLIPSIS, display_list, overflowing_texts, shortened_texts
-from tests.conftest import ID_LEVELS
+from tests.conftest import ID_LEVELS, follow_reference
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "de": {"variation": "language", "split": "test"},  # German alone: every other axis neutral
@@ -29,37 +29,35 @@ SEEDS = (0, 1)
 @pytest.mark.parametrize("env_id,level", ID_LEVELS)
 def test_drawn_text_fits_and_labels_stay_whole(env_id: str, level: str, setting: str) -> None:
     env = gym.make(env_id, disable_env_checker=True, **SETTINGS[setting])
-    u = env.unwrapped
+
+    def check(env: gym.Env, info: dict[str, Any]) -> None:
+        u = env.unwrapped
+        v, lay = u.current_view, u._lay
+        items = display_list(v, lay)
+        assert not overflowing_texts(items), (env_id, level, overflowing_texts(items)[:5])
+        widgets = {w.id: w for w, _ in [*(lay.backdrop.visible if lay.backdrop else []), *lay.visible]}
+        for r, p in shortened_texts(items):
+            assert p["text"].endswith(ELLIPSIS), p
+            if "wrap" in p:  # a line of a tile's name: a piece of the name
+                assert p["text"][:-1].replace(" ", "") in p["wrap"][0].replace(" ", ""), p
+                continue
+            assert p["full"].startswith(p["text"][:-1].rstrip()), p
+            if r is None:
+                continue
+            w = widgets[r["id"]]
+            whole = {w.label, w.detail, w.placeholder, str(w.value), *(str(lab) for _, lab in w.options or [])}
+            # the widget's own text (a field's line: a piece of its value; a secret one: dots)
+            assert any(p["full"] in x for x in whole) or set(p["full"]) == {"\u2022"}, (p["full"], w)
+            if p["full"] == w.label and w.interactive and not r.get("inert"):
+                assert any(e["id"] == w.id and e["label"] == w.label for e in info["elements"]), (w.id, info["elements"])
+        shown = {w.id: w for w, _ in lay.visible}
+        for e in info["elements"]:  # labels are the widgets', never the drawn strings
+            assert e["label"] == shown[e["id"]].label
+
     try:
         for seed in SEEDS:
             _, info = env.reset(seed=seed, options={"level": level})
-            for _ in range(80):
-                v, lay = u.current_view, u._lay
-                items = display_list(v, lay)
-                assert not overflowing_texts(items), (env_id, level, seed, overflowing_texts(items)[:5])
-                widgets = {w.id: w for w, _ in [*(lay.backdrop.visible if lay.backdrop else []), *lay.visible]}
-                for r, p in shortened_texts(items):
-                    assert p["text"].endswith(ELLIPSIS), p
-                    if "wrap" in p:  # a line of a tile's name: a piece of the name
-                        assert p["text"][:-1].replace(" ", "") in p["wrap"][0].replace(" ", ""), p
-                        continue
-                    assert p["full"].startswith(p["text"][:-1].rstrip()), p
-                    if r is None:
-                        continue
-                    w = widgets[r["id"]]
-                    whole = {w.label, w.detail, w.placeholder, str(w.value), *(str(lab) for _, lab in w.options or [])}
-                    # the widget's own text (a field's line: a piece of its value; a secret one: dots)
-                    assert any(p["full"] in x for x in whole) or set(p["full"]) == {"\u2022"}, (p["full"], w)
-                    if p["full"] == w.label and w.interactive and not r.get("inert"):
-                        assert any(e["id"] == w.id and e["label"] == w.label for e in info["elements"]), (w.id, info["elements"])
-                shown = {w.id: w for w, _ in lay.visible}
-                for e in info["elements"]:  # labels are the widgets', never the drawn strings
-                    assert e["label"] == shown[e["id"]].label
-                if not info["reference"]:
-                    break
-                _, _, term, trunc, info = env.step(info["reference"][0].action)
-                if term or trunc:
-                    break
+            follow_reference(env, info, 80, seed=seed, on_state=check)
     finally:
         env.close()
 
@@ -85,11 +83,9 @@ def test_english_screens_are_drawn_as_before(setting: dict[str, Any]) -> None:
         env = gym.make(env_id, disable_env_checker=True, level=level, **setting)
         for seed in SEEDS:
             _, info = env.reset(seed=seed)
-            for _ in range(30):
-                assert not shortened_texts(display_list(env.unwrapped.current_view, env.unwrapped._lay))
-                if not info["reference"]:
-                    break
-                _, _, term, trunc, info = env.step(info["reference"][0].action)
-                if term or trunc:
-                    break
+            follow_reference(env, info, 30, seed=seed, on_state=_nothing_shortened)
         env.close()
+
+
+def _nothing_shortened(env: gym.Env, info: dict[str, Any]) -> None:
+    assert not shortened_texts(display_list(env.unwrapped.current_view, env.unwrapped._lay))
