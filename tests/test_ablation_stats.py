@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import json
 import sys
 from pathlib import Path
 
@@ -82,3 +83,34 @@ def test_the_table_names_the_task_the_extra_flags_train_on() -> None:
     assert ablations._task(ablations.Args(extra=extra)) == ("GuiGym-Settings-v0", "hard")
     assert ablations._task(ablations.Args(extra="--level medium")) == ("GuiGym-Login-v0", "medium")
     assert ablations._task(ablations.Args()) == ("GuiGym-Login-v0", "easy")
+
+
+def test_robustness_table_puts_each_policy_and_split_in_its_column(tmp_path, monkeypatch, capsys) -> None:
+    """The robustness table's evaluation runs one job per policy and split (in any order) and
+    reports each as it ends; every success lands in its own seed's column and split's rows."""
+    import concurrent.futures
+
+    import reproduce
+
+    def fake_grid(path: str | None, split: str, seeds: list[int]) -> dict[str, float]:
+        if path is None:  # the noisy oracle
+            return {"neutral": 1.0, f"{split}-only": 0.5}
+        seed = int(Path(path).parent.name.split("__")[1])
+        base = 0.0 if Path(path).parent.name.startswith("varied") else 0.5
+        return {"neutral": base + seed / 10, f"{split}-only": base + seed / 100}
+
+    monkeypatch.setattr(reproduce, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(reproduce, "_train_seeds", lambda *a, **k: [])
+    monkeypatch.setattr(reproduce, "_policy_grid", fake_grid)
+    monkeypatch.setattr(reproduce, "ProcessPoolExecutor", concurrent.futures.ThreadPoolExecutor)
+    args = reproduce.Args(table="robustness", seeds=[1, 2], out=str(tmp_path / "runs"))
+    text = reproduce.robustness_table(args)
+
+    progress = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[robustness]")]
+    assert len(progress) == 10 and "(10/10 after " in progress[-1]
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): line for line in text.splitlines() if line.startswith("| t")}
+    assert list(rows) == [("train", "neutral"), ("train", "train-only"), ("test", "neutral"), ("test", "test-only")]
+    assert rows[("train", "neutral")].split("|")[3:8] == [" 60 / 70 ", " 65.0 % ", " 10 / 20 ", " 15.0 % ", " 100 % "]
+    assert rows[("test", "test-only")].split("|")[3:8] == [" 51 / 52 ", " 51.5 % ", " 1 / 2 ", " 1.5 % ", " 50 % "]
+    saved = json.loads((tmp_path / "results" / "robustness.json").read_text())
+    assert list(saved["runs"]["plain 2"]) == ["train", "test"] and saved["runs"]["varied 1"]["train"]["neutral"] == 0.1
