@@ -60,7 +60,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Optional, TypedDict, cast
+from typing import Any, Literal, Optional, TypedDict
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -80,6 +80,7 @@ from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgen
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from guigym.actions import Action, PlanStep  # noqa: E402
+from guigym.env import gui_env
 from guigym.registration import id_level_problem  # noqa: E402
 from guigym.rewards import (  # noqa: E402
     action_similarity,
@@ -96,9 +97,6 @@ from guigym.rewards import (  # noqa: E402
 )
 from guigym.variation import resolve as resolve_variation  # noqa: E402
 from guigym.viz import folder_problem  # noqa: E402
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 TRAIN_SEEDS = 10_000  # training episodes use seeds in [0, TRAIN_SEEDS)
 VAL_SEED = 20_000  # validation episodes (the curves, --checkpoint best-val) use seeds VAL_SEED, VAL_SEED + 1, ...
@@ -501,7 +499,7 @@ class StateRecorder(gym.Wrapper):
         return obs, r, term, trunc, info
 
     def _record(self, obs: Any, info: dict) -> None:
-        state = cast("GuiEnv", self.env.unwrapped).get_state() if self.save_state else None
+        state = gui_env(self.env, "save_state").get_state() if self.save_state else None
         self.visited.append(visit(self.transform, obs, info, self.history, state))
 
 

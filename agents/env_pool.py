@@ -31,12 +31,11 @@ import multiprocessing as mp
 import signal
 import traceback
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Optional, Protocol, cast, runtime_checkable
+from typing import Any, Optional, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
+from guigym.env import gui_env
 
 __all__ = ["EnvPool", "EnvPoolError", "InlineEnvPool", "ProcessEnvPool", "RayEnvPool"]
 
@@ -62,7 +61,7 @@ class EnvPool(Protocol):
 def _with_state(env: gym.Env, info: dict, with_state: bool) -> dict:
     if with_state:
         info = dict(info)
-        info["state"] = cast("GuiEnv", env.unwrapped).get_state()
+        info["state"] = gui_env(env, "with_state=True").get_state()
     return info
 
 

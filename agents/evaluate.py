@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, cast
+from typing import Any, Callable, Optional, Sequence
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -36,11 +36,9 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
+from guigym.env import gui_env
 from guigym.registration import env_ids, id_level_problem, plain_id  # noqa: E402
 from guigym.variation import PRESETS  # noqa: E402
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 PLANNERS = ("oracle", "random", "vlm", "tiny")
 EXECUTORS = ("element", "vlm", "none")
@@ -284,7 +282,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         for env_id in ids:
             env = make_env(env_id, args.backend, args.max_steps, variation=preset, split=args.split, strict=args.strict)
-            levels = [args.level] if args.level else list(cast("GuiEnv", env.unwrapped).family.levels)
+            levels = [args.level] if args.level else list(gui_env(env).family.levels)
             for level in levels:
                 n_gif = args.gif_episodes if args.save_gif else 0
                 summary, records = evaluate(
@@ -344,7 +342,7 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
 
     for env_id in ids:
         probe = make_env(env_id)
-        levels = [args.level] if args.level else list(cast("GuiEnv", probe.unwrapped).family.levels)
+        levels = [args.level] if args.level else list(gui_env(probe).family.levels)
         probe.close()
         for level in levels:
             rates = []

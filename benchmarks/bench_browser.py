@@ -27,10 +27,10 @@ from _args import at_least, env_and_level  # benchmarks/, the script's folder (o
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.backends.browser import process_tree
+from guigym.env import gui_env
 
 if TYPE_CHECKING:
     from guigym.backends.browser import BrowserBackend
-    from guigym.env import GuiEnv
 
 TARGET_SPS, AIM_SPS = 30.0, 40.0
 TARGET_RESET_MS, AIM_RESET_MS = 50.0, 30.0
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         r["oracle_cpu_ms"] = (cpu_seconds() - c) / args.steps * 1e3  # resets between episodes included
         r["late_reset_ms"] = reset_ms(env, 50, first_seed=5000)  # after the policies' episodes: the browser long warm
         if backend == "browser":
-            be = cast("BrowserBackend", cast("GuiEnv", env.unwrapped).backend)
+            be = cast("BrowserBackend", gui_env(env).backend)
             r["source"] = be.source
             r["procs"] = len(be.chromium_pids())
             r["mem_mib"] = be.memory_kib() / 1024

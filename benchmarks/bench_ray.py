@@ -22,7 +22,7 @@ import pickle
 import platform
 import time
 import zlib
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -35,10 +35,8 @@ from _args import at_least, env_and_level  # benchmarks/, the script's folder (o
 import guigym
 from guigym.bench import oracle_policy, random_policy
 from guigym.distributed import CODECS, RayVectorEnv, pack_frame
+from guigym.env import gui_env
 from guigym.registration import env_ids
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 
 def vector_random(v: RayVectorEnv, steps: int) -> float:
@@ -84,7 +82,7 @@ def step_bytes(env_id: str, backend: str, level: str, steps: int) -> dict[str | 
     for _ in range(steps):
         act = info["reference"][0].action if info["reference"] and rng.random() < 0.5 else env.action_space.sample()
         obs, r, term, trunc, info = env.step(act)
-        records.append((obs, r, term, trunc, info, cast("GuiEnv", env.unwrapped).get_state()))
+        records.append((obs, r, term, trunc, info, gui_env(env).get_state()))
         if term or trunc:
             _, info = env.reset()
     env.close()

@@ -17,7 +17,7 @@ import os
 import platform
 import sys
 import time
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -26,11 +26,11 @@ import gymnasium as gym  # noqa: E402
 import guigym  # noqa: E402,F401
 from agents import OraclePlanner, PlanActAgent, run_episode, summarize  # noqa: E402
 from guigym.backends import BACKENDS  # noqa: E402
+from guigym.env import gui_env
 from guigym.registration import env_ids  # noqa: E402
 
 if TYPE_CHECKING:
     from agents import EpisodeRecord
-    from guigym.env import GuiEnv
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in env_ids():
         env = gym.make(env_id, backend=a.backend)
         recs: dict[str, list[EpisodeRecord]] = {"replan": [], "open": []}
-        for level in cast("GuiEnv", env.unwrapped).family.levels:
+        for level in gui_env(env).family.levels:
             row = {}
             for mode, open_loop in (("replan", False), ("open", True)):
                 agent = PlanActAgent(OraclePlanner(a.horizon, noise=a.noise), open_loop=open_loop)

@@ -20,7 +20,6 @@ import os
 import platform
 import statistics
 import time
-from typing import TYPE_CHECKING, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -32,17 +31,15 @@ from gymnasium.utils.seeding import np_random
 import guigym  # noqa: F401
 from guigym.apps.base import start_state
 from guigym.apps.draws import Draws
+from guigym.env import gui_env
 from guigym.oracle import Oracle, state_key
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 
 def phases(env_id: str, level: str, seeds: range) -> dict[str, float]:
     """Median ms of generation, planning and the whole reset, the mean reference length and the
     mean planning ms per reference step; checks that the reference planned here is the reset's."""
     env = gym.make(env_id, level=level, disable_env_checker=True)
-    core = cast("GuiEnv", env.unwrapped)
+    core = gui_env(env)
     env.reset(seed=seeds.start)  # the backend started, fonts and caches warm, as in a run
     gen, plan, reset, length = [], [], [], []
     for seed in seeds:

@@ -36,10 +36,10 @@ from _args import at_least, env_and_level  # benchmarks/, the script's folder (o
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.backends.browser import RECYCLE_EVERY, private_kib, pss_kib
+from guigym.env import gui_env
 
 if TYPE_CHECKING:
     from guigym.backends.browser import BrowserBackend
-    from guigym.env import GuiEnv
 
 
 def episode(env: gym.Env, seed: int, level: str, steps: int) -> int:
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             if i % args.every == 0 or i == args.resets:
                 line = [f"{i:7d} resets {time.perf_counter() - t0:7.0f} s"]
                 for name in names:
-                    pids = cast("BrowserBackend", cast("GuiEnv", envs[name].unwrapped).backend).chromium_pids()
+                    pids = cast("BrowserBackend", gui_env(envs[name]).backend).chromium_pids()
                     pss, uss = pss_kib(pids) / 1024, private_kib(pids) / 1024
                     samples[name][0].append(i)
                     samples[name][1].append(pss)
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'':10s}{'':5s}{'first':>8s}{'last':>8s}{'max':>8s}{'slope MiB/1k resets':>22s}{'recycles':>10s}{'ms/episode':>12s}")
         for name in names:
             x = samples[name][0]
-            b = cast("BrowserBackend", cast("GuiEnv", envs[name].unwrapped).backend)
+            b = cast("BrowserBackend", gui_env(envs[name]).backend)
             for label, y in (("PSS", samples[name][1]), ("USS", samples[name][2])):
                 fit = [(a, v) for a, v in zip(x, y) if a > args.warmup] or list(zip(x, y))
                 slope = slope_per_1000([a for a, _ in fit], [v for _, v in fit])

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any, SupportsFloat, cast
+from typing import Any, SupportsFloat
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -41,12 +41,10 @@ import numpy as np  # noqa: E402
 import guigym  # noqa: E402,F401
 from guigym.actions import Click  # noqa: E402
 from guigym.backends import BACKENDS  # noqa: E402
+from guigym.env import gui_env
 from guigym.registration import id_levels  # noqa: E402
 from guigym.variation import SPLITS  # noqa: E402
 from guigym.variation import resolve as resolve_variation  # noqa: E402
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 DETOUR_STEPS = (1, 8)  # random actions before the oracle takes over: at least, at most
 
@@ -59,7 +57,7 @@ def feed(h: Any, env: gym.Env, obs: dict[str, Any], info: dict[str, Any], reward
                                                             for e in obs.get("elements", ())])).encode())
     h.update(repr((float(reward), bool(term), bool(trunc))).encode())
     h.update(repr((info["reference"], info["elements"], info["event"], info["success"], info["action_error"])).encode())
-    h.update(json.dumps(cast("GuiEnv", env.unwrapped).get_state(), sort_keys=True).encode())
+    h.update(json.dumps(gui_env(env).get_state(), sort_keys=True).encode())
 
 
 def random_action(env: gym.Env, info: dict[str, Any], rng: np.random.Generator) -> Any:
@@ -85,7 +83,7 @@ def episode(env: gym.Env, h: Any, kind: str, seed: int, level: str) -> int:
     n, done = 0, False
     while not done:
         if n == n_random and kind == "detour":  # restore into the same env: must change nothing
-            base = cast("GuiEnv", env.unwrapped)
+            base = gui_env(env)
             snap = base.get_state()
             base.set_state(json.loads(json.dumps(snap)))
             obs = base.observe()

@@ -17,18 +17,15 @@ import argparse
 import os
 import platform
 import time
-from typing import TYPE_CHECKING, cast
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import gymnasium as gym
 
 import guigym
+from guigym.env import gui_env
 from guigym.registration import env_ids
 from guigym.variation import resolve as resolve_variation
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 
 def random_policy(env: gym.Env, steps: int, level: str) -> float:
@@ -130,7 +127,7 @@ def _measure(args: argparse.Namespace, affinity: set[int] | None = None) -> int:
     print(head + (f"   varied ({args.variation}, {args.split}): {'random':>7} {'oracle':>7} {'resets':>7} (x plain)" if varied else ""))
     single, ratios = {}, []
     for env_id in env_ids():
-        env = cast("GuiEnv", gym.make(env_id).unwrapped)  # no TimeLimit: measure the env itself
+        env = gui_env(gym.make(env_id))  # unwrapped, no TimeLimit: measure the env itself
         venv = gym.make(env_id, variation=args.variation, split=args.split).unwrapped if varied else None
         for level in env.family.levels:
             r = random_policy(env, args.steps, level)

@@ -8,18 +8,15 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 import gymnasium as gym
 from tqdm import tqdm
 
 import guigym  # noqa: F401  (registers the envs)
 from guigym.backends import BACKENDS
+from guigym.env import gui_env
 from guigym.registration import id_level_problem, plain_id
 from guigym.viz import annotate, save_gif, writable_problem
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 
 def gif_path_problem(gif: str) -> str | None:
@@ -70,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _demo(env: gym.Env, args: argparse.Namespace) -> int:
-    levels = [args.level] if args.level else list(cast("GuiEnv", env.unwrapped).family.levels)
+    levels = [args.level] if args.level else list(gui_env(env).family.levels)
     t0, total_steps = time.perf_counter(), 0
     for level in levels:
         wins, steps = 0, 0

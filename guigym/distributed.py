@@ -47,7 +47,7 @@ import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -56,10 +56,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
+from guigym.env import gui_env
 from guigym.vector import per_env_actions
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 try:
     import ray
@@ -213,7 +211,7 @@ class EnvActor:
     def _info(self, env: gym.Env, info: dict[str, Any]) -> dict[str, Any] | _PackedInfo:
         info = {**info, FAILED: False, FAILURE: ""}
         if self.record_state:
-            info["state"] = cast("GuiEnv", env.unwrapped).get_state()  # a GuiEnv's (another env raises AttributeError, as before)
+            info["state"] = gui_env(env, "record_state=True").get_state()
         if self.compress is not None:  # a state is up to ~35 KB (Settings), 3x smaller packed
             return _PackedInfo(zlib.compress(pickle.dumps(info, protocol=5), 1))
         return info

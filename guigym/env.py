@@ -18,8 +18,8 @@ from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefSte
 from guigym.apps import FAMILIES
 from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
 from guigym.apps.draws import Draws
-from guigym.apps.snapshot import snapshot_problems
 from guigym.apps.schema import AppState, DeviceState, Scenario
+from guigym.apps.snapshot import snapshot_problems
 from guigym.backends import BACKENDS, make_backend
 from guigym.backends.base import Backend
 from guigym.events import Event
@@ -641,3 +641,23 @@ def _viewport_pair(viewport: Any) -> tuple[int, int]:
 
 def _cut(line: str) -> str:
     return _fit(line, HISTORY_LINE)
+
+
+def gui_env(env: Any, who: str = "this") -> GuiEnv:
+    """The :class:`GuiEnv` under ``env``'s wrappers (``env.unwrapped``), checked: a ``TypeError``
+    naming ``who`` and what ``env`` is when it is not a guigym env (another env's missing
+    attribute would surface later, deep inside the caller, as a bare ``AttributeError``).
+
+    >>> import gymnasium as gym, guigym
+    >>> type(gui_env(gym.make("GuiGym-Login-v0"))).__name__
+    'GuiEnv'
+    >>> gui_env(gym.make("CartPole-v1"), "DiscreteActions")
+    Traceback (most recent call last):
+    ...
+    TypeError: DiscreteActions needs a guigym env (gym.make("GuiGym-...")), got CartPoleEnv
+    """
+    base = getattr(env, "unwrapped", None)
+    if not isinstance(base, GuiEnv):
+        got = type(base if isinstance(base, gym.Env) else env).__name__
+        raise TypeError(f'{who} needs a guigym env (gym.make("GuiGym-...")), got {got}')
+    return base

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from typing import TYPE_CHECKING, Any, SupportsFloat, cast
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -30,9 +30,7 @@ from PIL import Image
 
 from guigym.action_text import _short
 from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
+from guigym.env import gui_env
 
 #: a quoted span: single quotes not inside a word (the apostrophe of "Wright's" opens nothing)
 _QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"")
@@ -60,11 +58,6 @@ def instruction_spans(text: str, k: int) -> list[str]:
     seen: set[str] = set()
     uniq = [s for s in out if not (s in seen or seen.add(s))]  # type: ignore[func-returns-value]
     return uniq[:k]
-
-
-def _gui(env: gym.Env) -> GuiEnv:
-    """``env.unwrapped``, the :class:`~guigym.env.GuiEnv` these wrappers are made for."""
-    return cast("GuiEnv", env.unwrapped)
 
 
 def _count(v: Any, what: str, low: int) -> int:
@@ -131,14 +124,15 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         cols, rows = _pair(grid, "grid")
         type_slots = _count(type_slots, "type_slots", 0)
         open_app = _flag(open_app, "open_app")
+        self._gui = gui_env(env, "DiscreteActions")  # a TypeError now, not an AttributeError at the first step
         # recorded for env.spec: gym.make(env.spec) (and check_env's close check) rebuilds the wrapper
         gym.utils.RecordConstructorArgs.__init__(self, grid=(cols, rows), type_slots=type_slots, open_app=open_app)
         super().__init__(env)
         self.cols, self.rows = cols, rows
-        self.width, self.height = _gui(env).width, _gui(env).height
+        self.width, self.height = self._gui.width, self._gui.height
         self.type_slots = type_slots
         self.n_click = self.cols * self.rows
-        self.apps: tuple[str, ...] = tuple(_gui(env).apps) if open_app else ()
+        self.apps: tuple[str, ...] = tuple(self._gui.apps) if open_app else ()
         self.action_space = spaces.Discrete(self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + type_slots)
 
     def cell_center(self, i: int) -> tuple[int, int]:
@@ -164,7 +158,7 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         if i < len(self.apps):
             return OpenApp(self.apps[i])
         i -= len(self.apps)
-        spans = instruction_spans(_gui(self.env).instruction, self.type_slots)
+        spans = instruction_spans(self._gui.instruction, self.type_slots)
         return Type(spans[i]) if i < len(spans) else OpenApp("")  # a spare slot: a no-op
 
     def index_of(self, action: Action) -> int:
@@ -188,7 +182,7 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(f"{action} is not expressible: DiscreteActions has no Answer block")
         if self.type_slots == 0:
             raise ValueError(f"{action} is not expressible: this wrapper has type_slots=0")
-        spans = instruction_spans(_gui(self.env).instruction, self.type_slots)
+        spans = instruction_spans(self._gui.instruction, self.type_slots)
         if action.text not in spans:  # it returned the last Type slot: typing another text, silently
             raise ValueError(f"{action} is not expressible: its text is not one of the instruction's "
                              f"{len(spans)} typeable spans {[_short(t) for t in spans]}")

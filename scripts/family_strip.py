@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, cast
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -21,11 +20,9 @@ import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
 import guigym  # noqa: E402,F401
+from guigym.env import gui_env
 from guigym.registration import id_level_problem  # noqa: E402
 from guigym.viz import image_out_problem, save_image  # noqa: E402
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 GAP = 8
 
@@ -54,7 +51,7 @@ def strip(env_id: str, level: str, seed: int, frames: list[int]) -> tuple[Image.
             if k + 1 in frames:
                 shots.append((obs["screenshot"], "success" if info["success"] else "failed"))
             break  # no step after the end (the loop went on stepping a finished episode)
-    instruction = cast("GuiEnv", env.unwrapped).instruction
+    instruction = gui_env(env).instruction
     env.close()
     if beyond := sorted({f for f in frames if f > last}):
         raise FramesBeyondEpisode(f"--frames {' '.join(map(str, beyond))}: the episode of {env_id} {level} seed {seed} "

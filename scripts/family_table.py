@@ -16,7 +16,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -26,11 +25,9 @@ import numpy as np  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from guigym.apps.draws import Draws  # noqa: E402
+from guigym.env import gui_env
 from guigym.registration import env_ids  # noqa: E402
 from guigym.viz import writable_problem, write_whole  # noqa: E402
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: The README's table between its markers.
@@ -42,7 +39,7 @@ def rows(seeds: int) -> list[str]:
            "|---|---|---|---|---|"]
     for eid in env_ids():
         env = gym.make(eid)
-        u = cast("GuiEnv", env.unwrapped)
+        u = gui_env(env)
         fam = u.family
         for level in fam.levels:
             seen = set()

@@ -36,7 +36,7 @@ import collections
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -45,13 +45,13 @@ import gymnasium as gym
 from guigym.apps.base import View, view
 from guigym.apps.catalog import APP_NAMES
 from guigym.descriptions import PREFIX as DESCRIPTION
+from guigym.env import gui_env
 from guigym.i18n import content_strings
 from guigym.i18n.de import NAMES, known
 from guigym.registration import env_ids
 
 if TYPE_CHECKING:
     from guigym.apps.schema import Scenario
-    from guigym.env import GuiEnv
 
 #: Kinds of string, in the order of the table's columns ("content_de": content made in German,
 #: guigym.i18n.content; "content": content the English instance shows too, such as people's names).
@@ -130,7 +130,7 @@ def coverage(env_id: str, seeds: int) -> tuple[dict[str, set[str]], collections.
     gaps: collections.Counter[str] = collections.Counter()
     for variation in SETTINGS.values():
         env = gym.make(env_id, variation=variation, split="test")
-        u = cast("GuiEnv", env.unwrapped)
+        u = gui_env(env)
         for level in u.family.levels:
             for seed in range(seeds):
                 u.content_language = "en"  # the same instance with its content made in English

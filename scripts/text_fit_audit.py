@@ -18,7 +18,7 @@ import collections
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -28,10 +28,8 @@ import gymnasium as gym  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from guigym.display import display_list, overflowing_texts, shortened_texts  # noqa: E402
+from guigym.env import gui_env
 from guigym.registration import id_levels  # noqa: E402
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "plain": {},
@@ -46,7 +44,7 @@ def audit(env_id: str, level: str, seeds: int, setting: dict[str, Any]) -> tuple
     wide: set[str] = set()
     short: set[str] = set()
     env = gym.make(env_id, level=level, disable_env_checker=True, **setting)
-    u = cast("GuiEnv", env.unwrapped)
+    u = gui_env(env)
     for seed in range(seeds):
         _, info = env.reset(seed=seed)
         for _ in range(200):

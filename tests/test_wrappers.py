@@ -223,3 +223,18 @@ def test_a_text_that_is_no_span_of_the_instruction_is_not_expressible():
             if t in spans:
                 assert env.action(env.index_of(Type(t))) == Type(t)
     assert found
+
+
+def test_a_non_guigym_env_is_a_type_error_at_construction() -> None:
+    """DiscreteActions reads the GuiEnv's screen size, apps and instruction: on another env it
+    was an AttributeError (``'CartPoleEnv' object has no attribute 'width'``) from inside."""
+    import gymnasium as gym
+
+    import guigym
+
+    with pytest.raises(TypeError, match=r'DiscreteActions needs a guigym env \(gym.make\("GuiGym-\.\.\."\)\), got CartPoleEnv'):
+        DiscreteActions(gym.make("CartPole-v1"))
+    env = NumericObservation(DiscreteActions(make("GuiGym-Login-v0")))
+    assert guigym.gui_env(env) is env.unwrapped  # the checked accessor, through any wrappers
+    with pytest.raises(TypeError, match="record_state=True needs a guigym env"):
+        guigym.gui_env(gym.make("CartPole-v1"), "record_state=True")

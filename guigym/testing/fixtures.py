@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Optional, Sequence, cast
+from typing import Any, Iterable, Iterator, Literal, Optional, Sequence
 
 from guigym.actions import Back, Click, RefStep, Scroll
-
-if TYPE_CHECKING:
-    from guigym.env import GuiEnv
 
 __all__ = ["Case", "Reference", "reference_cases", "all_reference_cases", "cases_fixture", "case_params"]
 
@@ -97,10 +94,11 @@ def reference_cases(
     import numpy as np
 
     import guigym  # noqa: F401 - registers the ids
+    from guigym.env import gui_env
 
     env = gym.make(env_id, level=level, backend=backend, disable_env_checker=True, **make_kwargs)
     try:
-        u = cast("GuiEnv", env.unwrapped)  # get_state/set_state: a GuiEnv (what every guigym id makes)
+        u = gui_env(env, "reference_cases")  # get_state/set_state: a GuiEnv's
         for seed in seeds:
             obs, info = env.reset(seed=int(seed))
             h, w = obs["screenshot"].shape[:2]
