@@ -3,7 +3,7 @@
     python benchmarks/reproduce.py --table defaults     # train_small.py with its defaults, seeds 1–5
     python benchmarks/reproduce.py --table ablations    # benchmarks/ablations.py, its default settings, seeds 1–5
     python benchmarks/reproduce.py --table ppo          # benchmarks/ppo_baseline.py (SB3 PPO vs random), seeds 0–2
-    python benchmarks/reproduce.py --table ppo200       # the same at 200k env steps per seed (≈ 5 CPU-minutes each)
+    python benchmarks/reproduce.py --table ppo200       # the same at 200k env steps per seed (≈ 5–8 CPU-minutes each)
     python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
     python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
     python benchmarks/reproduce.py --table stage2ug     # stage 2 on TraceR1's path: ungrounded planner + frozen executor
@@ -70,7 +70,7 @@ class Args:
     from them on another checkout"""
     skip: list[str] = field(default_factory=list)
     """with ``--table readme``: tables not rerun (their README blocks, with their own commit
-    and command, stay as they are), e.g. ``--skip ppo200`` (≈ 16 CPU-minutes)"""
+    and command, stay as they are), e.g. ``--skip ppo200`` (≈ 16–25 CPU-minutes)"""
 
 
 def git_commit() -> str:
