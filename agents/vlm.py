@@ -33,7 +33,7 @@ import numpy as np
 
 from agents.executors import instruction_action
 from agents.plan_act import NOOP, Plan
-from guigym.action_text import FORMATS, ActionParseError, format_action, format_plan, parse_action, parse_plan
+from guigym.action_text import FORMATS, ActionParseError, escape_surrogates, format_action, format_plan, parse_action, parse_plan
 from guigym.actions import Action, Click, PlanStep, Scroll, Type, rescale_action
 
 __all__ = [
@@ -410,9 +410,12 @@ class VLM:
 
     def chat_text(self, messages: list[dict[str, Any]]) -> str:
         """The prompt text of ``messages`` (chat template, generation prompt), with special
-        tokens spelled out in the task or the history defused (:func:`defuse_special_tokens`)."""
+        tokens spelled out in the task or the history defused (:func:`defuse_special_tokens`)
+        and lone surrogates escaped (:func:`~guigym.action_text.escape_surrogates`: a model's
+        ``"\\ud83d"`` parses to one, and a past action or a plan step carrying it into the next
+        prompt made the tokenizer raise, ending the rollout)."""
         msgs = defuse_special_tokens(messages, self.special_tokens)
-        return self.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+        return escape_surrogates(self.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True))
 
     def generate(self, messages: list[dict[str, Any]], image: np.ndarray) -> tuple[str, Size]:
         """Greedy (or sampled) answer to ``messages`` about ``image``; returns the decoded new

@@ -769,11 +769,23 @@ def _json_dict(a: Action | None, kind: str, instruction: str, mobile: bool) -> d
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (valid in a str, not in UTF-8: a model's JSON
+    ``"\\ud83d"`` parses to one) written as its ``\\u`` escape, so that it encodes: for text
+    that goes to a tokenizer or a file, such as a formatted action inside a prompt (inside a
+    JSON string the escape means the same character).
+
+    >>> escape_surrogates('{"text": "a\\ud83d😀"}')
+    '{"text": "a\\\\ud83d😀"}'
+    """
+    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _literal(v: Any) -> str:
     """``v`` as a JSON literal, which is a Python literal too; a lone surrogate, which UTF-8 (the
     only source ``ast.parse`` reads) cannot hold, as a ``\\u`` escape: ``ensure_ascii`` would also
     split astral characters into pairs, which Python reads as two characters."""
-    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(v, ensure_ascii=False))
+    return escape_surrogates(json.dumps(v, ensure_ascii=False))
 
 
 def _call(a: Action | None, kind: str, instruction: str) -> str:

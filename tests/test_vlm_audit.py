@@ -16,7 +16,8 @@ import gymnasium as gym  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from agents.plan_act import NOOP, PlanActAgent, run_episode  # noqa: E402
-from agents.vlm import VLMPlanner, load_vlm, plan_messages  # noqa: E402
+from agents.vlm import VLMPlanner, ground_messages, load_vlm, plan_messages  # noqa: E402
+from guigym.action_text import FORMATS, parse_action  # noqa: E402
 from guigym.actions import Click, Type  # noqa: E402
 
 SCREEN, MODEL = (360, 640), (84, 140)
@@ -66,6 +67,30 @@ def test_special_tokens_typed_into_the_history_do_not_break_the_prompt(vlm: Any,
     # prompts without special tokens in their texts are exactly the chat template's
     msgs = plan_messages("Log in as alice", [Click(180, 128), Type("alice")], 2, "json", MODEL, SCREEN)
     assert vlm.chat_text(msgs) == vlm.processor.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+
+
+def test_a_lone_surrogate_in_a_past_action_does_not_break_the_prompt(vlm: Any, login: Any) -> None:
+    """A model's JSON ``"\\ud83d"`` parses to ``Type("\\ud83d")``, a lone surrogate; kept in the
+    history (json and mobile_use write it raw), or in a plan step's instruction read back by the
+    grounding executor, it made the tokenizer raise ("TextEncodeInput must be ..."): a crash of
+    the rollout in the planner and the GRPO policy alike."""
+    from agents.vlm_policy import VLMPolicy
+
+    obs, info = login
+    parsed = parse_action('<answer>[{"action": "type", "text": "\\ud83d"}]</answer>', "json")
+    assert parsed == Type("\ud83d")
+    for fmt in FORMATS:
+        planner = VLMPlanner(vlm, horizon=2, fmt=fmt)
+        plan = planner.plan(obs, info, [Click(180, 128), parsed, Type("a\udfff\ud83d\ude00")])
+        assert plan.text is not None and (plan.error is None or plan.error.startswith("ActionParseError"))
+        text = vlm.chat_text(planner.last_messages)
+        text.encode("utf-8")  # raised UnicodeEncodeError (json, mobile_use)
+        assert "\\ud83d" in text  # shown, as its escape
+    policy = VLMPolicy(vlm, horizon=2, max_new_tokens=6, fmt="mobile_use")
+    comps, (lp, mask) = policy.sample([{**obs, "history_actions": [parsed]}], 2)
+    assert len(comps) == 2 and torch.isfinite(lp).all()
+    ground = ground_messages("Click the \ud83d button", "click", "json", MODEL)
+    assert "Click the \\ud83d button" in vlm.chat_text(ground)
 
 
 def test_defuse_special_tokens_leaves_the_system_turn_and_plain_text_alone() -> None:
