@@ -52,6 +52,9 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "ungrounded step, long instruction":
         lambda n: _fill("a b ", n, '<answer>[{"action": "click", "instruction": "Click \'', '\'"}]</answer>'),
     "long type text": lambda n: _fill("x", n, '<answer>[{"action": "type", "text": "', '"}]</answer>'),
+    "unclosed quotes in an instruction": lambda n: _fill("‘", n, '<answer>[{"action": "click", "instruction": "', '"}]</answer>'),
+    "spaces inside an open_app instruction":
+        lambda n: _fill(" ", n, '<answer>[{"action": "open_app", "instruction": "open x', 'y"}]</answer>'),
 }
 
 _REF = [RefStep(Click(30, 20), "ok", (10, 10, 50, 30), "Click OK", label="OK").to_dict()]

@@ -17,6 +17,7 @@ from guigym.action_text import MAX_STEPS, MAX_TEXT_CHARS, ActionParseError, pars
 from guigym.actions import MAX_COORD, Back, Click, OpenApp, RefStep, Scroll, Type
 from guigym.apps.base import MAX_FIELD_LEN, clean_text
 from guigym.env import HISTORY_LEN
+from guigym.grounding import instruction_action, quoted
 from guigym.rewards import format_reward, trajectory_reward, uir1_reward
 from guigym.rewards.easyr1 import compute_score
 from guigym.rewards.trl import TrajectoryReward
@@ -211,6 +212,13 @@ QUADRATIC = [  # (what, call): each took seconds before
         reference=[REF])),
     ("trajectory_reward on 100,000 Click objects", lambda: trajectory_reward(
         [Click(i % 300, i % 600) for i in range(100_000)], [RefStep.from_dict(REF[0])])),
+    # an instruction of 8,000 unclosed quotes took 4.2 s (grounding.quoted), one with a run of
+    # 8,000 spaces inside 0.4 s (the open_app and answer patterns of instruction_action)
+    ("TrajectoryReward() on an instruction of 8,000 unclosed quotes", lambda: TrajectoryReward()(
+        ['<answer>[{"action": "click", "instruction": "' + "‘" * 8_000 + '"}]</answer>'], reference=[REF])),
+    ("quoted() on 100,000 unclosed quotes of each kind", lambda: [quoted(q * 100_000) for q in "‘“„'\""]),
+    ("instruction_action on 100,000 spaces inside", lambda: [
+        instruction_action(k, f"{k} x" + " " * 100_000 + "y") for k in ("open_app", "answer", "type")]),
 ]
 
 
