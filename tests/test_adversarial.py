@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 
 from guigym.action_text import MAX_STEPS, MAX_TEXT_CHARS, ActionParseError, parse_action, parse_plan, parse_trajectory
 from guigym.actions import MAX_COORD, Back, Click, OpenApp, RefStep, Scroll, Type
+from guigym.events import Event
 from guigym.apps.base import MAX_FIELD_LEN, clean_text
 from guigym.env import HISTORY_LEN
 from guigym.grounding import instruction_action, quoted
-from guigym.rewards import format_reward, trajectory_reward, uir1_reward
+from guigym.rewards import format_reward, iou_argument_reward, trajectory_reward, uir1_reward
 from guigym.rewards.easyr1 import compute_score
-from guigym.rewards.trl import TrajectoryReward
+from guigym.rewards.trl import TrajectoryReward, load_elements
 from tests.conftest import IDS, make
 
 FAST_S = 0.5  # the goal is 10 ms (benchmarks/bench_adversarial.py); generous on a loaded CI machine
@@ -195,6 +196,21 @@ def test_trajectory_reward_takes_huge_points_directly():
     ref = [RefStep.from_dict(r) for r in REF]
     for pred in ([Click(10**400, 0), Click(-(10**400), 0)], [Click(10**300, 0), Click(-(10**300), 0)]):
         assert math.isfinite(trajectory_reward(pred, ref))
+    for x in (10**400, -(10**400), 10**300):  # iou_argument_reward raised OverflowError (int - float)
+        assert iou_argument_reward(Click(x, 0), ref[0]) == 0.0
+    assert iou_argument_reward(Click(30, 20), ref[0]) > 0.0
+
+
+def test_dataset_elements_without_an_id_fall_back_to_the_reference():
+    """``load_elements`` drops what it cannot use; an element dict without ``id`` got through and
+    the trajectory reward raised ``KeyError: 'id'`` when an ungrounded click matched it."""
+    back = [RefStep(Back(), None, None, "Go back", Event("back")).to_dict()]
+    text = '<think>t</think><answer>[{"action": "click", "instruction": "Click the OK button"}]</answer>'
+    no_id = [{"label": "OK", "box": [0, 0, 10, 10]}]
+    ok = {"id": "ok", "box": [0, 0, 1, 1]}
+    assert load_elements(no_id) is None and load_elements(no_id + [ok]) == [ok]
+    got = TrajectoryReward()([text], reference=[back], elements=[no_id])
+    assert got == TrajectoryReward()([text], reference=[back])  # as with no elements column
 
 
 QUADRATIC = [  # (what, call): each took seconds before

@@ -64,3 +64,11 @@ def test_module_contract_and_bad_mode():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert mod.compute_score([{"response": "x", "ground_truth": GT}])[0]["overall"] == 0.0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "1", None, True])
+def test_a_format_weight_that_is_no_finite_number_is_a_value_error(bad) -> None:
+    """NaN or inf made every ``overall`` NaN (a whole GRPO group's advantages NaN); "1" or None
+    a bare TypeError from the sum."""
+    with pytest.raises(ValueError, match="format_weight must be a finite number"):
+        easyr1.compute_score([{"response": "garbage", "ground_truth": GT}], mode="trajectory", format_weight=bad)

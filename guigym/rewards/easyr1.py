@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from guigym.rewards._common import check_real
 from guigym.rewards.trl import TrajectoryReward, load_reference
 from guigym.rewards.uir1 import _first_predicted, action_type_reward, argument_reward, format_reward
 
@@ -57,6 +58,7 @@ def compute_score(
     one dict per input with ``overall`` and its parts. Never raises on model text."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
+    check_real("format_weight", format_weight)  # NaN made every overall score NaN; "1" a bare TypeError
     traj = None
     if mode == "trajectory":
         traj = TrajectoryReward(gamma, lambda_align, lambda_rep, horizon, fmt, similarity=similarity, text=text)

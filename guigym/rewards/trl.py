@@ -140,7 +140,9 @@ def load_elements(value: Any) -> Optional[list[dict]]:
     try:
         if isinstance(value, (str, bytes)):
             value = json.loads(value)
-        return [dict(e) for e in value if isinstance(e, dict)] or None  # a malformed box is read as holding no point
+        # an element without an id is dropped (the reward names elements by id: it raised a
+        # KeyError); a malformed box is read as holding no point
+        return [dict(e) for e in value if isinstance(e, dict) and "id" in e] or None
     except (TypeError, ValueError):
         return None
 

@@ -19,6 +19,7 @@ the same rule as :func:`~guigym.rewards.trajectory_reward` and
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable, Optional, cast
 
@@ -309,5 +310,11 @@ def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, 
     a = pred_action(pred)
     if not isinstance(a, Click):
         return 0.0
-    return box_iou((a.x - half, a.y - half, a.x + half, a.y + half),
+    try:
+        x, y = float(a.x), float(a.y)
+    except OverflowError:  # an int beyond a float (Click(10**400, 0)) is a point far outside: IoU 0
+        return 0.0
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return 0.0
+    return box_iou((x - half, y - half, x + half, y + half),
                    cast("tuple[float, float, float, float]", tuple(float(v) for v in ref.box)))
