@@ -572,7 +572,10 @@ def _raw_mobile(text: str) -> list[Any]:
         except (ValueError, RecursionError, MemoryError):
             k = s.find(close_tag, j)
             end = len(s) if k < 0 else k
-            obj = _load_literal(_strip(s[j:end]))
+            try:
+                obj = _load_literal(_strip(s[j:end]))
+            except (_Invalid, *_PARSE_ERRORS) as e:
+                obj = _Unreadable(e)
         pos = _WS_RE.match(s, end).end()  # type: ignore[union-attr]  # (no slicing: linear in the number of blocks)
         if s.startswith(close_tag, pos):
             pos += len(close_tag)
@@ -583,7 +586,22 @@ def _raw_mobile(text: str) -> list[Any]:
             raise _Invalid("empty answer")
         value = _load_literal(body)
         blocks = value if isinstance(value, list) else [value]
-    return [_tool_call_args(b) for b in blocks]
+    return blocks
+
+
+class _Unreadable:
+    """A ``<tool_call>`` block that did not parse: an error only if its step is read (a block
+    after ``max_len``, or after the first in :func:`parse_action`, is dropped unread, as a
+    later item of a JSON list is)."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def _mobile_step(block: Any, plan: bool) -> PlanStep:
+    if isinstance(block, _Unreadable):
+        raise block.error
+    return _step_from(_tool_call_args(block), _MOBILE_NAMES, True, plan)
 
 
 def _raw(text: str, fmt: str) -> tuple[list[Any], Callable[[Any, bool], PlanStep]]:
@@ -592,7 +610,7 @@ def _raw(text: str, fmt: str) -> tuple[list[Any], Callable[[Any, bool], PlanStep
         return _raw_json(text), lambda d, plan: _step_from(d, _JSON_NAMES, False, plan)
     if fmt == "function":
         return _raw_function(text), lambda n, plan: _step_from(_call_to_dict(n), _JSON_NAMES, False, plan)
-    return _raw_mobile(text), lambda d, plan: _step_from(d, _MOBILE_NAMES, True, plan)
+    return _raw_mobile(text), _mobile_step
 
 
 def _whole(body: str) -> bool:

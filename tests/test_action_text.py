@@ -514,3 +514,15 @@ def test_plans_may_stop_with_done(fmt):
     assert [s.kind for s in steps] == ["back", DONE] and steps[-1].done
     with pytest.raises(ActionParseError, match="ends a plan"):
         parse_trajectory(more, fmt)
+
+
+def test_mobile_use_blocks_past_the_ones_read_are_dropped_unread() -> None:
+    """As a later item of a JSON list: a ``<tool_call>`` block after the first (parse_action) or
+    after ``max_len`` is not read, so another tool's call or broken JSON there is no error (both
+    failed the whole answer); read, it still is one."""
+    click = '<tool_call>{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [1, 2]}}</tool_call>'
+    for later in ('<tool_call>{"name": "other", "arguments": {}}</tool_call>', "<tool_call>{bad json</tool_call>"):
+        assert parse_action(click + later) == Click(1, 2) == parse_action(click + later, "mobile_use")
+        assert parse_trajectory(click + later, "mobile_use", max_len=1) == [Click(1, 2)]
+        with pytest.raises(ActionParseError, match="step 2: (unknown tool 'other'|not valid JSON)"):
+            parse_trajectory(click + later, "mobile_use")
