@@ -40,6 +40,19 @@ def check_real(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be a finite number, got {value!r}")
 
 
+def finite_point(a: Any) -> Optional[tuple[float, float]]:
+    """``(a.x, a.y)`` as floats, or ``None`` when ``a`` has no point or it is not finite (an int
+    beyond a float, ``Click(10**400, 0)``, included): such a point is in no box."""
+    x, y = getattr(a, "x", None), getattr(a, "y", None)
+    if x is None or y is None:
+        return None
+    try:
+        fx, fy = float(x), float(y)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return (fx, fy) if math.isfinite(fx) and math.isfinite(fy) else None
+
+
 def pred_kind(pred: Any) -> Optional[str]:
     """Action type of a predicted step (``None`` when there is none)."""
     if isinstance(pred, ACTION_CLASSES):

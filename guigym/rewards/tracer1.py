@@ -47,6 +47,7 @@ from guigym.rewards._common import (
     check_real,
     check_ref,
     events_match,
+    finite_point,
     norm_name,
     norm_text,
     pred_action,
@@ -196,17 +197,6 @@ def action_similarity(
 # ---------------------------------------------------------------------------- repetition
 
 
-def _finite_point(a: Any) -> Optional[tuple[float, float]]:
-    x, y = getattr(a, "x", None), getattr(a, "y", None)
-    if x is None or y is None:
-        return None
-    try:
-        fx, fy = float(x), float(y)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return (fx, fy) if math.isfinite(fx) and math.isfinite(fy) else None
-
-
 def _box(box: Any) -> Optional[tuple[float, float, float, float]]:
     """``box`` as four floats, or ``None`` when it is malformed (a dataset's elements column):
     such a box holds no point."""
@@ -288,7 +278,7 @@ def step_target(
         if own is not None and own.action.type != "click":
             own = None
         if a is not None:
-            p = _finite_point(a)
+            p = finite_point(a)
             if p is None:
                 return ("click@", None, None)
             if own is not None and own.box is not None and _inside(p, own.box):

@@ -19,7 +19,6 @@ the same rule as :func:`~guigym.rewards.trajectory_reward` and
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Callable, Optional, cast
 
@@ -31,6 +30,7 @@ from guigym.rewards._common import (
     check_fmt,
     check_real,
     check_ref,
+    finite_point,
     norm_name,
     parse_answer,
     pred_action,
@@ -310,11 +310,9 @@ def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, 
     a = pred_action(pred)
     if not isinstance(a, Click):
         return 0.0
-    try:
-        x, y = float(a.x), float(a.y)
-    except OverflowError:  # an int beyond a float (Click(10**400, 0)) is a point far outside: IoU 0
+    p = finite_point(a)
+    if p is None:  # an int beyond a float (Click(10**400, 0)) is a point far outside: IoU 0
         return 0.0
-    if not (math.isfinite(x) and math.isfinite(y)):
-        return 0.0
+    x, y = p
     return box_iou((x - half, y - half, x + half, y + half),
                    cast("tuple[float, float, float, float]", tuple(float(v) for v in ref.box)))
