@@ -381,15 +381,34 @@ def _canonical_fields(d: Mapping[str, Any], kind: str, mobile: bool) -> dict[str
         if p is not None:
             out["x"], out["y"] = p
     elif kind in ("type", "answer"):
+        _no_point(d, kind)
         out["text"] = _string(d, ("text",), kind)
     elif kind == "open_app":
+        _no_point(d, "open" if mobile else "open_app")
         keys = ("text", "app_name", "app", "name") if mobile else ("app_name", "app", "name")
         out["name"] = _string(d, keys, "open" if mobile else "open_app")
     elif mobile:  # back
+        _no_point(d, "system_button")
         button = _string(d, ("button",), "system_button")
         if button.strip().lower() != "back":
             raise _Invalid(f"system_button {_short(button)} is not supported; only 'Back' is")
+    elif kind == "back":
+        _no_point(d, "back")
     return out
+
+
+#: Keys that place a step on the screen. Other keys an action does not read ("thought") are
+#: ignored, but a point on an action that takes none would be dropped unread: a model writing
+#: ``{"action": "type", "coordinate": [x, y], "text": ...}`` means "type there", which ``type``
+#: (the focused field) cannot do, and the function format rejects ``type(text=..., x=...)`` too.
+_POINT_KEYS = ("coordinate", "coordinate2", "x", "y")
+
+
+def _no_point(d: Mapping[str, Any], action: str) -> None:
+    given = [k for k in _POINT_KEYS if k in d]
+    if given:
+        hint = " (it types into the focused field: click the field first)" if action == "type" else ""
+        raise _Invalid(f"{action} takes no {', '.join(map(repr, given))}{hint}")
 
 
 def _step_from(d: Any, names: Mapping[str, str], mobile: bool, plan: bool) -> PlanStep:

@@ -212,6 +212,12 @@ BAD = [
     ('[{"action": "type"}]', "json", "type needs 'text'"),
     ('[{"action": "type", "text": 5}]', "json", "must be a string"),
     ('[{"action": "open_app"}]', "json", "open_app needs 'app_name'"),
+    # a point on an action that takes none is an error, not dropped (the function format's too)
+    ('[{"action": "type", "text": "a", "coordinate": [1, 2]}]', "json", "type takes no 'coordinate' (it types into the focused"),
+    ('[{"action": "back", "x": 1, "y": 2}]', "json", "back takes no 'x', 'y'"),
+    ('[{"action": "open_app", "app_name": "Mail", "coordinate": [1, 2]}]', "json", "open_app takes no 'coordinate'"),
+    ('[{"action": "answer", "text": "5", "x": 1}]', "json", "answer takes no 'x'"),
+    ("type(text='a', x=1, y=2)", "function", "unexpected keyword 'x'"),
     ('[{"action": "open_app", "app_name": ["x"]}]', "json", "must be a string"),
     ("[1, 2]", "json", "expected an action object"),
     ('"click"', "json", "expected a list of action objects"),
@@ -241,6 +247,8 @@ BAD = [
     (_tool('{"action": "terminate", "status": "success"}'), "mobile_use", "ends a plan"),  # parse_plan reads it
     (_tool('{"action": "system_button", "button": "Home"}'), "mobile_use", "'Home' is not supported"),
     (_tool('{"action": "swipe", "coordinate": [1, 2]}'), "mobile_use", "swipe needs"),
+    (_tool('{"action": "type", "text": "a", "coordinate": [1, 2]}'), "mobile_use", "type takes no 'coordinate'"),
+    (_tool('{"action": "system_button", "button": "Back", "coordinate": [1, 2]}'), "mobile_use", "system_button takes no"),
     (_tool('{"action": "swipe", "coordinate": [1, 2], "coordinate2": [1, 2]}'), "mobile_use", "zero length"),
     (_tool('{"action": "scroll", "direction": "down"}'), "mobile_use", "unknown action 'scroll'"),
     ('<tool_call>{"name": "computer_use", "arguments": {"action": "click"}}</tool_call>', "mobile_use", "unknown tool"),
