@@ -14,12 +14,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guigym.action_text import MAX_STEPS, MAX_TEXT_CHARS, ActionParseError, parse_action, parse_plan, parse_trajectory
-from guigym.actions import MAX_COORD, Back, Click, OpenApp, RefStep, Scroll, Type
+from guigym.actions import MAX_COORD, Answer, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
 from guigym.events import Event
 from guigym.apps.base import MAX_FIELD_LEN, clean_text
 from guigym.env import HISTORY_LEN
 from guigym.grounding import instruction_action, quoted
-from guigym.rewards import format_reward, iou_argument_reward, trajectory_reward, uir1_reward
+from guigym.rewards import (
+    action_similarity,
+    action_type_reward,
+    argument_reward,
+    format_reward,
+    grounded_reward,
+    iou_argument_reward,
+    step_target,
+    trajectory_reward,
+    uir1_reward,
+)
 from guigym.rewards.easyr1 import compute_score
 from guigym.rewards.trl import TrajectoryReward, load_elements
 from tests.conftest import IDS, make
@@ -199,6 +209,43 @@ def test_trajectory_reward_takes_huge_points_directly():
     for x in (10**400, -(10**400), 10**300):  # iou_argument_reward raised OverflowError (int - float)
         assert iou_argument_reward(Click(x, 0), ref[0]) == 0.0
     assert iou_argument_reward(Click(30, 20), ref[0]) > 0.0
+
+
+MALFORMED_STEPS = [  # built by hand with fields of the wrong types: each raised deep in a reward
+    Click("20", 3), Click(None, None), Click(True, 2), Scroll("down", "1", 2), Type(5), Answer(None), OpenApp(None),
+    PlanStep(action_type="click", instruction=5), PlanStep(action_type="zzz", instruction="Click OK"),
+    PlanStep(action_type=5), PlanStep(action=5), PlanStep(action=Click("a", "b")),
+]
+
+
+@pytest.mark.parametrize("bad", MALFORMED_STEPS, ids=lambda b: repr(b)[:40])
+def test_malformed_hand_built_steps_score_as_no_prediction(bad):
+    ref = [RefStep.from_dict(REF[0]), RefStep(Type("alice"), "user", (0, 40, 99, 60), "Type 'alice'", label="User"),
+           RefStep(Answer("5"), None, None, "Answer 5"), RefStep(OpenApp("Mail"), None, None, "Open Mail", label="Mail")]
+    for r in [*ref, None]:
+        assert action_type_reward(bad, r) == argument_reward(bad, r) == iou_argument_reward(bad, r) == 0.0
+    for r in ref:
+        assert action_similarity(bad, r) == 0.0
+    assert step_target(bad) is None
+    # scored like no step: sim 0, never a repetition, and the steps after it count as before
+    assert trajectory_reward([bad, bad], ref[:2]) == 0.0
+    assert trajectory_reward([bad, Type("alice")], ref[:2]) == trajectory_reward([Back(), Type("alice")], ref[:2])
+    # numpy numbers (a policy's argmax) and floats are well-formed
+    assert action_type_reward(Click(np.int64(30), np.float32(20.5)), ref[0]) == argument_reward(Click(np.array(30), 20), ref[0]) == 1.0
+
+
+def test_grounded_reward_scores_a_malformed_step_0_without_running_it(login):
+    _, info = login.reset(seed=0)
+    first = info["reference"][0]
+
+    def executor(env, step):  # would ground any step to the reference's action
+        return first.action
+
+    state = login.get_state()
+    assert grounded_reward(login, PlanStep(action_type=first.action.type, instruction="x"), executor=executor) == 1.0
+    for bad in (PlanStep(action_type=first.action.type, instruction=5), Click("1", "2"), PlanStep(action=Click(None, 0))):
+        assert grounded_reward(login, bad, executor=executor) == 0.0
+    assert login.get_state() == state
 
 
 def test_dataset_elements_without_an_id_fall_back_to_the_reference():

@@ -12,16 +12,33 @@ import math
 import numbers
 import re
 from collections import Counter
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union, cast
+
+import numpy as np
 
 from guigym.action_text import FORMATS, parse_plan, parse_trajectory
-from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
+from guigym.actions import (
+    ACTION_CLASSES,
+    ACTION_TYPES,
+    DIRECTIONS,
+    DONE,
+    Action,
+    Answer,
+    Back,
+    Click,
+    OpenApp,
+    PlanStep,
+    RefStep,
+    Scroll,
+    Type,
+)
 from guigym.answers import answers_match
 from guigym.events import Event
 
 #: What a reward accepts as one predicted step: a grounded action, a plan step (grounded or
 #: not), or ``None`` (nothing usable was predicted). A :class:`RefStep` is read as its action.
 Pred = Union[Action, PlanStep, RefStep, None]
+_STEP_TYPES = frozenset((*ACTION_TYPES, DONE))
 
 
 
@@ -53,19 +70,65 @@ def finite_point(a: Any) -> Optional[tuple[float, float]]:
     return (fx, fy) if math.isfinite(fx) and math.isfinite(fy) else None
 
 
+def _number(v: Any) -> bool:
+    if isinstance(v, np.ndarray) and v.ndim == 0:  # as the env takes it (guigym.actions.as_int)
+        v = v[()]
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _action_fields_ok(a: Any) -> bool:
+    """Whether action ``a``'s fields have the types its class declares (any real number for a
+    coordinate: huge or non-finite ones are far outside every box, :func:`finite_point`)."""
+    if isinstance(a, Click):
+        return _number(a.x) and _number(a.y)
+    if isinstance(a, Scroll):
+        x, y = getattr(a, "x", None), getattr(a, "y", None)
+        return getattr(a, "direction", None) in DIRECTIONS and all(v is None or _number(v) for v in (x, y))
+    if isinstance(a, OpenApp):
+        return isinstance(a.name, str)
+    if isinstance(a, (Type, Answer)):
+        return isinstance(a.text, str)
+    return isinstance(a, Back)
+
+
+def well_formed(pred: Any) -> bool:
+    """Whether ``pred`` is a step a reward can judge: an action whose fields have their declared
+    types, or a :class:`PlanStep` with such an action (or none), a ``str`` instruction and an
+    ``action_type`` of :data:`~guigym.actions.ACTION_TYPES` or ``done`` (or none). The parsers
+    only make such steps; one built by hand otherwise (``Click(x="20", y=3)``, ``Answer(None)``,
+    ``PlanStep(action_type="click", instruction=5)``) scores as no prediction, 0, like
+    unparsable text, instead of failing deep inside a reward.
+
+    >>> well_formed(Click(20, 3)), well_formed(Click("20", 3)), well_formed(PlanStep(action_type="click", instruction=5))
+    (True, False, False)
+    """
+    if isinstance(pred, ACTION_CLASSES):
+        return _action_fields_ok(pred)
+    if isinstance(pred, PlanStep):
+        return (isinstance(pred.instruction, str) and (pred.action is None or _action_fields_ok(pred.action))
+                and (pred.action_type is None or pred.action_type in _STEP_TYPES))
+    if isinstance(pred, RefStep):
+        return _action_fields_ok(pred.action)
+    return False
+
+
 def pred_kind(pred: Any) -> Optional[str]:
-    """Action type of a predicted step (``None`` when there is none)."""
+    """Action type of a predicted step (``None`` when there is none, or it is not
+    :func:`well_formed`)."""
+    if not well_formed(pred):
+        return None
     if isinstance(pred, ACTION_CLASSES):
         return pred.type
     if isinstance(pred, PlanStep):
         return pred.kind
-    if isinstance(pred, RefStep):
-        return pred.action.type
-    return None
+    return cast(RefStep, pred).action.type
 
 
 def pred_action(pred: Any) -> Optional[Action]:
-    """The grounded action of a predicted step, or ``None`` for an ungrounded plan step."""
+    """The grounded action of a predicted step, or ``None`` for an ungrounded plan step (and
+    for one that is not :func:`well_formed`)."""
+    if not well_formed(pred):
+        return None
     if isinstance(pred, ACTION_CLASSES):
         return pred
     if isinstance(pred, (PlanStep, RefStep)):

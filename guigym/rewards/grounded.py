@@ -34,7 +34,7 @@ from typing import Any, Optional, Protocol, Sequence, Union, cast, runtime_check
 
 from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
 from guigym.apps.base import copy_state
-from guigym.rewards._common import as_event, check_fmt, events_match
+from guigym.rewards._common import as_event, check_fmt, events_match, well_formed
 from guigym.rewards.uir1 import _first_predicted
 from guigym.rewards.uir1 import argument_reward
 
@@ -54,6 +54,8 @@ class Executor(Protocol):
 
 
 def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Optional[Action]:
+    if not well_formed(pred):  # a hand-built step of wrong field types: no prediction (scores 0)
+        return None
     if isinstance(pred, RefStep):
         return pred.action
     if isinstance(pred, ACTION_CLASSES):
