@@ -293,6 +293,15 @@ class Args:
     on the validation seeds, disjoint from the training and held-out seeds); last (the policy
     after the last iteration). With no validation (``--val-every 0``) best-val is the last
     policy: ``eval.json``'s ``selected_val_success`` is then null"""
+    save_every: int = 0
+    """write ``checkpoint.pt`` into the run folder every N iterations (0: only on Ctrl-C): the
+    trainable weights, the optimizer, every random state and the curves so far, so that
+    ``--resume`` goes on as if never stopped (a finished run removes it)"""
+    resume: bool = False
+    """continue the run ``--out-dir/--run-name`` from its ``checkpoint.pt`` (written on Ctrl-C or
+    by ``--save-every``), with the flags it was started with (only ``--progress``,
+    ``--save-every`` and ``--time-limit-min`` may differ): its curves and results are those of the
+    run never stopped"""
 
     @property
     def grpo(self) -> GRPOConfig:
@@ -396,6 +405,10 @@ def arg_problems(args: Args) -> list[str]:
         out.append("--plan-steps ungrounded needs an executor to ground its clicks (--executor element)")
     if args.ray_address and args.rollout_workers < 1:
         out.append("--ray-address needs --rollout-workers N (N >= 1 actors)")
+    if args.save_every < 0:
+        out.append(f"--save-every must be >= 0, got {args.save_every}")
+    if args.resume:
+        out += resume_problems(args)
     if args.run_name and (Path(args.run_name).is_absolute() or ".." in Path(args.run_name).parts):
         # Path(out_dir) / "/abs" is "/abs": the run went outside --out-dir, which was dropped silently
         out.append(f"--run-name {args.run_name}: a folder name under --out-dir, not a path out of it")
@@ -409,6 +422,34 @@ def arg_problems(args: Args) -> list[str]:
             out.append(f"--ppo-steps {args.ppo_steps} needs --algo ppo (GRPO's length is --iterations)")
         out += unread_flags(args)
     return out
+
+
+#: Flags a resumed run may change: they touch no result (a time limit counts per process).
+RESUME_MAY_CHANGE = frozenset({"progress", "save_every", "time_limit_min", "resume"})
+CHECKPOINT = "checkpoint.pt"
+CHECKPOINT_FORMAT = 1
+
+
+def resume_problems(args: Args) -> list[str]:
+    """Why ``--resume`` cannot go on (no run name, no checkpoint, other flags), one line each."""
+    if args.algo != "grpo":
+        return []  # ppo_ignored says it
+    if not args.run_name:
+        return ["--resume needs --run-name (the run folder under --out-dir to go on with)"]
+    path = Path(args.out_dir) / args.run_name / CHECKPOINT
+    if not path.is_file():
+        return [f"--resume: no {path} (written on Ctrl-C or by --save-every N)"]
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:  # a truncated or foreign file: said, not a traceback
+        return [f"--resume: {path} is not a readable checkpoint ({type(e).__name__}: {e})"]
+    if not isinstance(saved, dict) or saved.get("format") != CHECKPOINT_FORMAT:
+        return [f"--resume: {path} is not a checkpoint of this train_small.py (format {CHECKPOINT_FORMAT})"]
+    ours = asdict(args)
+    changed = sorted(k for k in ours.keys() | saved["args"].keys()
+                     if k not in RESUME_MAY_CHANGE and ours.get(k, "?") != saved["args"].get(k, "?"))
+    return [f"--resume: --{k.replace('_', '-')} is {ours.get(k)!r}, the run was started with {saved['args'].get(k)!r}"
+            for k in changed]
 
 
 def unread_flags(args: Args) -> list[str]:
@@ -985,7 +1026,7 @@ class Trainer:
         self.policy = make_policy(args)
         self.ref_policy = copy.deepcopy(self.policy).eval() if args.beta > 0 else None
         self.optimizer = torch.optim.Adam([p for p in self.policy.parameters() if p.requires_grad], lr=args.lr)
-        aug = np.random.default_rng([args.seed, 1])  # its own stream: the other draws stay as they were
+        self.aug = aug = np.random.default_rng([args.seed, 1])  # its own stream: the other draws stay as they were
         self.score_env: Optional[gym.Env] = None
         self.pool: Optional[EnvPool] = None
         self.env = make_env(args, transform_for(self.policy, args.augment_invert, aug))
@@ -1122,6 +1163,45 @@ class Trainer:
             row.update(loss=st.loss, clip_frac=st.clip_frac, kl_ref=st.kl_ref, entropy=st.entropy, grad_norm=st.grad_norm)
         return row
 
+    def checkpoint(self, rows: list[dict[str, Any]], best: tuple[float, int, Any], last_val: dict[str, Any]) -> None:
+        """Write ``checkpoint.pt`` (whole or not at all): what :meth:`restore` needs to go on
+        after ``len(rows)`` iterations as if never stopped."""
+        keys = trainable_keys(self.policy)
+        state = {
+            "format": CHECKPOINT_FORMAT, "args": asdict(self.args), "rows": rows, "last_val": last_val,
+            "best": (best[0], best[1], None if best[2] is None else {k: best[2][k] for k in keys}),
+            "policy": {k: v for k, v in cpu_state(self.policy).items() if k in keys},
+            "ref_policy": None if self.ref_policy is None else {k: v for k, v in cpu_state(self.ref_policy).items() if k in keys},
+            "optimizer": self.optimizer.state_dict(), "stage": self.stage, "env_steps": self.env_steps,
+            "train_time_s": time.time() - self.t0,
+            "rng": {"numpy": self.rng.bit_generator.state, "aug": self.aug.bit_generator.state, "torch_gen": self.gen.get_state(),
+                    "python": random.getstate(), "np_global": np.random.get_state(), "torch": torch.get_rng_state(),
+                    "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None},
+        }
+        with _replacing(self.out / CHECKPOINT) as tmp:
+            torch.save(state, tmp)
+
+    def restore(self) -> tuple[list[dict[str, Any]], tuple[float, int, Any], dict[str, Any]]:
+        """Load ``checkpoint.pt`` (``--resume``; :func:`resume_problems` checked it): the weights,
+        optimizer, stage and random states; returns the rows, best and last validation so far."""
+        saved = torch.load(self.out / CHECKPOINT, map_location="cpu", weights_only=False)
+        load_trainable(self.policy, saved["policy"])
+        if self.ref_policy is not None and saved["ref_policy"] is not None:
+            load_trainable(self.ref_policy, saved["ref_policy"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.stage, self.env_steps = saved["stage"], saved["env_steps"]
+        rng = saved["rng"]
+        self.rng.bit_generator.state = rng["numpy"]
+        self.aug.bit_generator.state = rng["aug"]
+        self.gen.set_state(rng["torch_gen"])
+        random.setstate(rng["python"])
+        np.random.set_state(rng["np_global"])
+        torch.set_rng_state(rng["torch"])
+        if rng["cuda"] is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(rng["cuda"])
+        self.t0 = time.time() - saved["train_time_s"]  # time_s goes on from where it stopped
+        return saved["rows"], saved["best"], saved["last_val"]
+
     def validate(self) -> dict[str, Any]:
         a = self.args
         planner = planner_for(self.policy, greedy=True, horizon=a.horizon)
@@ -1155,16 +1235,20 @@ class Trainer:
                     k += 1
                     self.out = base.with_name(f"{base.name}_{k}")
             self.run_name = self.out.name
-        for name in ("eval.json", "policy.pt", "curves.png", "interrupted.json"):  # a previous run's, in a reused folder
+        rows: list[dict[str, Any]] = []
+        last_val: dict[str, Any] = {}
+        # (validation success, iteration, policy weights): kept only with --checkpoint best-val
+        best: tuple[float, int, Any] = (-1.0, -1, None)
+        if a.resume:  # before the old outputs go: the checkpoint is one of them
+            rows, best, last_val = self.restore()
+            print(f"{self.run_name}: resuming after iteration {len(rows)} of {a.iterations}", file=sys.stderr, flush=True)
+        old = ("eval.json", "policy.pt", "curves.png", "interrupted.json") + (() if a.resume else (CHECKPOINT,))
+        for name in old:  # a previous run's, in a reused folder
             _remove(self.out / name)
         _write_atomic(self.out / "args.json", to_json(asdict(a)))
         fields = ["iter", "stage", "env_steps", "states", "reward_mean", "reward_best", "first_step_hit", "flat_groups",
                   "rollout_success", "loss", "clip_frac", "kl_ref", "entropy", "grad_norm",
                   "val_success", "val_steps", "val_plan_repetition", "val_exec_repetition"]
-        rows: list[dict[str, Any]] = []
-        last_val: dict[str, Any] = {}
-        # (validation success, iteration, policy weights): kept only with --checkpoint best-val
-        best: tuple[float, int, Any] = (-1.0, -1, None)
         # curves.csv holds only what the seed determines (same seed, same machine: same file);
         # wall times go to timing.csv
         with open(self.out / "curves.csv", "w", newline="") as f, open(self.out / "timing.csv", "w", newline="") as ft:
@@ -1172,7 +1256,11 @@ class Trainer:
             writer.writeheader()
             timing = csv.writer(ft)
             timing.writerow(["iter", "time_s"])
-            bar = tqdm(range(a.iterations), disable=not a.progress, desc=self.run_name[:40], dynamic_ncols=True)
+            for row in rows:  # a resumed run's iterations so far
+                writer.writerow(row)
+                timing.writerow([row["iter"], row["time_s"]])
+            bar = tqdm(range(len(rows), a.iterations), initial=len(rows), total=a.iterations, disable=not a.progress,
+                       desc=self.run_name[:40], dynamic_ncols=True)
             stop = _StopOnSigint()
             with stop:
                 for it in bar:
@@ -1191,14 +1279,18 @@ class Trainer:
                     timing.writerow([row["iter"], row["time_s"]])
                     f.flush()
                     ft.flush()
+                    if a.save_every and len(rows) % a.save_every == 0 and len(rows) < a.iterations:
+                        self.checkpoint(rows, best, last_val)
                     nan = float("nan")
                     bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}",
                                     val=f"{last_val.get('success_rate', nan):.2f}")
             bar.close()
         train_time = time.time() - self.t0
         selected, selected_val = (rows[-1]["iter"] if rows else None), None
+        if stop.requested and rows:  # what --resume goes on from, before the selected policy is loaded
+            self.checkpoint(rows, best, last_val)
         if best[2] is not None:
-            self.policy.load_state_dict(best[2])
+            load_trainable(self.policy, best[2])
             selected_val, selected = best[:2]
         saved = a.save_model and hasattr(self.policy, "save")
         if saved:
@@ -1206,6 +1298,7 @@ class Trainer:
                 self.policy.save(str(tmp), extra={"args": asdict(a)})
         if stop.requested:  # Ctrl-C: what training made is on disk; no held-out evaluation
             info = {"interrupted_after_iter": len(rows), "iterations": a.iterations, "checkpoint": a.checkpoint,
+                    "resumable": bool(rows),
                     "selected_iter": selected, "selected_val_success": selected_val, "policy_saved": saved,
                     "train_time_s": round(train_time, 1), "env_steps": self.env_steps}
             _write_atomic(self.out / "interrupted.json", to_json(info))
@@ -1213,7 +1306,8 @@ class Trainer:
                 plot_curves(rows, self.out / "curves.png", f"{self.run_name}: interrupted after {len(rows)} iterations")
             print(f"{self.run_name}: interrupted after {len(rows)} of {a.iterations} iterations; "
                   + (f"policy.pt (iteration {selected}), " if saved else "") + f"curves.csv and interrupted.json in {self.out}; "
-                  "not evaluated on the held-out seeds (no eval.json)", file=sys.stderr, flush=True)
+                  "not evaluated on the held-out seeds (no eval.json)"
+                  + (f"; go on with the same flags and --resume --run-name {self.run_name}" if rows else ""), file=sys.stderr, flush=True)
             raise TrainingInterrupted(info)
         # final evaluation on held-out seeds, beside the random planner
         seeds = list(range(a.eval_seed, a.eval_seed + a.eval_episodes))
@@ -1241,6 +1335,7 @@ class Trainer:
         title = f"{self.run_name}: held-out success {result['policy']['success_rate']:.2f}"
         plotted = plot_curves(rows, self.out / "curves.png", title) if rows else False
         _write_atomic(self.out / "eval.json", to_json(result))  # strict JSON (NaN as null); last: its presence marks a finished run
+        _remove(self.out / CHECKPOINT)  # nothing left to resume
         if a.progress:
             rnd = result.get("random", {}).get("success_rate", float("nan"))
             print(
@@ -1342,6 +1437,22 @@ def token_advantages(policy: Any, step_adv: torch.Tensor, mask: torch.Tensor, co
 def cpu_state(policy: Any) -> dict[str, torch.Tensor]:
     """A copy of ``policy``'s weights on the CPU (a kept checkpoint must not grow GPU memory)."""
     return {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items()}
+
+
+def trainable_keys(policy: Any) -> set[str]:
+    """The ``state_dict`` keys of ``policy``'s trainable parameters: all of the tiny policy's,
+    a VLM's LoRA adapters (its frozen base comes from ``--vlm-path`` again)."""
+    ptrs = {p.data_ptr() for p in policy.parameters() if p.requires_grad}
+    return {k for k, v in policy.state_dict().items() if v.data_ptr() in ptrs}
+
+
+def load_trainable(policy: Any, weights: dict[str, torch.Tensor]) -> None:
+    """Load ``weights`` (all of ``policy``'s, or its :func:`trainable_keys` only) into ``policy``."""
+    full = policy.state_dict()
+    unknown = weights.keys() - full.keys()
+    if unknown:
+        raise ValueError(f"weights of another model: {sorted(unknown)[:3]}")
+    policy.load_state_dict({**full, **weights})
 
 
 def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: int) -> torch.Tensor:

@@ -786,3 +786,97 @@ def test_a_stage_without_iterations_is_said(tmp_path, capsys):
     assert "stage 2 gets no iteration" in capsys.readouterr().err
     train_small.Trainer(_tiny_args(tmp_path, "both", iterations=5)).close()
     assert "gets no iteration" not in capsys.readouterr().err
+
+
+def _same_run(a, b):
+    """Two run folders hold the same results: curves, held-out evaluation (times aside), weights."""
+    assert (a / "curves.csv").read_text() == (b / "curves.csv").read_text()
+    ea, eb = (json.loads((d / "eval.json").read_text()) for d in (a, b))
+    for e in (ea, eb):
+        for k in ("run_name", "train_time_s", "policy_eval_time_s", "total_time_s", "val90_time_s"):
+            e.pop(k, None)
+    assert ea == eb
+    wa, wb = (torch.load(d / "policy.pt", weights_only=False)["state_dict"] for d in (a, b))
+    assert wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.mark.parametrize("stop_after,kw", [(2, {}), (4, {"augment_invert": 0.5, "beta": 0.05, "checkpoint": "last"})],
+                         ids=["before-the-stage-switch", "after-it-augment-kl-last"])
+def test_a_run_stopped_by_ctrl_c_and_resumed_is_the_run_never_stopped(tmp_path, monkeypatch, stop_after, kw):
+    """Ctrl-C after iteration ``stop_after`` writes ``checkpoint.pt``; the same flags with
+    ``--resume`` go on from it (the stage switch comes after iteration 3 of 5: after the stop, or
+    before it, when the KL reference is the stage-1 policy) and write the curves, held-out results
+    and weights of the run that was never stopped; the finished run drops the checkpoint."""
+    import os
+    import signal
+
+    args = dict(iterations=5, stage="both", val_every=2, save_model=True, **kw)
+    train_small.train(_tiny_args(tmp_path, "whole", **args))
+    real = train_small.Trainer.iteration
+
+    def iteration(self, it):
+        row = real(self, it)
+        if it == stop_after - 1 and not self.args.resume:
+            os.kill(os.getpid(), signal.SIGINT)
+        return row
+
+    monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train_small.train(_tiny_args(tmp_path, "split", **args))
+    finally:
+        signal.signal(signal.SIGINT, old)
+    out = tmp_path / "split"
+    assert json.loads((out / "interrupted.json").read_text())["resumable"] and (out / "checkpoint.pt").exists()
+    resumed = _tiny_args(tmp_path, "split", resume=True, **args)
+    assert train_small.arg_problems(resumed) == []
+    train_small.train(resumed)
+    _same_run(tmp_path / "whole", out)
+    assert not (out / "checkpoint.pt").exists() and not (out / "interrupted.json").exists()
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_save_every_survives_a_crash(tmp_path, monkeypatch, workers):
+    """``--save-every 2``: a run that dies in iteration 4 (here an exception; a killed process
+    alike) goes on with ``--resume`` from iteration 2's checkpoint to the run never stopped
+    (episodes one after another, and in lockstep on a worker process)."""
+    args = dict(iterations=5, stage="both", val_every=2, save_model=True, rollout_workers=workers)
+    train_small.train(_tiny_args(tmp_path, "whole", **args))
+    real = train_small.Trainer.iteration
+
+    def iteration(self, it):
+        if it == 3 and not self.args.resume:
+            raise RuntimeError("out of memory")
+        return real(self, it)
+
+    monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        train_small.train(_tiny_args(tmp_path, "crash", save_every=2, **args))
+    assert torch.load(tmp_path / "crash" / "checkpoint.pt", weights_only=False)["rows"][-1]["iter"] == 2
+    train_small.train(_tiny_args(tmp_path, "crash", save_every=2, resume=True, **args))
+    _same_run(tmp_path / "whole", tmp_path / "crash")
+
+
+def test_resume_refuses_what_would_not_go_on_the_same(tmp_path):
+    """No run name, no checkpoint, a checkpoint of other flags, a file that is no checkpoint:
+    usage errors that say so, before anything starts. A new run into the folder drops its checkpoint."""
+    assert "--resume needs --run-name" in train_small.arg_problems(_tiny_args(tmp_path, None, resume=True))[0]
+    assert "no " in train_small.arg_problems(_tiny_args(tmp_path, "none", resume=True))[0]
+    args = _tiny_args(tmp_path, "r", iterations=2, save_every=1, val_every=0)
+    tr = train_small.Trainer(args)
+    try:
+        tr.out.mkdir(parents=True)
+        tr.checkpoint([{"iter": 1, "time_s": 0.1}], (-1.0, -1, None), {})
+    finally:
+        tr.close()
+    assert train_small.arg_problems(_tiny_args(tmp_path, "r", iterations=2, save_every=1, val_every=0, resume=True,
+                                               progress=True, time_limit_min=5.0)) == []
+    problems = train_small.arg_problems(_tiny_args(tmp_path, "r", iterations=3, save_every=1, val_every=0, resume=True, lr=0.5))
+    assert any("--iterations is 3, the run was started with 2" in p for p in problems)
+    assert any(p.startswith("--resume: --lr is 0.5") for p in problems)
+    (tmp_path / "r" / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    assert "not a readable checkpoint" in train_small.arg_problems(
+        _tiny_args(tmp_path, "r", iterations=2, save_every=1, val_every=0, resume=True))[0]
+    train_small.train(_tiny_args(tmp_path, "r", iterations=1, val_every=0, eval_episodes=1))  # a new run, not resumed
+    assert not (tmp_path / "r" / "checkpoint.pt").exists()

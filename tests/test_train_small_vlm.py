@@ -90,3 +90,32 @@ def test_vlm_best_val_checkpoint(tiny, tmp_path):
     )
     res = train_small.Trainer(args).run()
     assert res["selected_iter"] == 1 and (tmp_path / "vlm-best" / "policy.pt" / "config.json").exists()
+
+
+def test_vlm_run_resumed_from_a_lora_checkpoint_is_the_run_never_stopped(tiny, tmp_path, monkeypatch):
+    """``--save-every 1`` with LoRA: ``checkpoint.pt`` holds the adapters alone (the frozen base
+    comes from ``--vlm-path`` again), and a run that died after it goes on with ``--resume`` to
+    the curves and held-out results of the run never stopped."""
+    pytest.importorskip("peft")
+    kw = dict(policy="vlm", vlm_path=str(tiny), device="cpu", max_new_tokens=8, lora_rank=4, stage="1", iterations=2,
+              episodes_per_iter=1, rollout_max_steps=2, states_per_iter=2, group_size=2, horizon=2, epochs=1,
+              skip_flat_groups=False, val_every=1, val_episodes=1, val_max_steps=2, eval_episodes=2, eval_max_steps=2,
+              eval_random=False, progress=False, out_dir=str(tmp_path), lr=1e-3, ent_coef=0.01, save_every=1)
+    whole = train_small.Trainer(train_small.Args(run_name="whole", **kw)).run()
+    real = train_small.Trainer.iteration
+
+    def iteration(self, it):
+        if it == 1 and not self.args.resume:
+            raise RuntimeError("preempted")
+        return real(self, it)
+
+    monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
+    with pytest.raises(RuntimeError, match="preempted"):
+        train_small.Trainer(train_small.Args(run_name="split", **kw)).run()
+    saved = torch.load(tmp_path / "split" / "checkpoint.pt", weights_only=False)["policy"]
+    assert saved and all("lora_" in k for k in saved)
+    resumed = train_small.Trainer(train_small.Args(run_name="split", resume=True, **kw)).run()
+    assert (tmp_path / "whole" / "curves.csv").read_text() == (tmp_path / "split" / "curves.csv").read_text()
+    ea, eb = (json.loads((tmp_path / d / "eval.json").read_text()) for d in ("whole", "split"))  # NaN as null
+    assert ea["policy"] == eb["policy"] and ea["selected_iter"] == eb["selected_iter"] == resumed["selected_iter"]
+    assert ea["policy"]["success_rate"] == whole["policy"]["success_rate"]
