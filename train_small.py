@@ -1170,8 +1170,8 @@ class Trainer:
         state = {
             "format": CHECKPOINT_FORMAT, "args": asdict(self.args), "rows": rows, "last_val": last_val,
             "best": (best[0], best[1], None if best[2] is None else {k: best[2][k] for k in keys}),
-            "policy": {k: v for k, v in cpu_state(self.policy).items() if k in keys},
-            "ref_policy": None if self.ref_policy is None else {k: v for k, v in cpu_state(self.ref_policy).items() if k in keys},
+            "policy": cpu_state(self.policy, keys),
+            "ref_policy": None if self.ref_policy is None else cpu_state(self.ref_policy, keys),
             "optimizer": self.optimizer.state_dict(), "stage": self.stage, "env_steps": self.env_steps,
             "train_time_s": time.time() - self.t0,
             "rng": {"numpy": self.rng.bit_generator.state, "aug": self.aug.bit_generator.state, "torch_gen": self.gen.get_state(),
@@ -1434,9 +1434,10 @@ def token_advantages(policy: Any, step_adv: torch.Tensor, mask: torch.Tensor, co
     return step_adv.gather(1, steps.long())
 
 
-def cpu_state(policy: Any) -> dict[str, torch.Tensor]:
-    """A copy of ``policy``'s weights on the CPU (a kept checkpoint must not grow GPU memory)."""
-    return {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items()}
+def cpu_state(policy: Any, keys: Optional[set[str]] = None) -> dict[str, torch.Tensor]:
+    """A copy of ``policy``'s weights on the CPU (a kept checkpoint must not grow GPU memory);
+    with ``keys`` (:func:`trainable_keys`), of those alone: a VLM's frozen base is not copied."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items() if keys is None or k in keys}
 
 
 def trainable_keys(policy: Any) -> set[str]:
