@@ -779,9 +779,11 @@ def widget(
     value = str(w.value or "") if k in TEXT_KINDS else bool(w.value) if k in ("checkbox", "toggle", "radio") else None
     rec = {
         "type": "widget", "id": w.id, "kind": k, "box": [x0, y0, x1, y1], "interactive": w.interactive and not inert, "focused": focused,
-        "value": value, "secret": bool(w.secret), "group": w.group, "bg": th.bg, "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1],
-        "parts": parts(w, bw, bh, th, focused, scale, font),
+        "value": value, "secret": bool(w.secret), "group": w.group, "bg": (dimmed(th) if inert else th).bg,
+        "clip": None if k in UNCLIPPED else [bw, bh + PAD_Y + 1], "parts": parts(w, bw, bh, th, focused, scale, font),
     }
+    if inert:  # under the dialog's scrim: every colour dimmed, a painter's own ones too (an icon's, a check mark's)
+        rec["parts"] = scrimmed(rec["parts"])
     if inert:  # the runtime neither hit-tests nor measures it
         rec["inert"] = True
     _WIDGETS[key] = rec  # only once whole: another thread may take it from the memo at once
@@ -826,6 +828,27 @@ def dimmed(th: Theme) -> Theme:
     return hit[1]
 
 
+_SCRIMMED: dict[int, tuple[list[Record], list[Record]]] = {}
+
+
+def scrimmed(items: list[Record]) -> list[Record]:
+    """``items`` (a widget's parts) as the dialog scrim leaves them: every colour :data:`SCRIM`
+    of the way to black, as :func:`dimmed` does the theme's, and also those a painter sets
+    itself (an icon's own colour and white letter, a check mark, a switch's knob). Memoised
+    per list: the same parts give the same list, whose drawing the mock reuses.
+
+    >>> scrimmed([rect(0, 0, 4, 4, (200, 100, 0)), text("ok", 0, 0, 12, WHITE)])[1]["color"]
+    (127, 127, 127)
+    """
+    hit = _SCRIMMED.get(id(items))
+    if hit is None or hit[0] is not items:
+        if len(_SCRIMMED) > 4 * CACHE_SIZE:
+            _SCRIMMED.clear()
+        out = [{**r, "color": mix(r["color"], BLACK, SCRIM)} if "color" in r else r for r in items]
+        hit = _SCRIMMED[id(items)] = (items, out)
+    return hit[1]
+
+
 def display_list(v: View, lay: Layout) -> list[Record]:
     """Everything on the screen of ``v`` placed by ``lay``, in drawing order (a new list;
     its records may be shared with other lists and must not be mutated). A dialog is drawn
@@ -839,8 +862,8 @@ def display_list(v: View, lay: Layout) -> list[Record]:
     W, H = lay.width, lay.height
     if v.backdrop is not None and lay.backdrop is not None:
         back, dim = v.backdrop, dimmed(th)
-        out = list(_head(dim, W, H, back.title, scale, font))
-        out += [widget(w, box, dim, False, True, scale, font) for w, box in lay.backdrop.visible]
+        out = list(_head(dim, W, H, None if back.grid else back.title, scale, font))  # a home screen has no title bar
+        out += [widget(w, box, th, False, True, scale, font) for w, box in lay.backdrop.visible]
         out += [widget(w, box, th, w.id == v.focus, False, scale, font) for w, box in lay.visible]
         if lay.max_scroll > 0:  # a dropdown's long list: a scrollbar inside its panel, beside the options
             x0, y0, x1, y1 = lay.body
@@ -908,8 +931,9 @@ def rows_clip(v: View, lay: Layout) -> list[int]:
     it is not shown (the browser keeps a focused field scrolled out of view there)."""
     if v.grid:
         return [0, STATUS_H, lay.width, lay.height - STATUS_H]
-    if v.backdrop is not None:  # a dialog or a dropdown: anywhere below the title bar
-        return [0, STATUS_H + TITLE_H, lay.width, lay.height - STATUS_H - TITLE_H]
+    if v.backdrop is not None:  # a dialog or a dropdown: anywhere below the title bar (the status bar, over a home screen)
+        top = STATUS_H if v.backdrop.grid else STATUS_H + TITLE_H
+        return [0, top, lay.width, lay.height - top]
     return [0, STATUS_H + TITLE_H, lay.width, lay.n_visible * lay.row_h]
 
 

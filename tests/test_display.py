@@ -13,7 +13,7 @@ import pytest
 
 from guigym.apps.base import HOME, KINDS, View, Widget
 from guigym.backends.mock import MockBackend
-from guigym.display import PAINTERS, display_list, hidden_focus, rows_clip, scale_fonts, text, theme_of
+from guigym.display import PAINTERS, display_list, hidden_focus, rows_clip, scale_fonts, text, theme_of, widget
 from guigym.layout import layout
 from tests.conftest import ID_LEVELS
 
@@ -125,3 +125,29 @@ def test_a_new_widget_kind_is_one_painter(monkeypatch: pytest.MonkeyPatch) -> No
     red = m.screenshot()[y0:y1 + 1, x0:x1 + 1]
     _, xs = np.nonzero((red[..., 0] > 150) & (red[..., 1] < 80))
     assert len(xs) > 20 and xs.max() >= x1 - x0 - 3 and xs.min() > (x1 - x0) // 2  # right-aligned in its box
+
+
+def test_under_a_dialog_every_colour_is_dimmed_and_a_home_screen_keeps_no_title_bar() -> None:
+    """The screen under a dialog is drawn as a scrim leaves it: every colour of its widgets half
+    way to black, those a painter sets itself too (an icon's own colour and white letter, a
+    switch's knob, a check mark); a home screen under it has no title bar, and the area that
+    holds the widgets starts at the status bar, where its icons are."""
+    from guigym.display import SCRIM, mix
+    from guigym.layout import STATUS_H
+
+    env = gym.make("GuiGym-Launcher-v0", variation={"popup": "rate", "popup_at": 0}, disable_env_checker=True)
+    env.reset(seed=0)
+    v, lay = env.unwrapped.current_view, env.unwrapped._lay
+    env.close()
+    assert v.backdrop is not None and v.backdrop.grid
+    items = display_list(v, lay)
+    assert not any(r.get("name") == "titlebar" for r in items)
+    assert rows_clip(v, lay)[1] == STATUS_H
+    inert = {r["id"]: r for r in items if r.get("inert")}
+    icons = [(w, box) for w, box in lay.backdrop.visible if w.kind == "icon"]
+    assert icons
+    for w, box in icons:
+        lit = widget(w, box, theme_of(v), False)  # the same icon on the home screen itself
+        assert [p.get("color") for p in inert[w.id]["parts"]] == [
+            None if "color" not in p else mix(p["color"], (0, 0, 0), SCRIM) for p in lit["parts"]]
+        assert inert[w.id]["parts"][0]["color"] != lit["parts"][0]["color"]

@@ -275,3 +275,24 @@ def test_centred_text_wider_than_its_box_shows_the_same_part(renderers: tuple[Mo
     alike = {w.id: round(columns_alike(a, c, box, bg), 2) for w, box in lay.visible}
     assert alike.keys() >= {"b2", "b3", "c", "t1", "t2"}, alike
     assert min(alike.values()) >= 0.5, alike
+
+
+@pytest.mark.parametrize("viewport", ["portrait", "landscape", "small", "tablet"])
+def test_a_dialog_over_the_home_screen_draws_alike(viewport: str) -> None:
+    """A pop-up over a home screen (no title bar): both renderers draw the dimmed icons up to the
+    status bar. The browser clipped them below a title bar's place, and both drew a title bar the
+    home screen has not (agreement 0.46-0.77 in the band under the status bar)."""
+    from guigym.layout import STATUS_H, TITLE_H
+
+    kw = dict(variation={"popup": "rate", "popup_at": 0}, viewport=viewport, disable_env_checker=True)
+    m, b = gym.make("GuiGym-Launcher-v0", **kw), gym.make("GuiGym-Launcher-v0", backend="browser", **kw)
+    try:
+        om, _ = m.reset(seed=0)
+        ob, _ = b.reset(seed=0)
+        assert m.unwrapped.current_view.backdrop is not None and m.unwrapped.current_view.backdrop.grid
+        band = slice(STATUS_H, STATUS_H + TITLE_H)
+        assert agreement(om["screenshot"][band], ob["screenshot"][band]) >= 0.95, viewport
+        assert agreement(om["screenshot"], ob["screenshot"]) >= 0.95, viewport
+    finally:
+        m.close()
+        b.close()
