@@ -125,6 +125,7 @@ def _bounded_sizes() -> dict[str, tuple[int, int]]:
     return {
         "parts": (len(display._PARTS), 4 * c + 1), "widgets": (len(display._WIDGETS), 4 * c + 1),
         "heads": (len(display._HEADS), c + 1), "themes": (len(display._THEMES), 257), "dimmed": (len(display._DIMMED), 257),
+        "scrimmed": (len(display._SCRIMMED), 4 * c + 1),
         "interned": (len(display._INTERNED), 258), "corners": (len(mock._CORNERS), mock.CORNER_ENTRIES),
         "pickers": (len(widgets._PICKERS), 1025), "grids": (len(widgets._GRIDS), 1025),
     }
