@@ -1272,7 +1272,9 @@ class Trainer:
                         row.update(val_success=last_val["success_rate"], val_steps=last_val["mean_steps"],
                                    val_plan_repetition=last_val["plan_repetition"], val_exec_repetition=last_val["exec_repetition"])
                         if a.checkpoint == "best-val" and last_val["success_rate"] >= best[0]:  # ties: the later policy
-                            best = (last_val["success_rate"], it + 1, cpu_state(self.policy))
+                            # the trainable weights alone (the frozen ones never change): a LoRA
+                            # VLM's base is not copied each time validation improves
+                            best = (last_val["success_rate"], it + 1, cpu_state(self.policy, trainable_keys(self.policy)))
                     row.update(time_s=round(time.time() - self.t0, 2), env_steps=self.env_steps)
                     rows.append(row)
                     writer.writerow(row)

@@ -92,6 +92,45 @@ def test_vlm_best_val_checkpoint(tiny, tmp_path):
     assert res["selected_iter"] == 1 and (tmp_path / "vlm-best" / "policy.pt" / "config.json").exists()
 
 
+def test_best_val_keeps_a_lora_vlms_adapters_alone_and_restores_the_best_iteration(tiny, tmp_path, monkeypatch):
+    """``--checkpoint best-val`` with LoRA: the weights kept at each better validation are the
+    adapters alone (the frozen base never changes, and copying it each time cost a copy of the
+    whole model), and the policy evaluated after training is the best iteration's: its adapters
+    over the unchanged base."""
+    pytest.importorskip("peft")
+    args = train_small.Args(
+        policy="vlm", vlm_path=str(tiny), device="cpu", max_new_tokens=8, lora_rank=4, stage="1", iterations=2,
+        episodes_per_iter=1, rollout_max_steps=2, states_per_iter=2, group_size=2, horizon=2, epochs=1,
+        skip_flat_groups=False, val_every=1, eval_episodes=1, eval_max_steps=1, eval_random=False, progress=False,
+        out_dir=str(tmp_path), run_name="best", lr=1e-2, ent_coef=0.01, checkpoint="best-val",
+    )
+    tr = train_small.Trainer(args)
+    vals = iter([1.0, 0.0])  # iteration 1 validates best, iteration 2 worse
+    monkeypatch.setattr(tr, "validate", lambda: {"success_rate": next(vals), "mean_steps": 1.0, "plan_repetition": 0.0,
+                                                 "exec_repetition": 0.0})
+    snaps: list[dict[str, torch.Tensor]] = []
+    real = train_small.Trainer.iteration
+
+    def iteration(self, it):
+        row = real(self, it)
+        snaps.append({k: v.detach().clone() for k, v in self.policy.state_dict().items()})
+        return row
+
+    monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
+    copies: list[int] = []
+    real_cpu_state = train_small.cpu_state
+    monkeypatch.setattr(train_small, "cpu_state", lambda *a, **k: (lambda d: copies.append(len(d)) or d)(real_cpu_state(*a, **k)))
+    res = tr.run()
+    lora = train_small.trainable_keys(tr.policy)
+    assert lora and all("lora_" in k for k in lora)
+    assert copies and max(copies) == len(lora)  # no copy of the whole model
+    assert res["selected_iter"] == 1
+    after, first, last = tr.policy.state_dict(), snaps[0], snaps[1]
+    assert any(not torch.equal(first[k], last[k]) for k in lora)  # the two iterations' adapters differ
+    assert all(torch.equal(after[k], first[k]) for k in after)  # the best iteration's adapters, the same base
+    tr.close()
+
+
 def test_vlm_run_resumed_from_a_lora_checkpoint_is_the_run_never_stopped(tiny, tmp_path, monkeypatch):
     """``--save-every 1`` with LoRA: ``checkpoint.pt`` holds the adapters alone (the frozen base
     comes from ``--vlm-path`` again), and a run that died after it goes on with ``--resume`` to
