@@ -1169,7 +1169,7 @@ class Trainer:
         keys = trainable_keys(self.policy)
         state = {
             "format": CHECKPOINT_FORMAT, "args": asdict(self.args), "rows": rows, "last_val": last_val,
-            "best": (best[0], best[1], None if best[2] is None else {k: best[2][k] for k in keys}),
+            "best": best,  # its weights are the trainable ones already (see run)
             "policy": cpu_state(self.policy, keys),
             "ref_policy": None if self.ref_policy is None else cpu_state(self.ref_policy, keys),
             "optimizer": self.optimizer.state_dict(), "stage": self.stage, "env_steps": self.env_steps,

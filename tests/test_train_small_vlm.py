@@ -117,9 +117,15 @@ def test_best_val_keeps_a_lora_vlms_adapters_alone_and_restores_the_best_iterati
         return row
 
     monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
-    copies: list[int] = []
+    copies: list[int] = []  # the number of tensors of every copy made to the CPU
     real_cpu_state = train_small.cpu_state
-    monkeypatch.setattr(train_small, "cpu_state", lambda *a, **k: (lambda d: copies.append(len(d)) or d)(real_cpu_state(*a, **k)))
+
+    def cpu_state(*args, **kwargs):
+        state = real_cpu_state(*args, **kwargs)
+        copies.append(len(state))
+        return state
+
+    monkeypatch.setattr(train_small, "cpu_state", cpu_state)
     res = tr.run()
     lora = train_small.trainable_keys(tr.policy)
     assert lora and all("lora_" in k for k in lora)
