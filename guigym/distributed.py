@@ -16,9 +16,10 @@ nodes (:func:`pack_frame`), and the info with zlib. ``record_state=True`` adds `
 env.unwrapped.get_state()`` after every reset and step.
 
 **Failures.** Every remote call has a deadline (``timeout_s``; ``start_timeout_s`` for an actor's
-first call). An actor that dies (``ray.kill``, ``os._exit``, its node gone) or misses its deadline
-is killed and replaced by a fresh one; an env that raises (e.g. ``BrowserCrashed`` after Chromium
-died) stays in its live actor. Either way the episode is reported as failed, never as a hang:
+calls up to the first job its envs answer, usually their first reset). An actor that dies
+(``ray.kill``, ``os._exit``, its node gone) or misses its deadline is killed and replaced by a fresh
+one; an env that raises (e.g. ``BrowserCrashed`` after Chromium died) stays in its live actor.
+Either way the episode is reported as failed, never as a hang:
 ``info["actor_failed"]`` is True (``info["actor_error"]`` says why; both keys are in every
 info), the step is ``truncated`` with reward 0 and the last good observation, and the env must be reset
 (``step`` does so on the next call, like any finished episode; ``step_envs`` keeps reporting the
@@ -251,7 +252,8 @@ class RayVectorEnv(VectorEnv):
             (e.g. ``{"num_cpus": 1}``, ``{"resources": {"node_a": 1}}``, ``{"scheduling_strategy": "SPREAD"}``).
         timeout_s: deadline of a remote call, in seconds (finite, > 0; there is no "no deadline");
             an actor that misses it is replaced.
-        start_timeout_s: deadline of an actor's first call (process start, imports, a browser launch).
+        start_timeout_s: deadline of an actor's calls until its envs first answered a job (process
+            start, imports, a browser launch, the first reset's first frame).
         reset_retries: fresh actors a failing reset is retried on before :class:`ActorFailure`.
         **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...).
 
@@ -316,7 +318,7 @@ class RayVectorEnv(VectorEnv):
         self._actor_args = (env, dict(env_kwargs), envs_per_actor, compress, record_state)
         self._actor_options = per_actor
         self.actors: list[Any] = [self._spawn(k) for k in range(num_actors)]
-        self._fresh = [True] * num_actors  # the next call waits up to start_timeout_s
+        self._fresh = [True] * num_actors  # calls wait up to start_timeout_s until a job of its envs answers
         #: Times each actor was replaced.
         self.restarts = [0] * num_actors
         self._described: list[dict[str, Any] | None] = [None] * num_actors
@@ -526,7 +528,7 @@ class RayVectorEnv(VectorEnv):
     def _locals_global(self, k: int) -> range:
         return range(k * self.envs_per_actor, (k + 1) * self.envs_per_actor)
 
-    def _wait(self, refs: dict[int, Any]) -> dict[int, Any]:
+    def _wait(self, refs: dict[int, Any], started: bool = True) -> dict[int, Any]:
         """``{actor: result}``, or ``{actor: _Failed}`` for a call that gave none: the method raised
         (``error`` set; the actor is kept), or the actor died or missed its own deadline
         (``start_timeout_s`` on its first call, else ``timeout_s``; it is replaced).
@@ -534,7 +536,11 @@ class RayVectorEnv(VectorEnv):
         Normally one ``ray.get`` fetches every answer. When it fails, the answers are sorted out
         with ``ray.wait(fetch_local=False)``: Ray 2.60's ``ray.wait`` does not pull a finished
         object from another node while an object it also waits for is pending, so one hung actor
-        would make every remote actor look hung. The finished objects are then pulled together."""
+        would make every remote actor look hung. The finished objects are then pulled together.
+
+        ``started``: whether an answer ends an actor's start (its ``start_timeout_s``). Not for
+        :meth:`describe`: the first reset after it also loads and draws for the first time, and
+        on a loaded machine missed a short ``timeout_s`` (the actor replaced for no fault)."""
         t0 = time.monotonic()
         limit = {k: self.start_timeout_s if self._fresh[k] else self.timeout_s for k in refs}
         if len(set(limit.values())) == 1:  # fast path: one ray.get for all (ray.wait costs as much as a step)
@@ -544,7 +550,7 @@ class RayVectorEnv(VectorEnv):
                 pass  # sort out below which actor failed; the others keep their deadlines
             else:
                 for k in refs:
-                    self._fresh[k] = False
+                    self._fresh[k] = self._fresh[k] and not started
                 return dict(zip(refs, values, strict=True))
         pending, done, out = dict(refs), {}, {}
         while pending:
@@ -560,9 +566,9 @@ class RayVectorEnv(VectorEnv):
         for k, ref in done.items():
             try:
                 out[k] = ray.get(ref, timeout=self.timeout_s)
-                self._fresh[k] = False
+                self._fresh[k] = self._fresh[k] and not started
             except RayTaskError as e:  # the method raised; the actor is fine
-                self._fresh[k] = False
+                self._fresh[k] = self._fresh[k] and not started
                 out[k] = _Failed(f"{type(e.cause).__name__ if e.cause else 'RayTaskError'}: {str(e.cause or e)[:300]}", e)
             except (RayError, GetTimeoutError) as e:
                 out[k] = _Failed(_summary(e))
@@ -580,7 +586,7 @@ class RayVectorEnv(VectorEnv):
     def _describe(self, ks: Sequence[int]) -> list[dict[str, Any]]:
         """Where actors ``ks`` run and what their envs look like (asked once per actor, in parallel)."""
         self._assert_open()
-        got = self._wait({k: self.actors[k].describe.remote() for k in ks if self._described[k] is None})
+        got = self._wait({k: self.actors[k].describe.remote() for k in ks if self._described[k] is None}, started=False)
         for k, d in got.items():
             if isinstance(d, _Failed):
                 raise ActorFailure(f"actor {k} did not start: {d.why}")

@@ -392,6 +392,34 @@ def test_hung_actor_is_timed_out_and_replaced(cluster: Cluster) -> None:
         assert time.monotonic() - t < 15
 
 
+def test_an_actors_slow_first_reset_gets_the_start_deadline(cluster: Cluster) -> None:
+    """An actor's first reset also loads and draws for the first time, so it waits up to
+    ``start_timeout_s``, not ``timeout_s``: on a loaded machine a first reset slower than a short
+    ``timeout_s`` had a healthy actor replaced (the suite beside two training runs)."""
+    def make() -> gym.Env:
+        import time as t
+
+        class SlowFirstReset(gym.Wrapper):
+            first = True
+
+            def reset(self, **kw):  # type: ignore[no-untyped-def]
+                if self.first:
+                    self.first = False
+                    t.sleep(3.0)
+                return self.env.reset(**kw)
+
+        return SlowFirstReset(gym.make(ENV))
+
+    v = RayVectorEnv(make, num_actors=1, timeout_s=2.0)
+    try:
+        _, info = v.reset(seed=0)
+        assert v.restarts == [0] and not info["actor_failed"].any()
+        _, _, _, _, info = v.step(["back()"])
+        assert v.restarts == [0] and not info["actor_failed"].any()
+    finally:
+        v.close()
+
+
 def test_close_returns_when_every_actor_is_dead(cluster: Cluster) -> None:
     v = RayVectorEnv(ENV, num_actors=2, actor_options=ON_TWO_NODES)
     v.reset(seed=0)
