@@ -1,10 +1,10 @@
-"""Every drawn text fits the space it is drawn in on German screens (guigym.display's fitting, on
-where the theme's ``fit_text`` is: German words are longer): along the reference of every id x
-level, in German alone and in the German test split with every other axis drawn (font scale 1.3,
-grids, dialogs), no text record of the display list is wider than its space by the mock's own
-font metrics, a shortened one ends in "…", and the widget it belongs to keeps its whole label
-(``info["elements"]``, what the oracle and rewards read). English screens are drawn as before
-(their pixels are what the published training results saw): nothing is shortened there."""
+"""Every drawn text fits the space it is drawn in (guigym.display's fitting): along the reference
+of every id x level, plain, with every axis of ``all`` from the test split (font scale 1.3,
+grids, dialogs, long descriptions), in German alone and in the German test split, no text
+record of the display list is wider than its space by the mock's own font metrics, a shortened
+one ends in "…", and the widget it belongs to keeps its whole label (``info["elements"]``, what
+the oracle and rewards read). The plain screens of the published training tables' tasks shorten
+nothing (their pixels are what those results saw)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from guigym.display import ELLIPSIS, display_list, overflowing_texts, shortened_
 from tests.conftest import ID_LEVELS, follow_reference
 
 SETTINGS: dict[str, dict[str, Any]] = {
+    "en": {},
+    "en-varied": {"variation": "all", "split": "test"},
     "de": {"variation": "language", "split": "test"},  # German alone: every other axis neutral
     # the German test split: every other axis drawn from its test values (font scale 1.3, its only
     # one; grids, pop-ups, long descriptions)
@@ -62,29 +64,34 @@ def test_drawn_text_fits_and_labels_stay_whole(env_id: str, level: str, setting:
         env.close()
 
 
-def test_long_labels_are_shortened_on_german_screens() -> None:
-    """The settings of this file do shorten texts (the check above is not vacuous): the German
-    permission dialog and Files' grid tiles at font scale 1.3 have texts too long for their space."""
+@pytest.mark.parametrize("setting", ["en", "de"])
+def test_long_labels_are_shortened(setting: str) -> None:
+    """The settings of this file do shorten texts (the check above is not vacuous): Login hard's
+    phishing note, Mail's select-mode rows and the German permission dialog are too long."""
     total = 0
     for env_id, level in (("GuiGym-Login-v0", "hard"), ("GuiGym-Files-v0", "medium"), ("GuiGym-Mail-v0", "medium")):
-        env = gym.make(env_id, disable_env_checker=True, **SETTINGS["de"])
+        env = gym.make(env_id, disable_env_checker=True, **SETTINGS[setting])
         for seed in SEEDS:
-            env.reset(seed=seed, options={"level": level})
-            total += len(shortened_texts(display_list(env.unwrapped.current_view, env.unwrapped._lay)))
+            _, info = env.reset(seed=seed, options={"level": level})
+
+            def count(env: gym.Env, info: dict[str, Any]) -> None:
+                nonlocal total
+                total += len(shortened_texts(display_list(env.unwrapped.current_view, env.unwrapped._lay)))
+
+            follow_reference(env, info, 30, seed=seed, on_state=count)
         env.close()
     assert total > 0
 
 
-@pytest.mark.parametrize("setting", [{}, {"variation": "all", "split": "test"}])
-def test_english_screens_are_drawn_as_before(setting: dict[str, Any]) -> None:
-    """No text is shortened on English screens, plain or varied (a text too wide stays cut at its
-    widget's edge): the published training results saw those pixels."""
-    for env_id, level in (("GuiGym-Login-v0", "hard"), ("GuiGym-Files-v0", "medium"), ("GuiGym-Mail-v0", "medium")):
-        env = gym.make(env_id, disable_env_checker=True, level=level, **setting)
-        for seed in SEEDS:
-            _, info = env.reset(seed=seed)
-            follow_reference(env, info, 30, seed=seed, on_state=_nothing_shortened)
-        env.close()
+@pytest.mark.parametrize("env_id,level", [("GuiGym-Login-v0", "easy"), ("GuiGym-Contacts-v0", "easy"), ("GuiGym-Settings-v0", "hard")])
+def test_the_training_tables_tasks_shorten_nothing(env_id: str, level: str) -> None:
+    """Login easy, Contacts easy and Settings hard, plain (the README's training tables but the
+    robustness one): every text fits, so fitting changed none of their pixels."""
+    env = gym.make(env_id, disable_env_checker=True, level=level)
+    for seed in range(10):
+        _, info = env.reset(seed=seed)
+        follow_reference(env, info, 40, seed=seed, on_state=_nothing_shortened)
+    env.close()
 
 
 def _nothing_shortened(env: gym.Env, info: dict[str, Any]) -> None:
