@@ -907,22 +907,21 @@ def _fonted(items: list[Record], s: float, font: str | None) -> list[Record]:
     return [_scaled_text(r, s, font) if r["type"] == "text" else r for r in items]
 
 
-def scale_fonts(items: list[Record], s: float, font: str | None = None, fit: bool = False) -> list[Record]:
+def scale_fonts(items: list[Record], s: float, font: str | None = None) -> list[Record]:
     """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation) and,
     with ``font``, in that bundled font (the ``font`` variation: :mod:`guigym.fonts`; the
     record's ``font`` key): the same anchors, so a label grows from its row's middle and a
-    field's text from its top; with ``fit`` (the theme's), each fitted anew from its whole text
-    (:func:`fit_texts`).
+    field's text from its top; each fitted anew from its whole text (:func:`fit_texts`).
     Widgets' texts are in their ``parts`` (new lists here, not memoised: :func:`display_list`
     builds scaled widgets in the first place)."""
     out = []
     for r in items:
         if r["type"] == "widget":
             ps = _fonted(r["parts"], s, font)
-            r = {**r, "parts": fit_texts(ps, r["box"][2] - r["box"][0] + 1) if fit else ps}
+            r = {**r, "parts": fit_texts(ps, r["box"][2] - r["box"][0] + 1)}
         elif r["type"] == "text":
             r = _scaled_text(r, s, font)
-            r = _fitted(r, text_space(r)) if fit else r
+            r = _fitted(r, text_space(r))
         out.append(r)
     return out
 
