@@ -3,8 +3,8 @@ of every id x level, plain, with every axis of ``all`` from the test split (font
 grids, dialogs, long descriptions), in German alone and in the German test split, no text
 record of the display list is wider than its space by the mock's own font metrics, a shortened
 one ends in "…", and the widget it belongs to keeps its whole label (``info["elements"]``, what
-the oracle and rewards read). The plain screens of the published training tables' tasks shorten
-nothing (their pixels are what those results saw)."""
+the oracle and rewards read). Along the reference, the plain screens of the training tables'
+tasks shorten nothing; off it, Settings hard's do."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
+from guigym.actions import Click
 from guigym.display import ELLIPSIS, display_list, overflowing_texts, shortened_texts
 from tests.conftest import ID_LEVELS, follow_reference
 
@@ -84,13 +85,30 @@ def test_long_labels_are_shortened(setting: str) -> None:
 
 
 @pytest.mark.parametrize("env_id,level", [("GuiGym-Login-v0", "easy"), ("GuiGym-Contacts-v0", "easy"), ("GuiGym-Settings-v0", "hard")])
-def test_the_training_tables_tasks_shorten_nothing(env_id: str, level: str) -> None:
+def test_the_training_tables_tasks_shorten_nothing_along_the_reference(env_id: str, level: str) -> None:
     """Login easy, Contacts easy and Settings hard, plain (the README's training tables but the
-    robustness one): every text fits, so fitting changed none of their pixels."""
+    robustness one): every text along the reference fits. Off it, Settings hard has texts that
+    do not (the next test), so its training runs see other pixels than before the fitting."""
     env = gym.make(env_id, disable_env_checker=True, level=level)
     for seed in range(10):
         _, info = env.reset(seed=seed)
         follow_reference(env, info, 40, seed=seed, on_state=_nothing_shortened)
+    env.close()
+
+
+def test_off_the_reference_a_settings_note_is_shortened() -> None:
+    """A page of a setting no task asks for says "<setting> is managed by the system." in a row
+    too narrow for it: drawn shortened, the widget's label whole. A policy exploring Settings
+    hard reaches such pages, so fitting changed what the horizon sweep's runs saw (retrained)."""
+    env = gym.make("GuiGym-Settings-v0", disable_env_checker=True, level="hard")
+    _, info = env.reset(seed=0)
+    for wid in ("go:security", "go:security/5"):
+        x0, y0, x1, y1 = next(e["box"] for e in info["elements"] if e["id"] == wid)
+        _, _, _, _, info = env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+    v = env.unwrapped.current_view
+    [(w, t)] = shortened_texts(display_list(v, env.unwrapped._lay))
+    assert t["full"] == "Face & Fingerprint Unlock is managed by the system." and t["text"].endswith(ELLIPSIS)
+    assert w is not None and v.find(w["id"]).label == t["full"]
     env.close()
 
 
