@@ -31,20 +31,20 @@ Records (``type``):
   ``inert``: present (True) on the widgets of the screen under a dialog, drawn dimmed, never
   interactive nor measured.
 
-Text that does not fit (where the theme's ``fit_text`` is set: German screens, whose words are
-longer; :attr:`Theme.fit`): every text is measured once, here, with the mock's own font metrics
+Text that does not fit: every text is measured once, here, with the mock's own font metrics
 (:func:`text_width`: pygame, the same file, size and synthetic bold), and one wider than its
 space (:func:`text_space`: its ``clip``, a centred one's ``w``, a left-aligned one's widget box
 and anything right-aligned after it, a row's chevron) is shortened to the longest prefix that
-fits with a trailing "…" (:func:`fit_text`). Both renderers draw the shortened string and
-measure nothing; the widgets' labels (``elements()``, the oracle, rewards) are untouched.
-English screens are drawn as they were (a text too wide is cut at its widget's edge): their
-pixels are what the published training results saw; fitting them changes some (16 texts of the
-plain screens along the reference, such as Login hard's "… will never ask for your password by
-email."), so it waits for those results to be measured again.
+fits with a trailing "…" (:func:`fit_text`), as a phone's list rows end a long subject. Both
+renderers draw the shortened string and measure nothing; the widgets' labels (``elements()``,
+the oracle, rewards) are untouched. German screens need it most (their words are longer);
+English ones too (they used to be drawn as they were, a text too wide running past its
+widget's edge: Login hard's "… will never ask for your password by email.", Mail's long
+select-mode rows).
 
 Any record may carry ``name`` (``status``, ``titlebar``, ``title``, ``scrollbar``, ``dot``,
-``divider``): what it is, for the DOM's class names and tests. Colours are ``(r, g, b)``
+``divider``, ``value``: a field's typed text, clipped, never shortened): what it is, for the
+DOM's class names and tests. Colours are ``(r, g, b)``
 tuples. Records are memoised and shared between lists: never mutate one.
 
 Adding a widget kind: write its painter here (a function of the widget, its box size, the
@@ -78,7 +78,7 @@ from guigym.apps.family import DEFAULT_THEME
 from guigym.layout import MENU_HEAD, PAD_Y, STATUS_H, TITLE_H, Box, Layout, row_box
 
 Color = tuple[int, int, int]
-#: A :class:`Theme`'s colours, in its fields' order (all but ``fit``).
+#: A :class:`Theme`'s colours, in its fields' order.
 Colours = tuple[Color, Color, Color, Color, Color, Color, Color, Color, Color, Color, Color, Color]
 Record = dict[str, Any]
 WHITE: Color = (255, 255, 255)
@@ -129,9 +129,6 @@ class Theme:
     track_on: Color  # a switch's track
     track_off: Color
     divider: Color  # between list rows
-    #: Shorten text that does not fit its space (:func:`fit_texts`): the theme's ``fit_text``,
-    #: which ``guigym.variation`` sets on German screens (see *Text that does not fit*).
-    fit: bool = False
 
 
 def _colours(theme: dict[str, Any]) -> Colours:
@@ -145,11 +142,11 @@ def _colours(theme: dict[str, Any]) -> Colours:
 
 def resolve_theme(theme: dict[str, Any]) -> Theme:
     """The :class:`Theme` of a scenario's ``theme`` dict (missing keys: the default theme)."""
-    return Theme(*_colours(theme), fit=bool(theme.get("fit_text")))
+    return Theme(*_colours(theme))
 
 
 _THEMES: dict[int, tuple[dict[str, Any], Theme]] = {}
-_INTERNED: dict[tuple[Colours, bool], Theme] = {}
+_INTERNED: dict[Colours, Theme] = {}
 
 
 def theme_of(v: View) -> Theme:
@@ -163,10 +160,10 @@ def theme_of(v: View) -> Theme:
         _THEMES.clear()
     if len(_INTERNED) > 256:
         _INTERNED.clear()
-    key = (_colours(v.theme), bool(v.theme.get("fit_text")))
+    key = _colours(v.theme)
     th = _INTERNED.get(key)
     if th is None:
-        th = _INTERNED[key] = Theme(*key[0], fit=key[1])
+        th = _INTERNED[key] = Theme(*key)
     _THEMES[id(v.theme)] = (v.theme, th)
     return th
 
@@ -368,7 +365,8 @@ def fit_texts(items: list[Record], box_w: int | None = None) -> list[Record]:
     """``items`` (a widget's parts, its box ``box_w`` px wide; or records of the screen, None)
     with every text that is wider than its space (:func:`text_space`) shortened to fit
     (:func:`fit_text`), the whole text kept as ``full``, and each line of a wrapped text
-    (``wrap``) the line :func:`wrap_fit` makes; ``items`` itself when all fit."""
+    (``wrap``) the line :func:`wrap_fit` makes; ``items`` itself when all fit. A field's typed
+    value (``name`` ``"value"``) is left as it is: clipped at the field's edge, as typing shows."""
     stop = None
     for r in items:
         if r["type"] == "text" and r["align"] == "right" and box_w is not None:
@@ -376,7 +374,7 @@ def fit_texts(items: list[Record], box_w: int | None = None) -> list[Record]:
             break
     out = items
     for i, r in enumerate(items):
-        if r["type"] != "text" or r["align"] == "right":
+        if r["type"] != "text" or r["align"] == "right" or r.get("name") == "value":
             continue
         lim = text_space(r, box_w, stop)
         if "wrap" in r:  # a line of a wrapped text: the line it is of that text wrapped to fit
@@ -422,8 +420,8 @@ def overflowing_texts(items: list[Record]) -> list[tuple[str, str, int, int]]:
         if r["kind"] == "toggle":  # its track: 40 x 18
             ends += [p["box"][0] for p in ps if p["type"] == "rect" and p["box"][2:] == [40, 18]]
         for p in ps:
-            if p["type"] != "text" or not p["text"] or p["align"] == "right":
-                continue
+            if p["type"] != "text" or not p["text"] or p["align"] == "right" or p.get("name") == "value":
+                continue  # a field's typed value is clipped at its edge by design
             tw = _drawn_width(p)
             left = _drawn_span(p, tw)[0]
             room = [p["clip"]] if p["clip"] is not None else []
@@ -486,7 +484,10 @@ def _input(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record
     shown, color = ("\u2022" * len(val) if w.secret else val, th.text) if val else (w.placeholder, th.placeholder)
     out = [
         rect(0, 0, bw, bh, th.surface, 4), rect(0, 0, bw, bh, edge, 4, 2 if focused else 1),
-        text(w.label, 8, 4, 16, edge), text(shown, 8, 20, 22, color, clip=bw - (44 if w.style == "search" else 16)),
+        # a typed value runs on under the field's edge, as in a real text field: clipped there
+        # (name "value"), never shortened with "…" (:func:`fit_texts`); a placeholder is shortened
+        text(w.label, 8, 4, 16, edge), text(shown, 8, 20, 22, color, clip=bw - (44 if w.style == "search" else 16),
+                                             name="value" if val else None),
     ]
     if w.style == "search":  # a magnifier at the right end
         cy = (bh - 1) // 2
@@ -525,7 +526,7 @@ def _toggle(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Recor
     tx = bw - 45  # the track's left edge: 44 px left of the box's right edge
     knob = tx + 30 if on else tx + 10
     return [  # the texts end where the track starts
-        *_title_lines(w, bh, th.text, th, tx if th.fit else None), rect(tx, cy - 9, 40, 18, th.track_on if on else th.track_off, 9),
+        *_title_lines(w, bh, th.text, th, tx), rect(tx, cy - 9, 40, 18, th.track_on if on else th.track_off, 9),
         circle(knob, cy, 11, th.primary if on else KNOB_OFF), circle(knob, cy, 11, th.muted, 1), _divider(bw, bh, th),
     ]
 
@@ -542,8 +543,8 @@ def _tile(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     :func:`fit_texts`), and its detail."""
     inner = bw - 16
     chars = inner // TILE_CHAR_W
-    # fitting: the last line holds the rest of the name, shortened to fit; else words past two lines are left out
-    names = clamp_lines(w.label, chars, TILE_LINES) if th.fit else wrap_lines(w.label, chars)[:TILE_LINES]
+    # the last line holds the rest of the name, shortened to fit
+    names = clamp_lines(w.label, chars, TILE_LINES)
     detail_y = bh - 20
     name_y = detail_y - 4 - len(names) * TILE_PITCH
     thumb_h = max(12, bh - 16 - 2 * TILE_PITCH - 24)
@@ -554,7 +555,7 @@ def _tile(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     # each line says which of the wrapped name it is (fit_texts wraps the name anew by width where
     # these lines do not fit at the size they are drawn at)
     lines = [text(ln, 8, name_y + i * TILE_PITCH, TILE_SIZE, th.text, clip=inner) for i, ln in enumerate(names)]
-    out += [{**r, "wrap": [w.label, i, len(names), chars]} for i, r in enumerate(lines)] if th.fit else lines
+    out += [{**r, "wrap": [w.label, i, len(names), chars]} for i, r in enumerate(lines)]
     if w.detail:
         out.append(text(w.detail, 8, detail_y, 16, th.muted, clip=inner))
     return out
@@ -572,7 +573,7 @@ def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     color = _c(w.value) if w.value else th.primary
     return [
         rect(cx - 28, 4, 56, 56, color, 14), text(w.detail or w.label[:1].upper(), cx, 32, 34, WHITE, True, "center", "middle"),
-        text(w.label, cx, 66, 18, th.text, align="center", clip=bw + 2 * ICON_SPILL if th.fit else None),
+        text(w.label, cx, 66, 18, th.text, align="center", clip=bw + 2 * ICON_SPILL),
     ]
 
 
@@ -755,7 +756,7 @@ def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 
         else:
             out = painter(w, bw, bh, th, focused) if painter else []
         out = _fonted(out, scale, font)
-        _PARTS[key] = out = fit_texts(out, bw) if th.fit else out
+        _PARTS[key] = out = fit_texts(out, bw)
     return out
 
 
@@ -803,9 +804,9 @@ def _head(th: Theme, width: int, height: int, title: str | None, scale: float = 
                text("12:00", width - 48, 5, 18, th.on_primary)]
         if title is not None:
             out.append(rect(0, STATUS_H, width, TITLE_H, th.primary, name="titlebar"))
-            out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, clip=width - 32 if th.fit else None, name="title"))
+            out.append(text(title, 16, STATUS_H + 17, 30, th.on_primary, True, clip=width - 32, name="title"))
         out = _fonted(out, scale, font)
-        _HEADS[key] = out = fit_texts(out) if th.fit else out
+        _HEADS[key] = out = fit_texts(out)
     return out
 
 
@@ -823,8 +824,8 @@ def dimmed(th: Theme) -> Theme:
     if hit is None or hit[0] is not th:
         if len(_DIMMED) > 256:
             _DIMMED.clear()
-        cols = cast(Colours, tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__ if f != "fit"))
-        hit = _DIMMED[id(th)] = (th, _INTERNED.setdefault((cols, th.fit), Theme(*cols, fit=th.fit)))
+        cols = cast(Colours, tuple(mix(getattr(th, f), BLACK, SCRIM) for f in th.__dataclass_fields__))
+        hit = _DIMMED[id(th)] = (th, _INTERNED.setdefault(cols, Theme(*cols)))
     return hit[1]
 
 
@@ -906,22 +907,21 @@ def _fonted(items: list[Record], s: float, font: str | None) -> list[Record]:
     return [_scaled_text(r, s, font) if r["type"] == "text" else r for r in items]
 
 
-def scale_fonts(items: list[Record], s: float, font: str | None = None, fit: bool = False) -> list[Record]:
+def scale_fonts(items: list[Record], s: float, font: str | None = None) -> list[Record]:
     """``items`` with every text drawn ``s`` times its size (the ``font_scale`` variation) and,
     with ``font``, in that bundled font (the ``font`` variation: :mod:`guigym.fonts`; the
     record's ``font`` key): the same anchors, so a label grows from its row's middle and a
-    field's text from its top; with ``fit`` (the theme's), each fitted anew from its whole text
-    (:func:`fit_texts`).
+    field's text from its top; each fitted anew from its whole text (:func:`fit_texts`).
     Widgets' texts are in their ``parts`` (new lists here, not memoised: :func:`display_list`
     builds scaled widgets in the first place)."""
     out = []
     for r in items:
         if r["type"] == "widget":
             ps = _fonted(r["parts"], s, font)
-            r = {**r, "parts": fit_texts(ps, r["box"][2] - r["box"][0] + 1) if fit else ps}
+            r = {**r, "parts": fit_texts(ps, r["box"][2] - r["box"][0] + 1)}
         elif r["type"] == "text":
             r = _scaled_text(r, s, font)
-            r = _fitted(r, text_space(r)) if fit else r
+            r = _fitted(r, text_space(r))
         out.append(r)
     return out
 

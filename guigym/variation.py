@@ -63,8 +63,8 @@ Axes:
   ``de`` (test): German labels on every screen, German content (the family's own draws from
   German tables, :mod:`guigym.i18n.content`: the same task in German words; people's names,
   numbers and times as they are) and a German instruction made from the task's fields
-  (:mod:`guigym.i18n`); the oracle and rewards are the same functions, and German screens shorten
-  a text too wide for its space with "…" (the theme's ``fit_text``, :mod:`guigym.display`). It
+  (:mod:`guigym.i18n`); the oracle and rewards are the same functions, and a German text too
+  wide for its space ends in "…", as any does (:mod:`guigym.display`). It
   is not in ``"all"``, a dict that leaves it out keeps it English, and :func:`grid` has it only
   with ``opt_in=True``: ask for it (preset ``"language"`` or
   ``{"language": "de"}``, split ``"test"``). An unknown language, or a family without German
@@ -565,8 +565,6 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         theme["density"] = var["density"]
     if var.get("layout", "list") != "list":  # no draw: a value, read where the app's rows are made
         theme["layout"] = var["layout"]
-    if var.get("language", "en") != "en":  # longer words: text too wide for its space ends in "…" (guigym.display)
-        theme["fit_text"] = True
     out["theme"] = theme
     if var["icons"] != "matching" and len(scenario.get("home", {}).get("icons", ())) > 1:
         out["home"] = {**scenario["home"], "looks": icon_looks(scenario["home"]["icons"], var["icons"], rng)}

@@ -5,8 +5,8 @@ every axis of ``all`` from the train split; from the test split, font scale 1.3;
 split), and counts per family the distinct texts of the display list that
 :func:`guigym.display.overflowing_texts` finds wider than their space (cut at their widget's edge
 or running into a chevron or switch) and those :func:`guigym.display.shortened_texts` finds
-drawn shortened with "…". German screens shorten what does not fit (the theme's ``fit_text``);
-English ones are drawn as they were (see ``guigym.display``), so their overflows stay counted.
+drawn shortened with "…". Every screen shortens what does not fit (see ``guigym.display``), so
+the first count is 0 where the fitting covers every text.
 
     python scripts/text_fit_audit.py --seeds 10
 """

@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from guigym import display
 from guigym.apps.base import HOME, KINDS, View, Widget
 from guigym.backends.mock import MockBackend
 from guigym.display import PAINTERS, display_list, hidden_focus, rows_clip, scale_fonts, text, theme_of, widget
@@ -57,6 +58,10 @@ def test_font_variations_give_the_scaled_records_of_the_plain_screen(env_id: str
                 lay = layout(v, W, H)
                 s, f = v.theme.get("font_scale") or 1.0, v.theme.get("font") or None
                 plain = replace(v, theme={k: x for k, x in v.theme.items() if k not in ("font_scale", "font")})
+                # the memos are bounded (cleared when full): emptied here, so that what earlier
+                # tests left in them cannot clear them between the two calls compared below
+                display._PARTS.clear()
+                display._WIDGETS.clear()
                 items = display_list(v, lay)
                 assert items == scale_fonts(display_list(plain, lay), float(s), f)
                 assert all(a.get("parts") is b.get("parts") for a, b in zip(display_list(v, lay), items))
