@@ -531,7 +531,7 @@ class RayVectorEnv(VectorEnv):
     def _wait(self, refs: dict[int, Any], started: bool = True) -> dict[int, Any]:
         """``{actor: result}``, or ``{actor: _Failed}`` for a call that gave none: the method raised
         (``error`` set; the actor is kept), or the actor died or missed its own deadline
-        (``start_timeout_s`` on its first call, else ``timeout_s``; it is replaced).
+        (``start_timeout_s`` until it started, else ``timeout_s``; it is replaced).
 
         Normally one ``ray.get`` fetches every answer. When it fails, the answers are sorted out
         with ``ray.wait(fetch_local=False)``: Ray 2.60's ``ray.wait`` does not pull a finished
