@@ -15,6 +15,7 @@ import pytest
 
 from guigym.actions import Click
 from guigym.display import ELLIPSIS, display_list, overflowing_texts, shortened_texts
+from guigym.oracle import center
 from tests.conftest import ID_LEVELS, follow_reference
 
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -103,8 +104,7 @@ def test_off_the_reference_a_settings_note_is_shortened() -> None:
     env = gym.make("GuiGym-Settings-v0", disable_env_checker=True, level="hard")
     _, info = env.reset(seed=0)
     for wid in ("go:security", "go:security/5"):
-        x0, y0, x1, y1 = next(e["box"] for e in info["elements"] if e["id"] == wid)
-        _, _, _, _, info = env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+        _, _, _, _, info = env.step(Click(*center(next(e["box"] for e in info["elements"] if e["id"] == wid))))
     v = env.unwrapped.current_view
     [(w, t)] = shortened_texts(display_list(v, env.unwrapped._lay))
     assert t["full"] == "Face & Fingerprint Unlock is managed by the system." and t["text"].endswith(ELLIPSIS)
