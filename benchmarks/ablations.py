@@ -105,6 +105,16 @@ CLAIMS: dict[str, list[Claim]] = {
     "uir1-iou": [Claim("uir1", "expert_click_acc", "<", "UI-R1: IoU-style coordinate reward → worse grounding than click-in-box")],
     # TraceR1: performance peaks near T ≈ 10 and falls beyond it. Success first; the step accuracy on
     # the reference's states (UI-R1's offline metric) too, which still moves where success is 0
+    # The trainer's options that are in neither paper's recipe (written down before they were run):
+    # what each is for, and whether it costs the default's success
+    "step-adv": [Claim("full", "val_auc", ">", "(an option, DeepSeekMath's finding, not TraceR1's) per-step "
+                       "(process-supervised) advantage → learns faster (validation AUC)"),
+                 Claim("full", "success_rate", "<", "(an option's check) per-step advantage → lower success")],
+    "grounded-sim": [Claim("full", "success_rate", "<", "(an option's check) grounded similarity (a step without "
+                           "coordinates scores 0) → lower success")],
+    "f1-text": [Claim("full", "val_auc", ">", "(an option's check) token-F1 partial credit for typed text → learns "
+                      "faster (validation AUC)"),
+                Claim("full", "success_rate", "<", "… or lower success (a partly right value is paid)")],
     "T1": [Claim("T10", "success_rate", "<", "T = 1 worse than T ≈ 10"),
            Claim("T10", "expert_step_acc", "<", "… in step accuracy on the reference's states")],
     "T3": [Claim("T10", "success_rate", "<", "T = 3 worse than T ≈ 10"),
@@ -238,9 +248,10 @@ def verdict(a: list[float], b: list[float], direction: str, alpha: float = 0.05)
 
 
 def _vals(runs: list[dict[str, Any]], key: str) -> list[float]:
+    """``key`` of each run's held-out results, or of the run itself (``val_auc``, ``val90_iter``)."""
     out = []
     for r in runs:
-        v = r["policy"].get(key)
+        v = r["policy"].get(key, r.get(key))
         if v is not None and v == v:
             out.append(float(v))
     return out

@@ -7,6 +7,7 @@
     python benchmarks/reproduce.py --table uir1         # UI-R1's reward ablations (T = 1, Login easy), seeds 1–5
     python benchmarks/reproduce.py --table horizon      # TraceR1's horizon sweep T ∈ {1,3,5,10,15} on a long task
     python benchmarks/reproduce.py --table stage2ug     # stage 2 on TraceR1's path: ungrounded planner + frozen executor
+    python benchmarks/reproduce.py --table options      # the trainer's options in neither paper's recipe
     python benchmarks/reproduce.py --table contacts     # train_small.py's defaults on GuiGym-Contacts-v0 easy, seeds 1–3
     python benchmarks/reproduce.py --table robustness   # the defaults' policies under every variation (guigym.variation)
     python benchmarks/reproduce.py --table readme       # all of them, then rewrite the README's tables
@@ -52,7 +53,8 @@ HORIZON_TASK = "--env-id GuiGym-Settings-v0 --level hard --rollout-max-steps 16 
 class Args:
     """Reproduce the README's training tables."""
 
-    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "stage2ug", "contacts", "robustness", "readme"] = "readme"
+    table: Literal["defaults", "ablations", "ppo", "ppo200", "uir1", "horizon", "stage2ug", "options", "contacts", "robustness",
+                   "readme"] = "readme"
     """which table (``readme``: all of them, then rewrite the README)"""
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     """training seeds of the GRPO tables (every one is reported)"""
@@ -247,6 +249,8 @@ SWEEPS: dict[str, tuple[list[str], str]] = {
     "uir1": (["uir1", "uir1-no-type", "uir1-iou"], ""),
     "horizon": (["T10", "T1", "T3", "T5", "T15"], HORIZON_TASK),
     "stage2ug": (["ungrounded", "ungrounded-no-stage2", "ungrounded-control"], ""),
+    # the defaults next to the options in neither paper's recipe, on the defaults' task
+    "options": (["full", "step-adv", "grounded-sim", "f1-text"], ""),
 }
 
 
@@ -377,7 +381,7 @@ def main(args: Args) -> None:
         return
     # the horizon sweep trains for hours on 2 cores (Settings hard, 25 runs): its archived runs are
     # reused (only the table is recomputed) unless --rerun; --skip horizon leaves its block as it is
-    readme = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "horizon", "contacts", "robustness"]
+    readme = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "options", "horizon", "contacts", "robustness"]
     names = readme if args.table == "readme" else [args.table]
     unknown = sorted(set(args.skip) - set(names))
     if unknown:

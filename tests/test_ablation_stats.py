@@ -53,6 +53,17 @@ def test_table_has_a_verdict_per_claim():
     assert "Random planner on the same held-out seeds: 0.0 % success." in text
 
 
+def test_a_claim_on_the_runs_validation_auc_reads_it_from_the_run():
+    """``val_auc`` is a field of the run (``eval.json``), not of its held-out ``policy`` results:
+    a claim on it is tested on those values (before, it found none: "no runs")."""
+    def run(auc):
+        return {"run_name": "x", "val_auc": auc, "policy": {"success_rate": 1.0, "plan_repetition": 0.0, "exec_repetition": 0.0,
+                                                            "first_step_acc": 1.0, "later_step_acc": 1.0, "mean_steps": 5.0}}
+    results = {"full": [run(0.70 + 0.01 * i) for i in range(5)], "step-adv": [run(0.85 + 0.01 * i) for i in range(5)]}
+    rows = [line for line in ablations.table(results, None, n_boot=200).splitlines() if "| step-adv vs full | val_auc >" in line]
+    assert len(rows) == 1 and "| +15.0 | 0.004 | **reproduced** |" in rows[0]
+
+
 def test_sweep_runs_archive_and_restore(tmp_path, monkeypatch):
     """A sweep longer than a session: finished runs (an ``eval.json``) go to the committed
     archive with the commit, unfinished ones do not, and another checkout gets them back."""
