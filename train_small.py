@@ -60,7 +60,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Literal, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional, TypedDict
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -126,8 +126,9 @@ class Args:
     # --- run
     seed: int = 1
     """seeds torch, numpy, python and the training episodes"""
-    run_name: Optional[str] = None
-    """output folder name under ``out_dir`` (default: ``<env>__<level>__s<stage>__<seed>__<time>``)"""
+    run_name: Annotated[Optional[str],
+                        tyro.conf.arg(help_behavior_hint="(default: <env>__<level>__s<stage>__T<horizon>__<seed>__<time>)")] = None
+    """output folder name under ``out_dir``"""
     out_dir: str = "runs"
     """where runs are written"""
     threads: int = 1
@@ -147,7 +148,8 @@ class Args:
     ``max(episodes_per_iter, eval_batch)``, one env each; ``auto``: the cluster ``ray start`` made;
     ``local``: start one here); needs ``guigym[ray]``"""
     progress: bool = True
-    """show a tqdm progress bar"""
+    """show a tqdm progress bar and what each phase does (``--no-progress``: only the result's
+    one-line summary)"""
     save_model: bool = True
     """write ``policy.pt``"""
     # --- GRPO and the TraceR1 stages
@@ -156,7 +158,8 @@ class Args:
     stage1_frac: float = 0.6
     """with ``--stage both``: the fraction of iterations spent in stage 1"""
     iterations: int = 200
-    """GRPO iterations (rollouts + one update each)"""
+    """GRPO iterations (rollouts + one update each; 0: no training, only the held-out evaluation
+    of the untrained policy)"""
     time_limit_min: float = 0.0
     """stop training after this many minutes of wall time (0: no limit; stage switch stays at
     ``stage1_frac`` of the iterations)"""
@@ -283,8 +286,8 @@ class Args:
     """iterations between evaluations during training (0: none)"""
     eval_random: bool = True
     """also evaluate the random planner on the held-out seeds"""
-    eval_max_steps: Optional[int] = None
-    """step limit of the final evaluation's episodes (default: the env's ``max_episode_steps``)"""
+    eval_max_steps: Annotated[Optional[int], tyro.conf.arg(help_behavior_hint="(default: the env's max_episode_steps)")] = None
+    """step limit of the final evaluation's episodes"""
     val_max_steps: int = 15
     """step limit of the episodes of evaluations during training (keeps them cheap)"""
     checkpoint: Literal["best-val", "last"] = "best-val"
@@ -309,7 +312,8 @@ class Args:
         return GRPOConfig.from_fields(self)
 
 
-#: Lower bounds of the integer flags (a run with less would train nothing, or not as asked).
+#: Lower bounds of the integer flags (a run with less would not run as asked; ``--iterations 0``
+#: evaluates the untrained policy).
 _AT_LEAST = {"iterations": 0, "episodes_per_iter": 1, "rollout_max_steps": 1, "states_per_iter": 1, "horizon": 1,
              "epochs": 1, "groups_per_minibatch": 1, "threads": 1, "rollout_workers": 0, "eval_batch": 1, "eval_episodes": 0,
              "val_episodes": 0, "val_every": 0, "val_max_steps": 1, "label_vocab_seeds": 1, "lora_rank": 0,
@@ -1338,14 +1342,15 @@ class Trainer:
         plotted = plot_curves(rows, self.out / "curves.png", title) if rows else False
         _write_atomic(self.out / "eval.json", to_json(result))  # strict JSON (NaN as null); last: its presence marks a finished run
         _remove(self.out / CHECKPOINT)  # nothing left to resume
-        if a.progress:
-            rnd = result.get("random", {}).get("success_rate", float("nan"))
-            print(
-                f"{self.run_name}: held-out success {result['policy']['success_rate']:.3f} on {len(seeds)} seeds "
-                f"(random planner {rnd:.3f}); mean steps {result['policy']['mean_steps']:.1f}; "
-                f"train {train_time:.0f} s, total {result['total_time_s']:.0f} s -> {self.out}"
-                + ("" if plotted or not rows else " (no matplotlib: no PNG)")  # no rows (--iterations 0): nothing to plot
-            )
+        # the result's summary, with or without --progress (a quiet run still says where it went)
+        rnd = result.get("random", {}).get("success_rate")
+        print(
+            f"{self.run_name}: held-out success {result['policy']['success_rate']:.3f} on {len(seeds)} seeds "
+            + (f"(random planner {rnd:.3f}); " if rnd is not None else "")
+            + f"mean steps {result['policy']['mean_steps']:.1f}; "
+            f"train {train_time:.0f} s, total {result['total_time_s']:.0f} s -> {self.out}"
+            + ("" if plotted or not rows else " (no matplotlib: no PNG)")  # no rows (--iterations 0): nothing to plot
+        )
         return result
 
     def close(self) -> None:

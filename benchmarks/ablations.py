@@ -390,4 +390,4 @@ def main(args: Args) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(tyro.cli(Args, description=__doc__.split("\n")[0]))
+    main(tyro.cli(Args, description=" ".join(__doc__.split("\n\n")[0].split())))  # the first paragraph: one sentence

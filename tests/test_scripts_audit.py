@@ -191,6 +191,7 @@ def test_family_table_writes_out_only_with_no_readme_and_whole(tmp_path, monkeyp
     ft.main(["--seeds", "2", "--out", str(out), "--no-readme"])
     body = out.read_text()
     assert body.count("| `GuiGym-Login-v0` |") == 3 and "| 2 / 2 |" in body and "old table" in readme.read_text()
+    assert "reference steps from reset: mean (max), 2 seeds |" in body  # the seeds planned, not always "200"
     ft.main(["--seeds", "2", "--out", str(out)])
     assert readme.read_text() == f"intro\n<!-- table:families -->\n{body}<!-- /table:families -->\nend\n"
 

@@ -209,6 +209,38 @@ def test_a_run_without_iterations_does_not_blame_matplotlib(tmp_path, capsys):
     assert "held-out success" in out and "no matplotlib" not in out
 
 
+@pytest.mark.parametrize("eval_random", [True, False])
+def test_a_quiet_run_still_prints_its_result(tmp_path, capsys, eval_random):
+    """``--no-progress`` hides the progress bar and the phases, not the result: a quiet run
+    printed nothing at all, not even where it was written; without ``--eval-random`` the summary
+    said "(random planner nan)"."""
+    train_small.train(_small(tmp_path, eval_random=eval_random, progress=False))
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("r: held-out success ") and out[0].endswith(f"-> {tmp_path / 'r'}"), out
+    assert ("(random planner " in out[0]) == eval_random and "nan" not in out[0]
+
+
+def test_the_help_names_each_default_once(capsys, monkeypatch):
+    """A field whose default is described (``--run-name``, ``--eval-max-steps``) showed it twice,
+    the second time as "(default: None)"; the run name's pattern also missed the horizon."""
+    import tyro
+
+    monkeypatch.setenv("COLUMNS", "400")  # one line per flag
+    with pytest.raises(SystemExit):
+        tyro.cli(train_small.Args, args=["--help"])
+    entries: dict[str, str] = {}  # flag -> its help, continuation lines joined
+    for ln in capsys.readouterr().out.splitlines():
+        text = " ".join(ln.strip("│ ╭╰─").split())
+        if text.startswith("--"):
+            flag = text.split()[0].rstrip(",")
+            entries[flag] = text
+        elif entries and text:
+            entries[flag] += " " + text
+    for flag in ("--run-name", "--eval-max-steps"):
+        assert entries[flag].count("(default:") == 1 and "(default: None)" not in entries[flag], entries[flag]
+    assert "(default: <env>__<level>__s<stage>__T<horizon>__<seed>__<time>)" in entries["--run-name"]
+
+
 @pytest.mark.parametrize("name", ["ABSOLUTE", "../up", "a/../../b"])
 def test_a_run_name_that_leaves_the_out_dir_is_a_usage_error(tmp_path, name):
     """``Path(out_dir) / run_name`` with an absolute ``--run-name`` is the run name alone: the run
