@@ -5,7 +5,7 @@
     python -m agents.evaluate --env GuiGym-Login-v0 --planner vlm --model path/to/Qwen2.5-VL-3B-Instruct
     python -m agents.evaluate --env GuiGym-Login-v0 --planner vlm --tiny-model --episodes 2 --max-steps 5
     python -m agents.evaluate --env GuiGym-Settings-v0 --planner oracle --save-gif out/eval.gif
-    python -m agents.evaluate --env GuiGym-Login-v0 --level easy --planner tiny --checkpoint runs/<run>/policy.pt \
+    python -m agents.evaluate --env GuiGym-Login-v0 --level easy --planner tiny --checkpoint runs/<run>/policy.pt \\
         --variations grid --split test      # success per variant and the spread (guigym.variation)
     python -m agents.evaluate --env all --planner oracle --episodes 200 --variations all --split test
         # every axis of the preset sampled per episode, from the held-out split
@@ -176,7 +176,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--device", default="cpu", help="vlm: cpu | cuda | auto")
     p.add_argument("--threads", type=int, default=None,
                    help="vlm and tiny: torch CPU threads (default: torch's for a vlm; 1 with --tiny-model or --planner tiny)")
-    p.add_argument("--save-gif", default=None, metavar="PATH", help="write annotated episodes as GIF(s)")
+    p.add_argument("--save-gif", default=None, metavar="PATH",
+                   help="write annotated episodes as GIF(s): PATH itself only when that is one GIF (one env id, one "
+                        "--level, --gif-episodes 1); else one GIF per episode beside it, PATH's name plus -ENV-LEVEL-seedN "
+                        "(out/eval.gif: out/eval-GuiGym-Login-v0-easy-seed0.gif, ...)")
     p.add_argument("--gif-episodes", type=int, default=1, help="episodes per env id and level to save as GIFs")
     p.add_argument("--json", default=None, metavar="PATH", help="write every episode record as JSON lines")
     p.add_argument("--no-progress", action="store_true")
@@ -186,75 +189,78 @@ def main(argv: Optional[list[str]] = None) -> int:
                         "(e.g. all): every env made with variation=PRESET, its axes sampled per episode from --split")
     p.add_argument("--split", choices=("train", "test"), default="train", help="the variation split (with --variations)")
     args = p.parse_args(argv)
+    problems: list[str] = []  # every bad flag in one usage error; a check that needs an earlier one to pass is skipped
     if args.horizon < 1 or args.episodes < 1:
-        p.error("--horizon and --episodes must be >= 1")
+        problems.append("--horizon and --episodes must be >= 1")
 
     # gym.make's "guigym:ID" form too (plain_id: ids name records, GIFs and tables)
     ids = env_ids() if args.env == "all" else [plain_id(s.strip()) for s in args.env.split(",") if s.strip()]
     if not ids:
-        p.error(f"--env {args.env!r} names no env id")
+        problems.append(f"--env {args.env!r} names no env id")
     unknown = [i for i in ids if i not in gym.registry]
     if unknown:
-        p.error(f"unknown env id(s) {unknown}; registered: {env_ids()}")
+        problems.append(f"unknown env id(s) {unknown}; registered: {env_ids()}")
     # the rest of the flags, checked before anything starts (each would fail later with a traceback)
     for i in ids:
-        problem = id_level_problem(i, args.level)
-        if problem:
-            p.error(problem)
+        if i not in unknown and (problem := id_level_problem(i, args.level)):  # the level of an unknown id: not judged
+            problems.append(problem)
     if not 0 <= args.noise <= 1:
-        p.error(f"--noise must be in [0, 1], got {args.noise}")
+        problems.append(f"--noise must be in [0, 1], got {args.noise}")
     if args.max_steps is not None and args.max_steps < 1:
-        p.error(f"--max-steps must be >= 1, got {args.max_steps}")
+        problems.append(f"--max-steps must be >= 1, got {args.max_steps}")
     if args.seed < 0:  # gymnasium's reset takes no negative seed
-        p.error(f"--seed must be >= 0, got {args.seed}")
+        problems.append(f"--seed must be >= 0, got {args.seed}")
     if args.save_gif and args.gif_episodes < 1:
-        p.error(f"--gif-episodes must be >= 1 with --save-gif, got {args.gif_episodes}")
+        problems.append(f"--gif-episodes must be >= 1 with --save-gif, got {args.gif_episodes}")
     if args.save_gif:  # as guigym demo's --gif: a folder or an unwritable place raised after the last episode
         from guigym.demo import gif_path_problem
 
         if problem := gif_path_problem(args.save_gif):
-            p.error(f"--save-gif {args.save_gif}: {problem}")
+            problems.append(f"--save-gif {args.save_gif}: {problem}")
     if args.json and (problem := _unwritable(args.json)):  # else found only after the model loads
-        p.error(f"--json {args.json}: {problem}")
+        problems.append(f"--json {args.json}: {problem}")
     if args.planner == "tiny" and not args.checkpoint:
-        p.error("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
+        problems.append("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
     if args.checkpoint and not Path(args.checkpoint).is_file():
-        p.error(f"--checkpoint {args.checkpoint}: no such file")
+        problems.append(f"--checkpoint {args.checkpoint}: no such file")
     # each of these ran silently without effect (a plain train-split run, no GIFs) or ended in a traceback
     if args.split != "train" and args.variations == "none":
-        p.error(f"--split {args.split} needs --variations (a preset or grid): without one every instance is the family's own")
+        problems.append(f"--split {args.split} needs --variations (a preset or grid): without one every instance is the family's own")
     if args.save_gif and args.variations == "grid":
-        p.error("--save-gif is not supported with --variations grid")
+        problems.append("--save-gif is not supported with --variations grid")
     if args.planner != "oracle" and (args.noise or args.ungrounded):  # the other planners ignored them
-        p.error(f"--noise and --ungrounded are the oracle planner's; --planner {args.planner} takes neither")
+        problems.append(f"--noise and --ungrounded are the oracle planner's; --planner {args.planner} takes neither")
     if args.ungrounded and args.executor == "none":  # no step grounded: every step a no-op, 0 % success
-        p.error("--ungrounded needs an executor to ground its steps: --executor element or vlm, not none")
+        problems.append("--ungrounded needs an executor to ground its steps: --executor element or vlm, not none")
     uses_vlm = "vlm" in (args.planner, args.executor)
     if uses_vlm and not args.model and not args.tiny_model:  # was a bare SystemExit (code 1) after importing torch
-        p.error(f"--{'planner' if args.planner == 'vlm' else 'executor'} vlm needs --model PATH (a local checkpoint) or --tiny-model")
+        problems.append(f"--{'planner' if args.planner == 'vlm' else 'executor'} vlm needs --model PATH (a local checkpoint) "
+                        "or --tiny-model")
     if uses_vlm and args.model and not args.tiny_model and not Path(args.model).is_dir():
-        p.error(f"--model {args.model}: no such directory (a local Hugging Face checkpoint)")
+        problems.append(f"--model {args.model}: no such directory (a local Hugging Face checkpoint)")
     for flag, v, low in (("--threads", args.threads, 1), ("--max-new-tokens", args.max_new_tokens, 1),
                          ("--max-pixels", args.max_pixels, 1), ("--history", args.history, 0)):
         if v is not None and v < low:
-            p.error(f"{flag} must be >= {low}, got {v}")
+            problems.append(f"{flag} must be >= {low}, got {v}")
     # a model's flags without that model were dropped silently (--checkpoint with the oracle evaluated the oracle)
     given = [f for f in ("model", "tiny_model", "format", "history", "max_new_tokens", "max_pixels", "device")
              if not uses_vlm and getattr(args, f) != p.get_default(f)]
     if given:
-        p.error(f"{', '.join('--' + f.replace('_', '-') for f in given)}: only with --planner vlm or --executor vlm")
+        problems.append(f"{', '.join('--' + f.replace('_', '-') for f in given)}: only with --planner vlm or --executor vlm")
     if args.checkpoint and args.planner != "tiny":
-        p.error(f"--checkpoint is the tiny planner's (--planner tiny); --planner {args.planner} takes none")
+        problems.append(f"--checkpoint is the tiny planner's (--planner tiny); --planner {args.planner} takes none")
     if args.planner == "tiny" and args.horizon != p.get_default("horizon"):  # was replaced by the policy's own T
-        p.error(f"--horizon: --planner tiny plans its checkpoint's own T; --horizon {args.horizon} would be ignored")
+        problems.append(f"--horizon: --planner tiny plans its checkpoint's own T; --horizon {args.horizon} would be ignored")
     if args.gif_episodes != p.get_default("gif_episodes") and not args.save_gif:  # no GIF was written
-        p.error("--gif-episodes: only with --save-gif")
+        problems.append("--gif-episodes: only with --save-gif")
     if args.threads is not None and not uses_vlm and args.planner != "tiny":
-        p.error(f"--threads sets torch's threads; --planner {args.planner} with --executor {args.executor} uses no torch")
+        problems.append(f"--threads sets torch's threads; --planner {args.planner} with --executor {args.executor} uses no torch")
     if args.planner == "tiny" or uses_vlm:  # on the base install: the extra to add, not a traceback
         if importlib.util.find_spec("torch") is None:
-            p.error(f"{'--planner tiny' if args.planner == 'tiny' else 'a VLM'} needs torch: "
-                    f"pip install 'guigym[{'rl' if args.planner == 'tiny' else 'vlm'}]'")
+            problems.append(f"{'--planner tiny' if args.planner == 'tiny' else 'a VLM'} needs torch: "
+                            f"pip install 'guigym[{'rl' if args.planner == 'tiny' else 'vlm'}]'")
+    if problems:
+        p.error("; ".join(problems))
     if args.planner == "tiny":  # as train_small.py evaluates it: one thread (no spin-waiting on a busy machine)
         import torch
 

@@ -49,14 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo: a usage error, not a traceback
     p.add_argument("--gif", default="out/demo.gif", help="where to save one annotated episode ('' to skip)")
     args = p.parse_args(argv)
-    problem = id_level_problem(args.env, args.level)
-    if problem:
-        p.error(problem)
+    problems = []  # every bad flag in one usage error, not one per run (id_level_problem skips the level of a bad id)
+    if problem := id_level_problem(args.env, args.level):
+        problems.append(problem)
     if args.episodes < 1:
-        p.error(f"--episodes must be >= 1, got {args.episodes}")
-    problem = gif_path_problem(args.gif)
-    if problem:  # checked now: the GIF is written last, after every episode has run
-        p.error(f"--gif {args.gif}: {problem}")
+        problems.append(f"--episodes must be >= 1, got {args.episodes}")
+    if problem := gif_path_problem(args.gif):  # checked now: the GIF is written last, after every episode has run
+        problems.append(f"--gif {args.gif}: {problem}")
+    if problems:
+        p.error("; ".join(problems))
     args.env = plain_id(args.env)  # gym.make's "guigym:ID" form, printed as the plain id
 
     env = gym.make(args.env, backend=args.backend)

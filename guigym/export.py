@@ -242,30 +242,40 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default=None, choices=SPLITS, help="the variation split (default: train; needs --variation)")
     args = p.parse_args(argv)
     args.env = plain_id(args.env)  # gym.make's "guigym:ID" form; the plain id names episodes and folders
-    problem = id_level_problem(args.env, args.level)
-    if problem:
-        p.error(problem)
+    problems = []  # every bad flag in one usage error; a check that needs an earlier one to pass is skipped
+    if problem := id_level_problem(args.env, args.level):
+        problems.append(problem)
     if args.episodes < 1:
-        p.error("--episodes must be >= 1")
+        problems.append("--episodes must be >= 1")
     if args.split is not None and args.variation is None:  # it would export the family's own instances, silently
-        p.error(f"--split {args.split} needs --variation (a preset): without one every instance is the family's own")
-    if args.variation is not None:  # e.g. a language the family has no translation for: before any file is written
+        problems.append(f"--split {args.split} needs --variation (a preset): without one every instance is the family's own")
+    # e.g. a language the family has no translation for: before any file is written (needs a good env id)
+    if args.variation is not None and id_level_problem(args.env) is None:
         try:
             gym.make(args.env, variation=args.variation, split=args.split or "train").close()
         except ValueError as e:
-            p.error(f"--variation {args.variation}: {e}")
+            problems.append(f"--variation {args.variation}: {e}")
     if args.seed < 0:  # gymnasium's reset takes no negative seed: it failed after the JSONL files were created
-        p.error(f"--seed must be >= 0, got {args.seed}")
+        problems.append(f"--seed must be >= 0, got {args.seed}")
+    out = Path(args.out)
     if not args.out:  # Path("") is ".": an unset `--out "$DIR"` wrote the dataset into the current folder
-        p.error(f"--out {args.out!r}: give a folder name (to export into the current folder, say --out .)")
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        p.error(f"--out {args.out}: exists and is not a folder")
-    problem = _foreign_screenshots(Path(args.out))
-    if problem:
-        p.error(f"--out: {problem}")
-    problem = _unwritable_folder(Path(args.out))
-    if problem:
-        p.error(f"--out {args.out}: {problem}")
+        problems.append(f"--out {args.out!r}: give a folder name (to export into the current folder, say --out .)")
+    elif out.exists() and not out.is_dir():
+        problems.append(f"--out {args.out}: exists and is not a folder")
+    elif problem := _foreign_screenshots(out):
+        problems.append(f"--out: {problem}")
+    else:
+        missing = [q for q in (out, *out.parents) if not q.exists()]
+        if problem := _unwritable_folder(out):  # creates --out (and the folders above it) as the export will
+            problems.append(f"--out {args.out}: {problem}")
+        elif problems:  # no export after all: nothing left behind
+            for q in missing:  # deepest first: only the (empty) folders made by the check
+                try:
+                    q.rmdir()
+                except OSError:
+                    pass
+    if problems:
+        p.error("; ".join(problems))
     out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend,
                  variation=args.variation, split=args.split or "train")
     print(f"wrote {out / 'episodes.jsonl'}, {out / 'steps.jsonl'} and {out / 'screenshots'}/")

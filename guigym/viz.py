@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import numbers
 import os
@@ -17,19 +18,48 @@ from guigym.actions import Action, Click, Scroll
 
 def writable_problem(path: str | Path) -> str | None:
     """Why a file or folder cannot be made at ``path`` (None: it can): the nearest existing
-    folder above it must be a writable folder (the missing ones between are made as needed).
-    Commands check their output paths with it before any work, not after.
+    folder above it must be a folder in which the writer can create its file. Commands check
+    their output paths with it before any work, not after.
+
+    It does what :func:`write_whole` will do, and undoes it: makes the missing folders above
+    ``path``, creates the temporary ``.NAME.partial`` beside it, then removes both. Asking
+    ``os.access`` was not enough: for root it allows everything, /proc included, and a GIF to
+    ``/proc/x.gif`` failed only after the last episode.
 
     >>> writable_problem("out/deeper/run.gif") is None
     True
     """
-    parent = Path(path).parent
+    path = Path(path)
+    parent = path.parent
+    missing = []  # the folders the writer would make, outermost last
     while not parent.exists():
+        missing.append(parent)
         parent = parent.parent
     if not parent.is_dir():
         return f"{parent} is not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"{parent} is not writable"
+    probe = path.parent / f".{path.name or 'probe'}.partial"  # write_whole's temporary name
+    made: list[Path] = []
+    where = parent
+    try:
+        for folder in reversed(missing):
+            where = folder.parent
+            folder.mkdir()
+            made.append(folder)
+        where = path.parent
+        existed = os.path.lexists(probe)  # a killed run's leftover: the writer truncates it, so only open it
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644))
+        if not existed:
+            probe.unlink()
+    except OSError as e:
+        if isinstance(e, PermissionError) or e.errno == errno.EROFS:
+            return f"{where} is not writable"
+        return f"cannot create files in {where} ({e.strerror or type(e).__name__})"
+    finally:
+        for folder in reversed(made):  # deepest first: only the (empty) folders made here
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
     return None
 
 

@@ -446,6 +446,40 @@ def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     assert says in err.err and "planner, T=" not in err.out
 
 
+@pytest.mark.parametrize("argv,says", [
+    # it stopped at the first bad flag: a fix, a rerun, the next usage error
+    (["--noise", "1.5", "--horizon", "0", "--seed", "-1"],
+     ["--horizon and --episodes must be >= 1", "--noise must be in [0, 1], got 1.5", "--seed must be >= 0, got -1"]),
+    (["--env", "GuiGym-Login-v0,GuiGym-Nope-v0", "--noise", "2"],
+     ["unknown env id(s) ['GuiGym-Nope-v0']", "--noise must be in [0, 1], got 2.0"]),
+    # the level is judged for the known id only
+    (["--env", "GuiGym-Login-v0,GuiGym-Nope-v0", "--level", "extreme", "--save-gif", "ep.png"],
+     ["unknown env id(s) ['GuiGym-Nope-v0']", "--level extreme: GuiGym-Login-v0's levels are", "--save-gif ep.png: must end in .gif"]),
+])
+def test_evaluate_names_every_bad_flag_at_once(argv, says, capsys):
+    from agents.evaluate import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--episodes", "1", "--no-progress", *argv])
+    err = capsys.readouterr()
+    assert e.value.code == 2 and err.err.count("error:") == 1 and "planner, T=" not in err.out
+    assert [s for s in says if s not in err.err] == [], err.err
+
+
+def test_evaluate_help_shows_each_example_line_and_the_gif_names(capsys):
+    """A backslash in the (non-raw) docstring joined two example lines into one; ``--save-gif``
+    writes PATH itself only when it saves one GIF."""
+    from agents.evaluate import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0
+    assert any(line.rstrip().endswith("--checkpoint runs/<run>/policy.pt \\") for line in out.splitlines()), out
+    assert any(line.strip().startswith("--variations grid --split test") for line in out.splitlines()), out
+    assert "-ENV-LEVEL-seedN" in " ".join(out.split()).replace("- ", "-")
+
+
 def test_evaluate_checks_save_gif_before_it_starts(tmp_path, monkeypatch, capsys):
     """``--save-gif`` is checked as ``guigym demo --gif`` is: a folder, or a file as its folder,
     raised after every episode had run, and ``ep.png`` got GIF bytes under a PNG name."""

@@ -348,3 +348,45 @@ def test_commands_accept_the_guigym_module_prefix(tmp_path, monkeypatch, capsys)
     with pytest.raises(SystemExit) as e:  # the prefix names guigym's ids only
         cli(["demo", "--env", "guigym:CartPole-v1"])
     assert e.value.code == 2 and "CartPole-v1 is not a guigym id" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,says", [
+    # each stopped at its first bad flag: a fix, a rerun, the next usage error
+    (["demo", "--env", "GuiGym-Nope-v0", "--level", "extreme", "--episodes", "0"],
+     ["unknown env id GuiGym-Nope-v0", "--episodes must be >= 1, got 0"]),  # the level of an unknown id: not judged
+    (["demo", "--episodes", "0", "--level", "hard2", "--gif", "x.png"],
+     ["--level hard2: GuiGym-Login-v0's levels are", "--episodes must be >= 1, got 0", "--gif x.png: must end in .gif"]),
+    (["export", "--episodes", "0", "--level", "hard2", "--seed", "-1", "--out", "new/sub"],
+     ["--level hard2: GuiGym-Login-v0's levels are", "--episodes must be >= 1", "--seed must be >= 0, got -1"]),
+    (["export", "--env", "GuiGym-Nope-v0", "--variation", "all", "--split", "test", "--episodes", "0", "--out", "a_file/sub"],
+     ["unknown env id GuiGym-Nope-v0", "--episodes must be >= 1", "--out a_file/sub: cannot write there"]),
+])
+def test_demo_and_export_name_every_bad_flag_at_once(argv, says, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("keep me")
+    with pytest.raises(SystemExit) as e:
+        cli(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("error:") == 1 and "Traceback" not in err
+    assert [s for s in says if s not in err] == [], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]  # the --out check made no folder to leave behind
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_demo_refuses_a_gif_under_proc_before_it_runs(tmp_path, monkeypatch, capsys):
+    """``--gif /proc/x.gif``: ``os.access`` lets root write anywhere, /proc included, so the
+    check passed and every episode ran before save_gif's FileNotFoundError on
+    ``/proc/.x.gif.partial``. The check now creates (and removes) that very file."""
+    from guigym.viz import writable_problem
+
+    name = f"guigym-test-{os.getpid()}.gif"
+    with pytest.raises(SystemExit) as e:
+        cli(["demo", "--episodes", "2", "--level", "easy", "--gif", f"/proc/{name}"])
+    captured = capsys.readouterr()
+    assert e.value.code == 2 and f"--gif /proc/{name}: cannot create files in /proc" in captured.err
+    assert "oracle success" not in captured.out and "Traceback" not in captured.err
+    assert writable_problem(f"/proc/no-such-{os.getpid()}/sub/{name}") == "cannot create files in /proc (No such file or directory)"
+    # a good path: the probe and the folders it made are gone again
+    assert writable_problem(tmp_path / "a" / "b" / "ep.gif") is None and list(tmp_path.iterdir()) == []
+    (tmp_path / ".ep.gif.partial").write_text("a killed run's")  # a leftover is only opened, not removed
+    assert writable_problem(tmp_path / "ep.gif") is None and (tmp_path / ".ep.gif.partial").read_text() == "a killed run's"
