@@ -24,6 +24,23 @@ import numpy as np
 
 from guigym.events import Event
 
+# The text formats moved to guigym.action_text; these names stay importable from here, and
+# `from guigym.actions import *` binds them too (a star import looks up each name of __all__,
+# which the module __getattr__ at the end answers). Loaded on first access (PEP 562) because
+# action_text itself imports this module.
+_TEXT_NAMES: tuple[str, ...] = (
+    "FORMATS", "MAX_STEPS", "MAX_TEXT_CHARS", "SWIPE_CENTRE", "SWIPE_LENGTH", "ActionParseError",
+    "parse_action", "parse_trajectory", "parse_plan", "format_action", "format_trajectory", "format_plan",
+)
+
+__all__ = [
+    "MAX_COORD", "Direction", "DIRECTIONS", "ACTION_TYPES", "DONE",
+    "Click", "Scroll", "Back", "OpenApp", "Type", "Answer", "Action", "ACTION_CLASSES",
+    "RefStep", "PlanStep", "action_to_dict", "action_from_dict", "as_int", "checked_action",
+    "rescale_action", "rescale_refstep", "rescale_box",
+    *_TEXT_NAMES,
+]
+
 #: Largest ``|coordinate|`` an action may have (int32): beyond it an action is invalid, so no huge
 #: integer reaches a history line (``str(int)`` raises past 4,300 digits) or a reward's arithmetic.
 MAX_COORD: int = 2**31 - 1
@@ -336,14 +353,6 @@ def rescale_box(box: Sequence[float], from_size: tuple[int, int], to_size: tuple
     return (math.floor(box[0] * tw / fw), math.floor(box[1] * th / fh), math.ceil(box[2] * tw / fw), math.ceil(box[3] * th / fh))
 
 
-# The text formats moved to guigym.action_text; these names stay importable from here. Loaded
-# on first access (PEP 562) because action_text itself imports this module.
-_TEXT_NAMES: frozenset[str] = frozenset({
-    "FORMATS", "MAX_STEPS", "MAX_TEXT_CHARS", "SWIPE_CENTRE", "SWIPE_LENGTH", "ActionParseError",
-    "parse_action", "parse_trajectory", "parse_plan", "format_action", "format_trajectory", "format_plan",
-})
-
-
 def __getattr__(name: str) -> Any:
     if name in _TEXT_NAMES:
         from guigym import action_text
@@ -353,4 +362,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _TEXT_NAMES)
+    return sorted(set(globals()) | set(_TEXT_NAMES))

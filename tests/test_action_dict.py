@@ -3,6 +3,8 @@ that guigym.actions re-exports from guigym.action_text."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import guigym.action_text as action_text
@@ -65,6 +67,31 @@ def test_androidcontrol_names(action, want):
 def test_text_names_are_re_exported(name):
     assert getattr(actions, name) is getattr(action_text, name)
     assert name in dir(actions)
+
+
+def test_star_import_binds_the_text_names():
+    """``from guigym.actions import *`` left out parse_action, ActionParseError and the other
+    text names the module re-exports: they load lazily (module ``__getattr__``), which a star
+    import only consults for the names of ``__all__``."""
+    ns: dict = {}
+    exec("from guigym.actions import *", ns)  # a fresh namespace
+    for name in action_text.__all__:
+        assert ns[name] is getattr(action_text, name), name
+    assert ns["Click"] is actions.Click and ns["rescale_box"] is actions.rescale_box
+    assert all(hasattr(actions, n) for n in actions.__all__) and len(set(actions.__all__)) == len(actions.__all__)
+    assert "np" not in ns and "math" not in ns  # the module's own imports are not its API
+
+
+def test_star_import_in_a_fresh_interpreter():
+    """No import cycle: the star import alone, first thing in a new process, binds them."""
+    import subprocess
+    import sys
+
+    code = "from guigym.actions import *; print(parse_action('back()'), ActionParseError.__name__, FORMATS[0])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["Back()", "ActionParseError", "json"]
 
 
 def test_unknown_attribute_still_raises():

@@ -72,3 +72,43 @@ def test_a_format_weight_that_is_no_finite_number_is_a_value_error(bad) -> None:
     a bare TypeError from the sum."""
     with pytest.raises(ValueError, match="format_weight must be a finite number"):
         easyr1.compute_score([{"response": "garbage", "ground_truth": GT}], mode="trajectory", format_weight=bad)
+
+
+def test_easyr1_passes_only_its_three_keys_and_the_kwargs() -> None:
+    """EasyR1 (hiyouga/EasyR1 verl/workers/reward/function.py) calls
+    ``partial(compute_score, **reward_function_kwargs)(reward_inputs)``, each input
+    ``{"response", "response_length", "ground_truth"}``: that call works as it is."""
+    out = easyr1.compute_score([{"response": ans('[{"action": "click", "coordinate": [20, 20]}]'), "response_length": 12,
+                                 "ground_truth": GT}], **{"mode": "trajectory", "gamma": 0.9})
+    assert out[0]["format"] == 1.0
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"gama": 0.1}, r"unknown option 'gama' \(did you mean 'gamma'\?\)"),
+    ({"lamda_rep": 0.0, "fromat_weight": 0.5}, r"unknown options 'fromat_weight' \(did you mean 'format_weight'\?\), 'lamda_rep'"),
+    ({"reward_input": []}, r"unknown option 'reward_input'"),
+])
+def test_an_unknown_option_is_one_error_naming_it_and_the_accepted_ones(options, named) -> None:
+    """``compute_score(inp, mode="trajectory", gama=0.1)`` ran with the default γ = 0.9: its
+    ``**_`` swallowed the typo."""
+    with pytest.raises(TypeError, match=named) as e:
+        easyr1.compute_score([{"response": "x", "ground_truth": GT}], mode="trajectory", **options)
+    assert "it takes mode, fmt, strict_args, require_think, gamma, lambda_align, lambda_rep, horizon" in str(e.value)
+    assert "reward_inputs" not in easyr1.OPTIONS and "gamma" in easyr1.OPTIONS
+
+
+@pytest.mark.parametrize("mode", ["uir1", "trajectory"])
+def test_an_input_without_ground_truth_or_response_is_an_error_naming_it(mode) -> None:
+    """An input with no ``ground_truth`` was read as ``"[]"``, a terminal state, and scored −9.0
+    (trajectory mode) with no error; EasyR1 always sends the key."""
+    good = {"response": ans('[{"action": "done"}]'), "ground_truth": "[]"}
+    assert easyr1.compute_score([good], mode=mode)[0]["format"] == 1.0  # the terminal state itself is fine
+    with pytest.raises(ValueError, match=r"reward_inputs\[1\] has no 'ground_truth' key"):
+        easyr1.compute_score([good, {"response": good["response"]}], mode=mode)
+    with pytest.raises(ValueError, match=r"reward_inputs\[0\] has no 'response' key"):
+        easyr1.compute_score([{"ground_truth": GT}], mode=mode)
+    with pytest.raises(ValueError, match=r"reward_inputs\[1\]\['ground_truth'\]: malformed reference"):
+        easyr1.compute_score([good, {"response": "x", "ground_truth": None}], mode=mode)
+    with pytest.raises(TypeError, match=r"reward_inputs\[0\]\['response'\] must be the model's text"):
+        easyr1.compute_score([{"response": b"x", "ground_truth": GT}], mode=mode)
+    assert easyr1.compute_score([{"response": None, "ground_truth": GT}], mode=mode)[0]["format"] == 0.0  # no completion

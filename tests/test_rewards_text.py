@@ -84,10 +84,8 @@ CLICK_OUT = '[{"action": "click", "coordinate": [200, 20]}]'
         ("<think>t</think>" + ans(format_action(Click(20, 20), "mobile_use"), "t")[len("<think>t</think>"):], {"fmt": "mobile_use"}, 1.0),
         ("<think>t</think>\n" + format_action(Click(20, 20), "mobile_use") + " bye", {"fmt": "mobile_use"}, 0.0),
         ("<think>t</think>\n" + format_action(Click(20, 20), "mobile_use"), {"fmt": "json"}, 0.0),
-        # not text at all
+        # no completion (anything else that is not text is a TypeError, below)
         (None, {}, 0.0),
-        (123, {}, 0.0),
-        (["<think>"], {}, 0.0),
         ("", {}, 0.0),
     ],
 )
@@ -102,6 +100,65 @@ def test_format_reward_unknown_fmt_is_a_programming_error():
         uir1_reward(ans(CLICK_IN), USER, fmt="xml")
     with pytest.raises(ValueError):
         UIR1Reward(fmt="xml")
+
+
+NOT_TEXT = [
+    pytest.param(Click(50, 30), "parsed step", id="Click"),  # scored 0.0 silently, though inside USER's box
+    pytest.param(Back(), "parsed step", id="Back"),
+    pytest.param(PlanStep(action_type="click", instruction="Click the user field"), "parsed step", id="PlanStep"),
+    pytest.param(USER, "parsed step", id="RefStep"),
+    pytest.param([{"role": "assistant", "content": ans(CLICK_IN)}], "completion_text", id="conversation"),
+    pytest.param(["<think>"], "completion_text", id="list"),
+    pytest.param(ans(CLICK_IN).encode(), "decode it", id="bytes"),
+    pytest.param(123, "got int", id="int"),
+]
+
+
+@pytest.mark.parametrize("pred, hint", NOT_TEXT)
+def test_text_rewards_reject_what_is_not_text(pred, hint):
+    """``uir1_reward(Click(50, 30), ref)`` and ``uir1_reward(Back(), ref)`` returned 0.0 with no
+    error: UI-R1's reward scores what a model wrote (a third of it is the format), so a parsed
+    step, a conversation, bytes or a number is the caller's mistake, a TypeError that names
+    what to use; ``None`` (no completion) still scores 0, and text never raises."""
+    for name, call in (("uir1_reward", lambda: uir1_reward(pred, USER)), ("uir1_reward", lambda: uir1_reward(pred, None)),
+                       ("format_reward", lambda: format_reward(pred))):
+        with pytest.raises(TypeError, match=f"{name} scores a model's text") as e:
+            call()
+        assert hint in str(e.value)
+    assert uir1_reward(None, USER) == format_reward(None) == 0.0
+
+
+def test_the_named_way_to_score_a_parsed_step():
+    from guigym.rewards import action_type_reward, argument_reward
+
+    assert action_type_reward(Click(50, 30), USER) + argument_reward(Click(50, 30), USER) == 2.0
+    assert uir1_reward(ans('[{"action": "click", "coordinate": [50, 30]}]'), USER) == 3.0
+
+
+def test_step_rewards_reject_text():
+    """The mirror mistake: text passed where a parsed step or plan is expected scored 0 (a plan
+    given as a str was read one character at a time)."""
+    from guigym.rewards import (
+        action_similarity,
+        action_type_reward,
+        argument_reward,
+        iou_argument_reward,
+        repetition,
+        step_target,
+        trajectory_step_rewards,
+    )
+
+    text = ans(CLICK_IN)
+    for call in (lambda: action_type_reward(text, USER), lambda: argument_reward(text, USER),
+                 lambda: iou_argument_reward(text, USER), lambda: action_similarity(text, USER),
+                 lambda: step_target(text), lambda: trajectory_reward([Click(20, 20), text], [USER])):
+        with pytest.raises(TypeError, match="a predicted step must be an action.*got str.*parse_action"):
+            call()
+    for call in (lambda: trajectory_reward(text, [USER]), lambda: trajectory_step_rewards(text, [USER]),
+                 lambda: repetition(text, [USER], 0)):
+        with pytest.raises(TypeError, match="a predicted plan must be a sequence of steps, got str.*parse_plan"):
+            call()
+    assert action_type_reward(None, USER) == trajectory_reward([None], [USER]) == 0.0  # no prediction: still 0
 
 
 # --- uir1_reward ----------------------------------------------------------------------

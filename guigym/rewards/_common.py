@@ -51,6 +51,34 @@ def check_ref(ref: Any, terminal_ok: bool = False) -> None:
         raise TypeError(f"a reference step must be a RefStep{' or None' if terminal_ok else ''}, got {type(ref).__name__}{hint}")
 
 
+def check_text(name: str, text: Any) -> None:
+    """A completion that is not text is the caller's mistake: the text rewards score what a
+    model wrote (a ``str``; ``None``, no completion, scores 0). A parsed action or plan step, a
+    conversation (a list of messages), bytes or a number is a ``TypeError`` naming what to use
+    instead, not a silent 0 for every sample."""
+    if text is None or isinstance(text, str):
+        return
+    if isinstance(text, (*ACTION_CLASSES, PlanStep, RefStep)):
+        hint = ("; a parsed step has no text to judge the format of: score it with action_type_reward(pred, ref) + "
+                "argument_reward(pred, ref) (UI-R1's R_type + R_arg), or write it with format_action")
+    elif isinstance(text, (list, tuple, dict)):
+        hint = "; take a conversation's text with guigym.rewards.completion_text (the TRL adapters do)"
+    elif isinstance(text, (bytes, bytearray)):
+        hint = "; decode it first"
+    else:
+        hint = ""
+    raise TypeError(f"{name} scores a model's text (a str, or None for no completion), got {type(text).__name__}{hint}")
+
+
+def check_step(pred: Any) -> None:
+    """Text where a parsed step is expected is the caller's mistake (it scored 0 whatever it
+    said): a ``TypeError`` naming the functions that read text."""
+    if isinstance(pred, (str, bytes, bytearray)):
+        raise TypeError(f"a predicted step must be an action, a PlanStep, a RefStep or None, got {type(pred).__name__}: "
+                        "parse a model's text with guigym.actions.parse_action / parse_plan, or score it with "
+                        "uir1_reward / format_reward / grounded_reward (or the TRL adapters), which read text")
+
+
 def check_real(name: str, value: Any) -> None:
     """A weight that is not a finite number (NaN would make every reward of a group NaN)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
@@ -114,7 +142,8 @@ def well_formed(pred: Any) -> bool:
 
 def pred_kind(pred: Any) -> Optional[str]:
     """Action type of a predicted step (``None`` when there is none, or it is not
-    :func:`well_formed`)."""
+    :func:`well_formed`). Text is a ``TypeError`` (:func:`check_step`)."""
+    check_step(pred)
     if not well_formed(pred):
         return None
     if isinstance(pred, ACTION_CLASSES):
@@ -126,7 +155,8 @@ def pred_kind(pred: Any) -> Optional[str]:
 
 def pred_action(pred: Any) -> Optional[Action]:
     """The grounded action of a predicted step, or ``None`` for an ungrounded plan step (and
-    for one that is not :func:`well_formed`)."""
+    for one that is not :func:`well_formed`). Text is a ``TypeError`` (:func:`check_step`)."""
+    check_step(pred)
     if not well_formed(pred):
         return None
     if isinstance(pred, ACTION_CLASSES):

@@ -16,6 +16,14 @@ of ``guigym export`` writes it (JSON of ``RefStep.to_dict()`` dicts).
 
 An empty ``ground_truth`` (``[]``: a terminal state) expects a ``done`` step in both modes.
 
+EasyR1 calls ``compute_score(reward_inputs, **reward_function_kwargs)``, each input a dict
+with ``response``, ``response_length`` and ``ground_truth`` (keys of its own, such as
+``response_length``, are ignored; an optional ``elements`` is read in trajectory mode). A
+caller's mistakes are one clear error naming them: an option this function does not take (a
+misspelt ``gama`` ran with the default γ), an input with no ``response`` or ``ground_truth``
+(a missing reference was read as a terminal state), a malformed reference, a ``response``
+that is neither text nor ``None`` (no completion, scores as empty text).
+
 >>> import json
 >>> from guigym.actions import Click, RefStep
 >>> gt = json.dumps([RefStep(Click(30, 20), "ok", (10, 10, 50, 30), "Click OK").to_dict()])
@@ -27,6 +35,8 @@ An empty ``ground_truth`` (``[]``: a terminal state) expects a ``done`` step in 
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -52,10 +62,21 @@ def compute_score(
     similarity: str = "abstract",
     text: str = "exact",
     format_weight: float = 1.0,
-    **_: Any,
+    **unknown: Any,
 ) -> list[dict[str, float]]:
     """Scores for a batch of ``{"response": str, "ground_truth": reference JSON}`` inputs:
-    one dict per input with ``overall`` and its parts. Never raises on model text."""
+    one dict per input with ``overall`` and its parts. Never raises on model text; an unknown
+    option, or an input without ``response`` or ``ground_truth``, is an error naming it.
+
+    >>> compute_score([], mode="trajectory", gama=0.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: compute_score: unknown option 'gama' (did you mean 'gamma'?); ...
+    """
+    if unknown:  # EasyR1 passes only reward_function_kwargs: a name here is the caller's typo
+        raise TypeError(f"compute_score: unknown option{'s' if len(unknown) > 1 else ''} "
+                        + ", ".join(_unknown(k) for k in sorted(unknown))
+                        + f"; it takes {', '.join(OPTIONS)} (through EasyR1's reward_function_kwargs)")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {MODES}")
     check_real("format_weight", format_weight)  # NaN made every overall score NaN; "1" a bare TypeError
@@ -69,10 +90,19 @@ def compute_score(
         if not isinstance(item, Mapping):  # was an AttributeError ('str' object has no attribute 'get')
             raise TypeError(f"compute_score: reward_inputs[{i}] must be a dict with 'response' and 'ground_truth', "
                             f"got {type(item).__name__}")
+        missing = [k for k in ("response", "ground_truth") if k not in item]
+        if missing:  # a missing reference was read as "[]", a terminal state, and scored as one
+            raise ValueError(f"compute_score: reward_inputs[{i}] has no {' or '.join(map(repr, missing))} key "
+                             "(EasyR1 passes 'response' and 'ground_truth', the reference JSON: '[]' for a terminal state)")
         # (not `text`: that is the text-similarity rule passed to the trajectory reward)
-        response = item.get("response", "")
-        response = response if isinstance(response, str) else ""
-        ref = load_reference(item.get("ground_truth", "[]"))
+        response = "" if item["response"] is None else item["response"]  # None: no completion
+        if not isinstance(response, str):
+            raise TypeError(f"compute_score: reward_inputs[{i}]['response'] must be the model's text (a str, or None), "
+                            f"got {type(response).__name__}")
+        try:
+            ref = load_reference(item["ground_truth"])
+        except ValueError as e:
+            raise ValueError(f"compute_score: reward_inputs[{i}]['ground_truth']: {e}") from e
         first = ref[0] if ref else None  # None: terminal state, `done` (a plan step) expected
         fmt_score = format_reward(response, fmt=fmt, require_think=require_think, plan=traj is not None or first is None)
         if traj is not None:
@@ -86,3 +116,13 @@ def compute_score(
         t, a = action_type_reward(pred, first), argument_reward(pred, first, strict=strict_args)
         out.append({"overall": t + a + fmt_score, "type": t, "argument": a, "format": fmt_score})
     return out
+
+
+#: The options :func:`compute_score` takes (EasyR1's ``reward_function_kwargs``).
+OPTIONS: tuple[str, ...] = tuple(name for name, p in inspect.signature(compute_score).parameters.items()
+                                 if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD and name != "reward_inputs"))
+
+
+def _unknown(name: str) -> str:
+    close = difflib.get_close_matches(name, OPTIONS, n=1)
+    return repr(name) + (f" (did you mean {close[0]!r}?)" if close else "")

@@ -392,6 +392,7 @@ def repetition(
     >>> [repetition(pred, [down, down], t) for t in range(3)]
     [0.0, 0.0, 1.0]
     """
+    _check_plan(pred)
     if not 0 <= t < len(pred):
         raise IndexError(f"t={t} outside the predicted trajectory of length {len(pred)}")
     return _repetition([step_target(p, elements, ref, i) for i, p in enumerate(pred[: t + 1])], ref, t, radius)
@@ -404,6 +405,14 @@ def _repetition(targets: Sequence[Any], ref: Sequence[RefStep], t: int, radius: 
             if t >= len(ref) or not same_ref_step(ref[t], ref[j]):
                 return 1.0
     return 0.0
+
+
+def _check_plan(pred: Any) -> None:
+    """A model's whole text where a plan (a sequence of steps) is expected was scored one
+    character at a time, 0 each: the caller's mistake, a ``TypeError``."""
+    if isinstance(pred, (str, bytes, bytearray)):
+        raise TypeError(f"a predicted plan must be a sequence of steps, got {type(pred).__name__}: parse a model's text "
+                        "with guigym.actions.parse_plan, or score it with TrajectoryReward (the TRL adapter), which reads text")
 
 
 def _is_done(step: Any) -> bool:
@@ -435,6 +444,7 @@ def trajectory_step_rewards(
     check_horizon(horizon)
     check_real("radius", radius)
     _check(similarity, text)
+    _check_plan(pred)
     ref = list(ref)
     for r in ref:
         check_ref(r)

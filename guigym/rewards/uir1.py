@@ -30,6 +30,7 @@ from guigym.rewards._common import (
     check_fmt,
     check_real,
     check_ref,
+    check_text,
     finite_point,
     norm_name,
     parse_answer,
@@ -187,7 +188,7 @@ def _well_formed_answer(text: str, fmt: Optional[str], require_think: bool) -> O
     return text[start:] if _blank(text[pos:]) else None
 
 
-def format_reward(text: Any, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> float:
+def format_reward(text: Optional[str], fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False) -> float:
     """``R_format = 1[text = <think>…</think><answer>A</answer> ∧ A parses]``.
 
     The whole text must be one ``<think>…</think>`` block followed by one
@@ -197,8 +198,11 @@ def format_reward(text: Any, fmt: Optional[str] = "json", require_think: bool = 
     format the answer may also be Qwen2.5-VL's bare ``<tool_call>…</tool_call>`` blocks.
     ``A`` must parse in ``fmt`` (``"json"``, ``"function"``, ``"mobile_use"``; ``None``
     auto-detects) into at least one action (``plan=True``: plan steps, which may be
-    ungrounded, see :func:`guigym.actions.parse_plan`). Never raises on any ``text``
-    (a non-string scores 0); an unknown ``fmt`` is a ``ValueError``.
+    ungrounded, see :func:`guigym.actions.parse_plan`). Never raises on any text: a
+    ``str`` of any content scores 0 or 1, and ``None`` (no completion) scores 0. Anything else
+    is the caller's mistake, a ``TypeError``: a parsed action or plan step (it has no format
+    to judge), a conversation (take its text with :func:`~guigym.rewards.completion_text`),
+    bytes, a number. An unknown ``fmt`` is a ``ValueError``.
 
     >>> ok = '<think>t</think> <answer>[{"action": "back"}]</answer>'
     >>> format_reward(ok), format_reward(ok + " extra"), format_reward('<answer>[{"action": "back"}]</answer>')
@@ -211,7 +215,8 @@ def format_reward(text: Any, fmt: Optional[str] = "json", require_think: bool = 
     1.0
     """
     check_fmt(fmt)
-    if not isinstance(text, str):
+    check_text("format_reward", text)
+    if text is None:
         return 0.0
     answer = _well_formed_answer(text, fmt, require_think)
     if answer is None:
@@ -234,7 +239,7 @@ def _first_predicted(text: Any, fmt: Optional[str], plan: bool = False, whole_te
 
 
 def uir1_reward(
-    text: Any,
+    text: Optional[str],
     ref: Optional[RefStep],
     strict_args: bool = True,
     fmt: Optional[str] = "json",
@@ -250,6 +255,13 @@ def uir1_reward(
     action; ``R_format`` is :func:`format_reward`. No answer, or one that does not parse, scores 0 for everything;
     the function never raises on arbitrary text.
 
+    ``text`` is what the model wrote: a ``str``, or ``None`` for no completion (0). UI-R1's
+    reward judges text (a third of it is the format), so anything else is the caller's
+    mistake and a ``TypeError`` rather than a silent 0: for a parsed action or plan step,
+    ``action_type_reward(pred, ref) + argument_reward(pred, ref)`` is R_type + R_arg; for a
+    conversation, :func:`~guigym.rewards.completion_text` gives its text (the TRL adapter
+    :class:`~guigym.rewards.UIR1Reward` takes conversations as they are).
+
     >>> from guigym.actions import RefStep, Scroll
     >>> ref = RefStep(Scroll("down"), "list", (0, 0, 99, 99), "Scroll down")
     >>> up = '<think>t</think><answer>[{"action": "scroll", "direction": "up"}]</answer>'
@@ -259,9 +271,14 @@ def uir1_reward(
     0.0
     >>> uir1_reward('<think>t</think><answer>[{"action": "done"}]</answer>', None)
     3.0
+    >>> uir1_reward(Scroll("down"), ref)
+    Traceback (most recent call last):
+    ...
+    TypeError: uir1_reward scores a model's text (a str, or None for no completion), got Scroll; ...
     """
     check_fmt(fmt)
     check_ref(ref, terminal_ok=True)  # before any parsing: a wrong ref is wrong whatever the text
+    check_text("uir1_reward", text)
     pred = _first_predicted(text, fmt, plan=ref is None)  # a terminal state expects `done`, a plan step
     if pred is None:
         return 0.0
