@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import itertools
 import weakref
 from collections import OrderedDict, deque
@@ -74,7 +76,9 @@ class GuiEnv(gym.Env):
         extra_obs: extra observation keys: ``"elements"`` (visible interactive widgets) and
             ``"history"`` (the last actions, one per line, in the function text format).
         backend_kwargs: options for the backend, a dict of its keyword arguments (e.g. the
-            browser's executable) or ``None``; anything else is a ``TypeError``.
+            browser's executable) or ``None``; anything else is a ``TypeError``, a name the
+            backend does not take too, and a value it refuses (``launch_args="--mute-audio"``,
+            ``timeout_s=0``) a ``ValueError``, all here, before anything starts.
         variation: ``None`` (the family's own instances), a preset name or a dict of axes (see below).
         split: ``"train"`` or ``"test"``: the values each varied axis is drawn from.
         strict: ``True``: success needs the final state to equal the start plus exactly the
@@ -174,7 +178,7 @@ class GuiEnv(gym.Env):
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.extra_obs = tuple(extra_obs)
-        self._backend_kwargs = dict(backend_kwargs or {})
+        self._backend_kwargs = _checked_backend_kwargs(backend, dict(backend_kwargs or {}))
         #: ``guigym.variation``: the axes (None: off, the family's own instances) and the split.
         self.variation = resolve_variation(variation, split)
         self.split = split
@@ -637,6 +641,31 @@ def _viewport_pair(viewport: Any) -> tuple[int, int]:
     except (TypeError, ValueError):
         raise ValueError(f"viewport must be (width, height), two integers, or one of {sorted(VIEWPORTS)}, "
                          f"got {str(viewport)[:60]}") from None
+
+
+def _checked_backend_kwargs(backend: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``backend_kwargs`` checked at ``gym.make``, before anything starts: the names against the
+    backend's ``__init__`` (a ``TypeError`` naming the unknown ones and those it takes), the
+    values by its ``check_options``, where it has one (a ``ValueError``). Returns them as the
+    backend will be given them. An unknown name failed only at the first reset, as a bare
+    ``__init__() got an unexpected keyword argument``; a bad value, as a browser that would not
+    start. None given: the backend's module is not even imported (pygame, for the mock)."""
+    if not kwargs:
+        return kwargs
+    if backend == "mock":
+        from guigym.backends.mock import MockBackend as cls
+    else:
+        from guigym.backends.browser import BrowserBackend as cls  # type: ignore[assignment]
+    params = inspect.signature(cls.__init__).parameters.values()
+    takes = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+             and p.name not in ("self", "width", "height")]  # the size is the env's
+    unknown = [k for k in kwargs if k not in takes]
+    if unknown:
+        named = [f"{k!r}" + "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(k, takes, n=1)) for k in unknown]
+        raise TypeError(f"backend_kwargs has {', '.join(named)}, which the {backend} backend does not take; "
+                        f"it takes {', '.join(map(repr, takes))}")
+    check = getattr(cls, "check_options", None)
+    return dict(check(kwargs)) if check is not None else kwargs
 
 
 def _cut(line: str) -> str:

@@ -579,10 +579,12 @@ def test_finding_chromium_order_and_error(monkeypatch: pytest.MonkeyPatch) -> No
     assert candidates("/x/chrome") == [("executable argument", "/x/chrome")]
     monkeypatch.setenv(ENV_VAR, "/nonexistent/chromium")
     assert candidates() == [(f"${ENV_VAR}", "/nonexistent/chromium")]
+    monkeypatch.setenv("PATH", "/nonexistent-bin")  # no other Chromium: the message says how to install one
     with pytest.raises(ChromiumNotFound) as e:
         launch(object())  # the path is checked before anything is launched
     msg = str(e.value)
-    assert "/nonexistent/chromium" in msg and "playwright install chromium" in msg and "apt-get install chromium" in msg and ENV_VAR in msg
+    assert msg.startswith(f"{ENV_VAR}=/nonexistent/chromium does not exist: fix {ENV_VAR} or unset it.")
+    assert "playwright install chromium" in msg and "apt-get install chromium" in msg
 
 
 def test_missing_chromium_leaves_no_unawaited_coroutine() -> None:
@@ -597,10 +599,26 @@ def test_missing_chromium_leaves_no_unawaited_coroutine() -> None:
     assert "never awaited" not in run.stderr, run.stderr
 
 
+def test_launch_args_checked_at_make_still_reach_chromium() -> None:
+    """``gym.make`` checks ``launch_args`` (reading a generator there, once, into a tuple): the
+    flags still reach the browser that the first reset starts, and it runs."""
+    env = make("GuiGym-Login-v0", "browser", backend_kwargs={"launch_args": (a for a in ["--mute-audio", "--guigym-test-flag"])})
+    try:
+        env.reset(seed=0)
+        b = env.unwrapped.backend
+        assert b"--guigym-test-flag" in cmdline(b._main_pid).split(b"\0")
+        env.step("click(10, 10)")
+    finally:
+        env.close()
+
+
 def test_broken_executable_is_a_clear_error() -> None:
+    """The executable given is used alone: the error says first that it failed to launch (it
+    said "no usable Chromium" and how to install one, with a working Chromium installed)."""
     env = make("GuiGym-Login-v0", "browser", backend_kwargs={"executable": "/bin/false"})
     try:
-        with pytest.raises(ChromiumNotFound, match="playwright install chromium"):
+        with pytest.raises(ChromiumNotFound, match=r"^executable '/bin/false' failed to launch: fix it or leave it out\.") as e:
             env.reset(seed=0)
+        assert "Without it, guigym would use " in str(e.value)  # this suite runs with a Chromium installed
     finally:
         env.close()

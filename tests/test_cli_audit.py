@@ -37,11 +37,13 @@ def test_browser_command_without_chromium_is_a_message_not_a_traceback(monkeypat
     traceback from the browser's thread (Playwright missing was already a message)."""
     pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "no-chrome"))
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no system Chromium: the message says how to install one
     monkeypatch.chdir(tmp_path)
     assert cli(["demo", "--backend", "browser", "--episodes", "1", "--level", "easy", "--gif", ""]) == 1
     err = capsys.readouterr().err
-    assert "guigym demo: no usable Chromium" in err and "playwright install chromium" in err
-    assert "does not exist" in err and "Traceback" not in err
+    assert f"guigym demo: {ENV_VAR}={tmp_path / 'no-chrome'} does not exist: fix {ENV_VAR} or unset it." in err
+    assert "playwright install chromium" in err or "Without it, guigym would use Playwright's Chromium" in err
+    assert "Traceback" not in err
 
 
 # ------------------------------------------------------------------ Chromium discovery
@@ -92,11 +94,13 @@ def test_both_playwrights_and_the_systems_chromium_are_candidates(monkeypatch, t
 def test_a_bad_override_says_what_is_wrong(given, says, monkeypatch, tmp_path):
     (tmp_path / "plain.txt").write_text("not a program")
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no other Chromium: the message says how to install one
     monkeypatch.setenv(ENV_VAR, given.format(tmp=tmp_path))
     with pytest.raises(ChromiumNotFound) as e:
         launch(object())  # checked before anything is launched
     shown = given.format(tmp=tmp_path).replace("~", str(tmp_path))  # ~ is the home folder
     assert f"${ENV_VAR}: {shown!r} {says}" in str(e.value)
+    assert str(e.value).startswith(f"{ENV_VAR}={given.format(tmp=tmp_path)}")
     assert "playwright install chromium" in str(e.value)
 
 
@@ -112,6 +116,73 @@ def test_an_override_naming_a_command_is_looked_up_on_path(monkeypatch, tmp_path
     monkeypatch.setenv(ENV_VAR, "not-on-path")
     with pytest.raises(ChromiumNotFound, match="'not-on-path' does not exist"):
         launch(object())
+
+
+def test_a_bad_override_says_so_first_and_which_chromium_would_be_used_without_it(monkeypatch, tmp_path):
+    """A bad $GUIGYM_CHROMIUM said "no usable Chromium ... Install one of: ... sudo apt-get
+    install chromium" with a system Chromium installed (never tried, as the override is used
+    alone), and never said to fix or unset the variable."""
+    (tmp_path / "bin").mkdir()
+    system = _executable(tmp_path / "bin" / "chromium", "\x7fELF not really\n")  # a binary, not a launcher script
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "nope" / "chrome"))
+    with pytest.raises(ChromiumNotFound) as e:
+        launch(object())
+    msg = str(e.value)
+    assert msg.splitlines()[0] == f"{ENV_VAR}={tmp_path / 'nope' / 'chrome'} does not exist: fix {ENV_VAR} or unset it."
+    assert f"Without it, guigym would use the system chromium ({str(system)!r})." in msg
+    assert "Install one of" not in msg and "no usable Chromium" not in msg
+    plain = tmp_path / "plain"
+    plain.write_text("not a program")
+    monkeypatch.setenv(ENV_VAR, str(plain))
+    with pytest.raises(ChromiumNotFound, match=f"^{ENV_VAR}={plain} is not executable \\(chmod \\+x\\): fix {ENV_VAR} or unset it"):
+        launch(object())
+    monkeypatch.setenv(ENV_VAR, "not-on-path")  # a name: looked up on $PATH
+    with pytest.raises(ChromiumNotFound, match=f"^{ENV_VAR}=not-on-path is not on \\$PATH: fix {ENV_VAR} or unset it"):
+        launch(object())
+    # the executable argument (backend_kwargs) wins over the variable: without it, the variable is used
+    monkeypatch.setenv(ENV_VAR, str(system))
+    with pytest.raises(ChromiumNotFound) as e:
+        launch(object(), str(tmp_path / "gone"))
+    assert str(e.value).startswith(f"executable {str(tmp_path / 'gone')!r} does not exist: fix it or leave it out.")
+    assert f"Without it, guigym would use ${ENV_VAR} ({str(system)!r})." in str(e.value)
+
+
+def _chromium_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if k != ENV_VAR}
+    full.update(env)
+    return subprocess.run([sys.executable, "-m", "guigym.backends.chromium", *args], capture_output=True, text=True,
+                          timeout=120, env=full, cwd=ROOT, check=False)
+
+
+@pytest.mark.browser
+def test_the_chromium_check_names_a_bad_override_and_the_chromium_it_hides(tmp_path):
+    """``GUIGYM_CHROMIUM=/nope/chrome python -m guigym.backends.chromium`` with a working
+    Chromium installed: exit 1 saying to install one (the one found, even). Now the first line
+    names the variable and what is wrong with it, and the message the Chromium the check finds
+    without it (a real launch; this suite runs with one installed)."""
+    pytest.importorskip("playwright.sync_api")
+    plain = _chromium_cli()
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    found = plain.stdout.split(": ", 1)[1].rsplit(" (Chromium ", 1)[0]  # "system chromium: PATH (Chromium 1.2.3)"
+    (tmp_path / "plain").write_text("not a program")
+    for value, says in [("/nope/chrome", "does not exist"), (str(tmp_path / "plain"), "is not executable (chmod +x)"),
+                        ("/bin/false", "failed to launch")]:  # the last one launched for real, by Playwright
+        run = _chromium_cli(**{ENV_VAR: value})
+        assert run.returncode == 1, run.stdout + run.stderr
+        lines = run.stderr.splitlines()
+        assert lines[0] == f"{ENV_VAR}={value} {says}: fix {ENV_VAR} or unset it.", run.stderr
+        assert lines[-1].startswith("Without it, guigym would use ") and repr(found) in lines[-1], run.stderr
+        assert "Install one of" not in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_chromium_check_has_a_help():
+    """``python -m guigym.backends.chromium --help`` ignored --help and ran the check."""
+    run = _chromium_cli("--help")
+    assert run.returncode == 0 and run.stdout.startswith("usage: python -m guigym.backends.chromium"), run.stdout + run.stderr
+    assert "Find the Chromium that guigym's browser backend would use" in run.stdout and "(Chromium " not in run.stdout
+    bad = _chromium_cli("--nope")
+    assert bad.returncode == 2 and "unrecognized arguments: --nope" in bad.stderr
 
 
 # ------------------------------------------------------------------ guigym bench

@@ -354,6 +354,77 @@ def test_backend_kwargs_must_be_a_dict_of_keywords(bad) -> None:
     gym.make("GuiGym-Login-v0", backend_kwargs={}).reset(seed=0)
 
 
+BROWSER_TAKES = "it takes 'executable', 'timeout_s', 'launch_args', 'capture', 'gc_every', 'recycle_every'"
+
+
+@pytest.mark.parametrize("backend,kwargs,error,says", [
+    # unknown names: a bare "__init__() got an unexpected keyword argument" at the first reset
+    ("browser", {"captur": "layer"}, TypeError,
+     f"'captur' (did you mean 'capture'?), which the browser backend does not take; {BROWSER_TAKES}"),
+    ("mock", {"shared_cache": False}, TypeError,
+     "'shared_cache' (did you mean 'shared_caches'?), which the mock backend does not take; it takes 'shared_caches'"),
+    ("mock", {"capture": "layer", "width": 5}, TypeError, "'capture', 'width', which the mock backend does not take"),
+    # a str: Chromium was given its letters, reported as "no usable Chromium ... Install one of"
+    ("browser", {"launch_args": "--mute-audio"}, ValueError,
+     "launch_args must be a list of Chromium flags, e.g. ['--mute-audio'], got '--mute-audio'"),
+    ("browser", {"launch_args": ["mute-audio"]}, ValueError, "(each a str starting with '-'), got 'mute-audio' in it"),
+    ("browser", {"launch_args": [b"--mute-audio"]}, ValueError, "(each a str starting with '-'), got b'--mute-audio' in it"),
+    ("browser", {"launch_args": 5}, ValueError, "launch_args must be a list of Chromium flags"),
+    ("browser", {"launch_args": ["--user-data-dir=/tmp/x"]}, ValueError, "launch_args may not hold --user-data-dir: Playwright sets it"),
+    # timeout_s <= 0 timed out the browser's first call ("no answer within 0 s"), plus asyncio noise
+    ("browser", {"timeout_s": 0}, ValueError, "timeout_s must be a number of seconds > 0 and <= 86400"),
+    ("browser", {"timeout_s": -1.5}, ValueError, "got -1.5"),
+    ("browser", {"timeout_s": float("nan")}, ValueError, "got nan"),
+    ("browser", {"timeout_s": float("inf")}, ValueError, "got inf"),
+    ("browser", {"timeout_s": 1e12}, ValueError, "got 1000000000000.0"),  # an OverflowError in the first wait
+    ("browser", {"timeout_s": "5"}, ValueError, "got '5'"),
+    ("browser", {"timeout_s": True}, ValueError, "got True"),
+    ("browser", {"executable": 5}, ValueError, "executable must be a path to a Chromium/Chrome executable (a str) or None, got 5"),
+    ("browser", {"capture": "fast"}, ValueError, "capture must be one of ('auto', 'layer', 'screen'), got 'fast'"),
+    ("browser", {"gc_every": -1}, ValueError, "gc_every must be an int >= 0 (0: never), got -1"),
+])
+def test_bad_backend_kwargs_fail_at_make_before_anything_starts(backend, kwargs, error, says, monkeypatch) -> None:
+    """Each failed only at the first reset, some as a browser that would not start. Now
+    ``gym.make`` names the option and what it takes; no backend is made, no browser started."""
+    import guigym.env
+
+    monkeypatch.setattr(guigym.env, "make_backend", lambda *a, **k: pytest.fail("a backend was made"))
+    with pytest.raises(error, match=re.escape(says)):
+        gym.make("GuiGym-Login-v0", backend=backend, backend_kwargs=kwargs)
+
+
+def test_bad_browser_options_fail_in_the_backend_too() -> None:
+    """The backend made directly checks the same, before any browser starts."""
+    from guigym.backends.browser import BrowserBackend
+
+    with pytest.raises(ValueError, match="launch_args must be a list of Chromium flags"):
+        BrowserBackend(360, 640, launch_args="--mute-audio")
+    with pytest.raises(ValueError, match="timeout_s must be a number of seconds > 0"):
+        BrowserBackend(360, 640, timeout_s=0)
+
+
+def test_good_backend_kwargs_reach_the_backend_as_given() -> None:
+    """Valid options pass the checks at make unchanged (a generator of flags read once, into a
+    tuple); the mock's ``shared_caches`` still works; no browser starts until a reset."""
+    from guigym.backends.browser import BrowserBackend
+
+    flags = (a for a in ["--mute-audio"])
+    env = gym.make("GuiGym-Login-v0", backend="browser", backend_kwargs={"launch_args": flags, "timeout_s": 3, "capture": "screen"})
+    assert env.unwrapped._backend_kwargs == {"launch_args": ("--mute-audio",), "timeout_s": 3, "capture": "screen"}
+    b = BrowserBackend(360, 640, **env.unwrapped._backend_kwargs)  # not started: no show yet
+    try:
+        assert (b.launch_args, b.timeout_s, b.capture) == (("--mute-audio",), 3.0, "screen")
+    finally:
+        b.close()
+    env.close()
+    env = gym.make("GuiGym-Login-v0", backend_kwargs={"shared_caches": False})
+    env.reset(seed=0)
+    from guigym.backends import mock
+
+    assert env.unwrapped.backend._caches is not mock._caches(env.unwrapped.width, env.unwrapped.height)  # its own
+    env.close()
+
+
 def test_the_docstring_names_every_variation_preset() -> None:
     from guigym.env import GuiEnv
     from guigym.variation import PRESETS

@@ -72,6 +72,7 @@ import importlib.util
 import inspect
 import io
 import json
+import numbers
 import os
 import shutil
 import signal
@@ -79,14 +80,16 @@ import tempfile
 import time
 import uuid
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 import numpy as np
 
+from guigym.action_text import _short
 from guigym.actions import Action, Click, Scroll, Type
 from guigym.apps.base import TEXT_KINDS, View, field_text
 from guigym.backends.base import Backend, event_for, off_screen
@@ -126,6 +129,13 @@ LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 #: The longest a driver suspected of hanging (a call ran past its deadline) may take to answer
 #: a request of its own before it is killed (it answers in milliseconds when healthy).
 DRIVER_PROBE_S = 5.0
+#: The longest ``timeout_s`` (a day): a browser's start may take three times it, given to
+#: Playwright in milliseconds, and Playwright's timers (Node's) fire at once past 2**31 - 1 ms
+#: (~24.8 days); Python's own waits overflow past ~292 years.
+TIMEOUT_MAX_S = 86_400.0
+#: Flags Playwright sets itself and refuses in ``launch_args`` (its error surfaced as "no
+#: usable Chromium").
+PLAYWRIGHTS_FLAGS = ("--user-data-dir", "--remote-debugging-pipe")
 
 
 class BrowserCrashed(RuntimeError):
@@ -340,14 +350,12 @@ class BrowserBackend(Backend):
         recycle_every: int = RECYCLE_EVERY,
     ) -> None:
         super().__init__(width, height)
-        if capture not in CAPTURE_MODES:
-            raise ValueError(f"capture must be one of {CAPTURE_MODES}, got {capture!r}")
-        for name, value in (("gc_every", gc_every), ("recycle_every", recycle_every)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"{name} must be an int >= 0 (0: never), got {value!r}")
+        o = self.check_options(dict(executable=executable, timeout_s=timeout_s, launch_args=launch_args, capture=capture,
+                                    gc_every=gc_every, recycle_every=recycle_every))
+        executable, capture, gc_every, recycle_every = o["executable"], o["capture"], o["gc_every"], o["recycle_every"]
         self.executable = executable
-        self.timeout_s = float(timeout_s)
-        self.launch_args = tuple(launch_args)
+        self.timeout_s = float(o["timeout_s"])
+        self.launch_args = tuple(o["launch_args"])
         self.restarts = 0  # browsers started after the first one (crash recovery)
         self.gc_every = int(gc_every)
         self.collections = 0  # garbage collections requested (gc_every)
@@ -375,6 +383,44 @@ class BrowserBackend(Backend):
         self.frames = {"layer": 0, "screen": 0, "fallback": 0}  # how screenshots were taken
         self.drains = {"at_once": 0, "waited": 0}  # how inputs' effects were collected (see _input)
         _LIVE.add(self)
+
+    @staticmethod
+    def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` (some of this class's keyword arguments, by name) checked, before any
+        browser starts: a ``ValueError`` naming the option and what it takes (``GuiEnv`` calls
+        this at ``gym.make``). Returns them as the backend keeps them (``launch_args`` a tuple, so
+        a generator is read once); names this class does not take are returned as given.
+
+        Before: a str ``launch_args`` went to Chromium letter by letter and ``timeout_s=0`` timed
+        out the browser's first call, both reported at the first reset as a broken browser."""
+        out = dict(options)
+        if "executable" in out:
+            exe = out["executable"]
+            if exe is not None and not isinstance(exe, (str, os.PathLike)):
+                raise ValueError(f"executable must be a path to a Chromium/Chrome executable (a str) or None, got {_short(exe)}")
+        if "timeout_s" in out:
+            t = out["timeout_s"]
+            if isinstance(t, bool) or not isinstance(t, numbers.Real) or not 0 < float(t) <= TIMEOUT_MAX_S:  # nan: False
+                raise ValueError(f"timeout_s must be a number of seconds > 0 and <= {TIMEOUT_MAX_S:g} (the longest one browser "
+                                 f"call may take), got {_short(t)}")
+        if "launch_args" in out:
+            args = out["launch_args"]
+            expected = "a list of Chromium flags, e.g. ['--mute-audio']"
+            if isinstance(args, (str, bytes)) or not isinstance(args, Iterable):  # a str went to Chromium letter by letter
+                raise ValueError(f"launch_args must be {expected}, got {_short(args)}")
+            out["launch_args"] = args = tuple(args)
+            for a in args:
+                if not isinstance(a, str) or not a.startswith("-"):
+                    raise ValueError(f"launch_args must be {expected} (each a str starting with '-'), got {_short(a)} in it")
+                if a.startswith(PLAYWRIGHTS_FLAGS):
+                    raise ValueError(f"launch_args may not hold {a.partition('=')[0]}: Playwright sets it itself")
+        if "capture" in out and (not isinstance(out["capture"], str) or out["capture"] not in CAPTURE_MODES):
+            raise ValueError(f"capture must be one of {CAPTURE_MODES}, got {_short(out['capture'])}")
+        for name in ("gc_every", "recycle_every"):
+            value = out.get(name, 0)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be an int >= 0 (0: never), got {value!r}")
+        return out
 
     # --- Backend API -------------------------------------------------------------------
     def show(self, v: View, lay: Layout) -> None:

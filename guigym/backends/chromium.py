@@ -1,14 +1,17 @@
 """Finding and launching a Chromium for the browser backend.
 
-Order: ``$GUIGYM_CHROMIUM`` if set (an executable's path, or a name looked up on $PATH), else Playwright's own Chromium
-(``playwright install chromium``), else the system's ``chromium``. If none works,
-:class:`ChromiumNotFound` says how to install one.
+Order: ``$GUIGYM_CHROMIUM`` if set (an executable's path, or a name looked up on $PATH), used
+alone: one that does not work is a :class:`ChromiumNotFound` that says so first, to fix or unset
+it, and which Chromium would be used without it. Unset: Playwright's own Chromium (``playwright
+install chromium``), else the system's ``chromium``; if none works, :class:`ChromiumNotFound`
+says how to install one.
 
     python -m guigym.backends.chromium     # which Chromium would be used (exit 1: none)
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -129,6 +132,15 @@ def executable_problem(path: str) -> str | None:
     return None
 
 
+def _chosen(executable: str | None) -> tuple[str, str] | None:
+    """The Chromium the user chose, as ``(how, value as given)``: the ``executable`` argument or
+    ``$GUIGYM_CHROMIUM``; None when the search is automatic."""
+    if executable:
+        return "executable", str(executable)
+    env = os.environ.get(ENV_VAR, "").strip()
+    return (ENV_VAR, env) if env else None
+
+
 def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
     """``(source, executable_path)`` to try in order; ``None`` as path: Playwright's own build."""
     if executable:
@@ -160,6 +172,30 @@ def playwright_build_missing(pw: Any) -> str | None:
     return None if shell.exists() else str(build)
 
 
+def playwright_build(pw: Any) -> str | None:
+    """Playwright's own Chromium (the executable, or the headless shell installed next to its
+    build) when it is installed, else None (also when unsure: ``pw`` is not a Playwright)."""
+    try:
+        exe = Path(pw.chromium.executable_path)
+    except Exception:
+        return None
+    if exe.exists():
+        return str(exe)
+    build = next((p for p in exe.parents if p.name.startswith("chromium-")), None)
+    shell = build.with_name("chromium_headless_shell-" + build.name.partition("-")[2]) if build is not None else None
+    return str(shell) if shell is not None and shell.exists() else None
+
+
+def _without_choice(pw: Any) -> list[str]:
+    """The Chromiums the automatic search would find (not launched), in its order."""
+    found = []
+    if (own := playwright_build(pw)) is not None:
+        found.append(f"Playwright's Chromium ({own!r})")
+    if (sys_path := system_chromium()) is not None:
+        found.append(f"the system chromium ({sys_path!r})")
+    return found
+
+
 def _attempts(executable: str | None, pw: Any = None) -> tuple[list[tuple[str, str | None]], list[str]]:
     """The candidates worth launching, and the errors of those that are not."""
     errors: list[str] = []
@@ -189,8 +225,31 @@ def _failure(source: str, path: str | None, e: Exception) -> str:
     return f"{source}{' ' + repr(path) if path else ''}: {first}"
 
 
-def _not_found(errors: list[str]) -> ChromiumNotFound:
-    return ChromiumNotFound("no usable Chromium for guigym's browser backend.\nTried:\n  " + "\n  ".join(errors) + "\n" + INSTALL_HELP)
+def _not_found(errors: list[str], executable: str | None = None, pw: Any = None) -> ChromiumNotFound:
+    """The error when nothing launched. A Chromium the user chose (``executable``,
+    ``$GUIGYM_CHROMIUM``) is used alone: the message says first that it does not work and to fix
+    or unset it, and which Chromium guigym would use without it (before: "no usable Chromium" and
+    how to install one, with a system Chromium installed and never tried)."""
+    tried = "Tried:\n  " + "\n  ".join(errors) + "\n"
+    chosen = _chosen(executable)
+    if chosen is None:
+        return ChromiumNotFound("no usable Chromium for guigym's browser backend.\n" + tried + INSTALL_HELP)
+    how, value = chosen
+    path = _given(value)
+    problem = executable_problem(path)
+    if problem == "does not exist" and path == value and os.sep not in value:
+        problem = "is not on $PATH"  # a bare name, looked up there (_given)
+    shown = value if path == value else f"{value} ({path})"
+    what, fix = ((f"{ENV_VAR}={shown}", f"fix {ENV_VAR} or unset it") if how == ENV_VAR
+                 else (f"executable {shown!r}", "fix it or leave it out"))
+    lead = f"{what} {problem or 'failed to launch'}: {fix}."
+    env = os.environ.get(ENV_VAR, "").strip()
+    found = [f"${ENV_VAR} ({env!r})"] if how != ENV_VAR and env else _without_choice(pw)
+    if found:
+        instead = f"Without it, guigym would use {found[0]}" + "".join(f", else {f}" for f in found[1:]) + "."
+    else:
+        instead = "Without it, guigym would find no Chromium either. " + INSTALL_HELP
+    return ChromiumNotFound(lead + "\n" + tried + instead)
 
 
 def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[Any, str, str | None]:
@@ -208,7 +267,7 @@ def launch(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), *
             errors.append(_failure(source, path, e))
             continue
         return browser, source, path
-    raise _not_found(errors)
+    raise _not_found(errors, executable, pw)
 
 
 async def launch_async(pw: Any, executable: str | None = None, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[Any, str, str | None]:
@@ -221,10 +280,18 @@ async def launch_async(pw: Any, executable: str | None = None, args: tuple[str, 
             errors.append(_failure(source, path, e))
             continue
         return browser, source, path
-    raise _not_found(errors)
+    raise _not_found(errors, executable, pw)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """The command line; ``argv`` None: no arguments (not ``sys.argv``, a caller's own)."""
+    argparse.ArgumentParser(
+        prog="python -m guigym.backends.chromium",
+        description="Find the Chromium that guigym's browser backend would use, launch it once headless and say which "
+                    "it is (exit status 0), or why none works and how to get one (exit status 1).",
+        epilog=f"${ENV_VAR}, when set, is used alone (a path, or a name looked up on $PATH); unset, Playwright's own "
+               "Chromium (`playwright install chromium`), then the system's chromium.",
+    ).parse_args([] if argv is None else argv)
     try:
         api = require_playwright()
     except ImportError as e:  # the base install: say which extra to add, not a traceback
@@ -242,4 +309,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
