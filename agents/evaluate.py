@@ -95,9 +95,11 @@ def _unwritable(path: str) -> str | None:
     parent = out.parent
     if not parent.is_dir():
         return f"no such directory {str(parent)!r}"
-    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+    if out.exists() and not os.access(out, os.W_OK):
         return "not writable"
-    return None
+    from guigym.viz import writable_problem  # creates and removes a file there: os.access lets root "write" under /proc
+
+    return writable_problem(out)
 
 
 def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:

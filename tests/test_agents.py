@@ -413,6 +413,8 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--save-gif", "never.gif", "--gif-episodes", "-1"], "--gif-episodes must be >= 1 with --save-gif"),
     (["--json", "/nonexistent/dir/x.jsonl"], "--json /nonexistent/dir/x.jsonl: no such directory"),
     (["--json", "."], "--json .: is a directory"),
+    # os.access lets root "write" under /proc: the JSON lines failed after the first episode
+    (["--json", "/proc/guigym-x.jsonl"], "--json /proc/guigym-x.jsonl: cannot create files in /proc"),
     (["--env", ","], "--env ',' names no env id"),
     (["--env", " , "], "names no env id"),
     (["--split", "test"], "--split test needs --variations"),  # used to run the plain instances without a word
