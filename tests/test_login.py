@@ -97,3 +97,35 @@ def test_wrong_remember_choice_at_the_code_screen_is_recoverable():
                 break
         assert term and r == 1.0 and info["success"]
         assert env.unwrapped.get_state()["state"]["apps"][task["app"]]["data"]["session"]["remember"] == task["remember"]
+
+
+def test_the_remember_me_wording_matches_where_the_box_starts():
+    """The instruction said "leave 'Remember me' unticked" of a box that starts ticked (38 of
+    73 such medium seeds in 0-299), and "tick" of one already ticked: taken literally, the
+    opposite of the task. Now a box's word follows its start, in English and in German, and
+    the choice the task needs is what the reference sets."""
+    import gymnasium as gym
+
+    seen = set()
+    for lang in (None, "de"):
+        for level in ("medium", "hard"):
+            env = gym.make("GuiGym-Login-v0", variation=None if lang is None else {"language": "de"},
+                           split="train" if lang is None else "test")
+            for seed in range(60):
+                _, info = env.reset(seed=seed, options={"level": level})
+                sc = env.unwrapped.scenario
+                want = sc["task"]["remember"]
+                start = next(r["value"] for r in sc["apps"][sc["task"]["app"]]["screens"]["main"]["rows"] if r["id"] == "remember")
+                text = env.unwrapped.instruction
+                said = {  # each phrasing of the box, by (choice, start); None: either start
+                    (True, True): (" keep '", " lass das Häkchen bei '"), (True, False): (" tick '", " setze ein Häkchen bei '"),
+                    (False, True): (" untick '", " entferne das Häkchen bei '"), (False, False): (" leave '", "' leer"),
+                }
+                for (choice, ticked), words in said.items():
+                    if any(w in text for w in words):
+                        assert (choice, ticked) == (want, start), (lang, level, seed, text)
+                        seen.add((lang, choice, ticked))
+                clicks_box = any(s.target == "remember" for s in info["reference"])
+                assert clicks_box == (want != start), (lang, level, seed)
+            env.close()
+    assert len(seen) == 8, seen  # every wording was met, in both languages

@@ -193,10 +193,14 @@ class LoginFamily(Family):
             text = f"{verb} with {labels['user'].lower()} {acct['user']} and {labels['pass'].lower()} {acct['password']}"
         else:
             text = f"Use the account {acct['user']} (password: {acct['password']}) to {verb.lower()}"
+        # said from where the box starts: "leave it unticked" of a ticked box, or "tick" one that is
+        # ticked, asks for the opposite of the task (same draws whatever the wording)
+        ticked = next(r["value"] for r in spec["screens"]["main"]["rows"] if r["id"] == "remember")
+        rem = labels["remember"]
         if remember is True:
-            text += pick(rng, (f" and tick '{labels['remember']}'", f", with '{labels['remember']}' checked"))
+            text += pick(rng, (f" and keep '{rem}' ticked" if ticked else f" and tick '{rem}'", f", with '{rem}' checked"))
         elif remember is False:
-            text += pick(rng, (f" and leave '{labels['remember']}' unticked", f", with '{labels['remember']}' unchecked"))
+            text += pick(rng, (f" and untick '{rem}'" if ticked else f" and leave '{rem}' unticked", f", with '{rem}' unchecked"))
         if level == "hard":
             text = f"Open {brand} and {text[0].lower()}{text[1:]}. The verification code is {acct['code']}"
         text += "."

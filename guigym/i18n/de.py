@@ -1083,7 +1083,8 @@ def _home(scenario: Scenario) -> bool:
 def _login(scenario: Scenario, rng: np.random.Generator) -> str:
     t = cast("LoginTask", scenario["task"])
     app = scenario["apps"][t["app"]]
-    rem = next((r["label"] for s in app["screens"].values() for r in s["rows"] if r["id"] == "remember"), "Remember me")
+    row = next((r for s in app["screens"].values() for r in s["rows"] if r["id"] == "remember"), None)
+    rem, ticked = (row["label"], bool(row.get("value"))) if row is not None else ("Remember me", False)
     u, p = t["user"], t["password"]
     text = _pick(
         rng,
@@ -1094,10 +1095,10 @@ def _login(scenario: Scenario, rng: np.random.Generator) -> str:
         ),
     )
     r = translate(rem)
-    if t["remember"] is True:
-        text += _pick(rng, (f" und setze ein Häkchen bei '{r}'", f", mit '{r}' angehakt"))
+    if t["remember"] is True:  # said from where the box starts, as the English instruction is
+        text += _pick(rng, (f" und lass das Häkchen bei '{r}'" if ticked else f" und setze ein Häkchen bei '{r}'", f", mit '{r}' angehakt"))
     elif t["remember"] is False:
-        text += _pick(rng, (f" und lass '{r}' leer", f", ohne Häkchen bei '{r}'"))
+        text += _pick(rng, (f" und entferne das Häkchen bei '{r}'" if ticked else f" und lass '{r}' leer", f", ohne Häkchen bei '{r}'"))
     if _home(scenario):
         text = f"Öffne {t['app']} und {_lower(text)}"
     text += "."
