@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import itertools
+import warnings
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Iterable
@@ -32,6 +33,7 @@ from guigym.registration import CheckedSpec
 from guigym.spaces import ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS, UnicodeText, action_from_space, action_space, element_space
 from guigym.variation import AXES, apply_variation, sample_variation, split_templates
 from guigym.variation import resolve as resolve_variation
+from guigym.variation import splits_alike
 
 REWARD_MODES = ("sparse", "shaped")
 EXTRA_OBS = ("elements", "history")
@@ -181,6 +183,10 @@ class GuiEnv(gym.Env):
         self._backend_kwargs = _checked_backend_kwargs(backend, dict(backend_kwargs or {}))
         #: ``guigym.variation``: the axes (None: off, the family's own instances) and the split.
         self.variation = resolve_variation(variation, split)
+        if self.variation is not None and (inert := splits_alike(self.variation, self.family)):
+            # a held-out split that is the training one would go unnoticed: say so, once per env
+            warnings.warn(f"variation {variation!r} on {self.family.name}: {', '.join(inert)} leaves every {self.family.name} "
+                          "instance as it is, so split='train' and split='test' give the same instances", stacklevel=2)
         self.split = split
         #: The language the family's content is generated in (guigym.i18n.content): the variation's,
         #: known before the draws (a split has one language), so the task is the English one's.

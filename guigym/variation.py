@@ -8,9 +8,12 @@ the family's own instances, exactly as before), a preset name (:data:`PRESETS`) 
 ``np_random`` after the family has generated its scenario, so the task (and the family's own
 draws) are those of the same seed without variation, and the same seed gives the same instance
 within a split. Every axis's train and test values are disjoint, so the two splits never share
-an instance. An axis fixed in a dict must hold one of its split's values, or its neutral one
-(:data:`NEUTRAL`: then that axis does not tell the splits apart), and is stored as the table's
-value (:func:`axis_value`: ``np.int64(2)`` as ``2``; a bool is none of an axis's numbers). What was applied is in
+an instance, as long as an axis that tells them apart shows on the family: one that leaves a
+family as it is (:func:`inert_axes`: ``permission`` without a gated app) gives both splits
+the same instances, and ``gym.make`` warns when a variation has no other axis. An axis fixed
+in a dict must hold one of its split's values, or its neutral one (:data:`NEUTRAL`: then that
+axis does not tell the splits apart), and is stored as the table's value (:func:`axis_value`:
+``np.int64(2)`` as ``2``; a bool is none of an axis's numbers). What was applied is in
 ``info["variation"]`` (and ``scenario["variation"]``); the task template of the instance is in
 ``info["template"]``.
 
@@ -416,6 +419,30 @@ def axis_value(axis: str, value: Any, splits: tuple[str, ...] = SPLITS) -> Any:
         if (c is None) == (value is None) and isinstance(c, str) == isinstance(value, str) and c == value:
             return c
     return NO_VALUE
+
+
+def inert_axes(family: Family) -> frozenset[str]:
+    """The axes that leave every instance of ``family`` as it is, so that their train and test
+    values give the same instances: ``permission`` where the family has no gated app
+    (``Family.permission_apps``). Some axes are inert only in part, which this does not list:
+    ``templates`` on a level with one template (Login easy), ``descriptions`` where the screens
+    show no content (Login), ``labels`` where the reference never shows a relabelled widget
+    (Settings easy).
+
+    >>> from guigym.apps import FAMILIES
+    >>> sorted(inert_axes(FAMILIES["Login"])), sorted(inert_axes(FAMILIES["Mail"]))
+    (['permission'], [])
+    """
+    return frozenset(() if family.permission_apps else ("permission",))
+
+
+def splits_alike(resolved: Mapping[str, Any], family: Family) -> list[str]:
+    """The axes of a variation from :func:`resolve` that would tell the splits apart (sampled, or
+    fixed to a value that is not neutral) when every one of them is inert for ``family``
+    (:func:`inert_axes`): then ``split="train"`` and ``"test"`` give the same instances. Empty
+    otherwise."""
+    telling = [a for a, v in resolved.items() if v != NEUTRAL[a]]
+    return telling if telling and set(telling) <= inert_axes(family) else []
 
 
 def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, Any] | None:

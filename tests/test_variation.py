@@ -228,7 +228,8 @@ def test_phone_messages_asks_too_and_a_denial_recovers() -> None:
 def test_the_permission_axis_leaves_other_families_alone() -> None:
     assert not FAMILIES["Files"].permission_apps
     a = gym.make("GuiGym-Files-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "none"}).unwrapped
-    b = gym.make("GuiGym-Files-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped
+    with pytest.warns(UserWarning, match="permission leaves every Files instance as it is"):  # and gym.make says so
+        b = gym.make("GuiGym-Files-v0", variation={**NEUTRAL_AXES, "templates": "all", "permission": "on_open"}).unwrapped
     a.reset(seed=2)
     b.reset(seed=2)
     assert a.scenario["apps"] == b.scenario["apps"]
@@ -446,3 +447,35 @@ def test_long_plans_of_small_screens_have_a_reference(env_id: str) -> None:
         assert term and info["success"], (env_id, seed)
     env.close()
     assert max(lengths) > 80, lengths  # what the old cap refused
+
+
+def test_a_variation_that_cannot_tell_the_splits_apart_is_said() -> None:
+    """``variation="permissions"`` on a family without a gated app left every instance as it is:
+    its "held-out" test split was the training split, without a word. ``gym.make`` warns there,
+    and only there: an axis that shows on the family keeps it quiet."""
+    import warnings
+
+    from guigym.variation import inert_axes
+
+    with pytest.warns(UserWarning, match="permission leaves every Login instance as it is"):
+        gym.make("GuiGym-Login-v0", variation="permissions", split="test").close()
+    with pytest.warns(UserWarning, match="give the same instances"):
+        gym.make("GuiGym-Contacts-v0", variation={**NEUTRAL, "permission": "sample"}).close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kw in ({"variation": "permissions"}, {"variation": "all"}, {"variation": None}):
+            gym.make("GuiGym-Mail-v0", **kw).close()
+        gym.make("GuiGym-Login-v0", variation="all").close()
+        gym.make("GuiGym-Login-v0", variation={**NEUTRAL, "permission": "none"}).close()  # nothing varies: no split to tell
+    # the warning's claim, checked: the same frames and instruction in both splits, where Mail's differ
+    for fam, same in (("Login", True), ("Mail", False)):
+        shots = {}
+        for split in ("train", "test"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                env = gym.make(f"GuiGym-{fam}-v0", variation="permissions", split=split)
+            obs, info = env.reset(seed=3)
+            shots[split] = (obs["screenshot"].tobytes(), obs["instruction"], [(s.action, s.target) for s in info["reference"]])
+            env.close()
+        assert (shots["train"] == shots["test"]) == same, fam
+    assert "permission" in inert_axes(FAMILIES["Login"]) and not inert_axes(FAMILIES["Mail"])
