@@ -23,9 +23,12 @@ Either way the episode is reported as failed, never as a hang:
 ``info["actor_failed"]`` is True (``info["actor_error"]`` says why; both keys are in every
 info), the step is ``truncated`` with reward 0 and the last good observation, and the env must be reset
 (``step`` does so on the next call, like any finished episode; ``step_envs`` keeps reporting the
-failure until ``reset_envs``). A reset that fails is retried ``reset_retries`` times (on a
-fresh actor if its actor died), then raises :class:`ActorFailure`. An env method that raises in
-``call`` raises in the caller, as its own type. ``close()`` always returns.
+failure until ``reset_envs``; an env whose episode ended raises ``ResetNeeded`` in ``step_envs``
+until ``reset_envs``). A reset that fails is retried ``reset_retries`` times (on a fresh actor
+if its actor died), then raises :class:`ActorFailure`; a ``ValueError`` or ``TypeError`` that
+``env.reset`` raises for the caller's seed or options (an unknown level) is raised at once, as
+its own type, not retried (as :class:`~guigym.vector.GuiVectorEnv` does). An env method that
+raises in ``call`` raises in the caller, as its own type. ``close()`` always returns.
 
 The codecs need no cluster:
 
@@ -58,7 +61,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
 from guigym.env import gui_env
-from guigym.vector import per_env_actions
+from guigym.vector import _picklable, per_env_actions
 
 try:
     import ray
@@ -150,7 +153,9 @@ class EnvActor:
     :meth:`run` executes a batch of jobs, ``("reset", local_index, seed, options)`` or
     ``("step", local_index, action)`` (a list, or that list pickled), and returns one record per job:
     ``(True, obs, info)`` for a reset, ``(True, obs, reward, terminated, truncated, info)`` for a
-    step, or ``(False, "ExceptionType: message")`` when the env raised (it then needs a reset).
+    step, or ``(False, "ExceptionType: message")`` when the env raised (it then needs a reset);
+    a ``ValueError`` or ``TypeError`` from ``env.reset`` (a seed or options the env refuses)
+    gives ``(False, "ExceptionType: message", exception)``.
     """
 
     def __init__(self, env: EnvSource, env_kwargs: Mapping[str, Any], n_envs: int, compress: str | None = None,
@@ -183,7 +188,11 @@ class EnvActor:
                     obs, reward, terminated, truncated, info = env.step(job[2])
                     out.append((True, self._obs(obs), float(reward), bool(terminated), bool(truncated), self._info(env, info)))
             except Exception as e:  # noqa: BLE001 - one env's fault (a dead browser) must not fail its siblings
-                out.append((False, f"{type(e).__name__}: {str(e)[:500]}"))
+                why = f"{type(e).__name__}: {str(e)[:500]}"
+                if job[0] == "reset" and isinstance(e, (ValueError, TypeError)):  # the caller's seed or options, likely
+                    out.append((False, why, e if _picklable(e) else (ValueError if isinstance(e, ValueError) else TypeError)(why)))
+                else:
+                    out.append((False, why))
         return out
 
     def call(self, local: Sequence[int], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -373,8 +382,7 @@ class RayVectorEnv(VectorEnv):
         opts = list(options) if isinstance(options, Sequence) else [options] * len(idx)
         if len(opts) != len(idx):
             raise ValueError(f"{len(opts)} options for {len(idx)} envs")
-        results = self._reset(idx, seeds, [dict(o) if o is not None else None for o in opts])
-        self._autoreset[idx] = False  # a new episode: step() must not reset it again (NEXT_STEP's pending autoreset)
+        results = self._reset(idx, seeds, [dict(o) if o is not None else None for o in opts], caller=True)
         return [(self._public_obs(obs), info) for obs, info in results]
 
     def step_envs(self, indices: Sequence[int], actions: Sequence[Any]) -> list[tuple[dict[str, Any], float, bool, bool, dict[str, Any]]]:
@@ -382,7 +390,9 @@ class RayVectorEnv(VectorEnv):
         takes: a space sample, an ``Action``, text) and return ``[(obs, reward, terminated,
         truncated, info), ...]`` in that order, without autoreset. A failed env gives ``(last obs,
         0.0, False, True, info)`` with ``info["actor_failed"]`` True, and does so again on every
-        step until it is reset with :meth:`reset_envs`."""
+        step until it is reset with :meth:`reset_envs`. An env whose episode ended (terminated or
+        truncated, in this or in :meth:`step`) raises ``ResetNeeded`` until it is reset: stepped on,
+        it would pay its reward again."""
         idx = self._check_indices(indices)
         actions = list(actions)
         if len(actions) != len(idx):
@@ -390,7 +400,13 @@ class RayVectorEnv(VectorEnv):
         never = [i for i in idx if not self._reset_done[i]]
         if never:
             raise gym.error.ResetNeeded(f"envs {never} were never reset; call reset_envs() (or reset()) first")
+        ended = [i for i in idx if self._autoreset[i] and not self._lost[i]]  # a failed env is reported again instead
+        if ended:
+            raise gym.error.ResetNeeded(f"envs {ended} ended their episodes (terminated or truncated); reset them with "
+                                        "reset_envs() before stepping them again; nothing was stepped")
         out = self._step(idx, actions)
+        for i, (_, _, te, tr, _) in zip(idx, out, strict=True):  # step() resets them (NEXT_STEP), step_envs() refuses them
+            self._autoreset[i] = te or tr
         return [(self._public_obs(o), r, te, tr, info) for o, r, te, tr, info in out]
 
     # --- Gymnasium VectorEnv API --------------------------------------------------------
@@ -414,11 +430,10 @@ class RayVectorEnv(VectorEnv):
         elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
             raise ValueError(f"options['reset_mask'] must be a bool array of shape ({n},) with a True value")
         idx = [int(i) for i in np.flatnonzero(mask)]
-        results = self._reset(idx, [seeds[i] for i in idx], [options or None] * len(idx))
+        results = self._reset(idx, [seeds[i] for i in idx], [options or None] * len(idx), caller=True)
         infos: dict[str, Any] = {}
         for i, (_, info) in zip(idx, results, strict=True):
             infos = self._add_info(infos, info, i)
-        self._autoreset[idx] = False
         self._observations = concatenate(self.single_observation_space, self._last_obs,
                                          self._observations)  # type: ignore[arg-type]  # gymnasium's hint omits a custom space's None
         return self._batch(), infos
@@ -611,19 +626,31 @@ class RayVectorEnv(VectorEnv):
         got = self._wait({k: self.actors[k].run.remote(b) for k, b in packed.items()})
         return [(False, got[k].why) if isinstance(got[k], _Failed) else got[k][n] for k, n in where]
 
-    def _reset(self, idx: list[int], seeds: list[int | None], options: list[dict[str, Any] | None]) -> list[tuple[Any, dict[str, Any]]]:
-        """Reset envs ``idx``; failures are retried on fresh actors, then :class:`ActorFailure`."""
+    def _reset(self, idx: list[int], seeds: list[int | None], options: list[dict[str, Any] | None],
+               caller: bool = False) -> list[tuple[Any, dict[str, Any]]]:
+        """Reset envs ``idx``; failures are retried on fresh actors, then :class:`ActorFailure`.
+        ``caller``: the seeds and options are the caller's (not an autoreset's), so a ``ValueError``
+        or ``TypeError`` from ``env.reset`` is theirs: raised at once, as its own type, not retried
+        (it would fail again; the env keeps the episode it had, as ``GuiVectorEnv``'s)."""
         results: dict[int, tuple[Any, dict[str, Any]]] = {}
         todo = list(range(len(idx)))
         for _ in range(self.reset_retries + 1):
             recs = self._exec([(idx[j], ("reset", idx[j] % self.envs_per_actor, seeds[j], options[j])) for j in todo])
             failed = []
+            refused: BaseException | None = None
             for j, rec in zip(todo, recs, strict=True):
                 if rec[0]:
                     results[j] = self._reset_ok(idx[j], rec)
+                elif caller and len(rec) > 2:
+                    if refused is None:
+                        refused = rec[2]
+                        if hasattr(refused, "add_note"):  # Python >= 3.11
+                            refused.add_note(f"(raised by env {idx[j]}'s reset in its Ray actor; not retried)")
                 else:
                     self._lost[idx[j]] = rec[1]
                     failed.append(j)
+            if refused is not None:
+                raise refused
             if not failed:
                 return [results[j] for j in range(len(idx))]
             todo = failed
@@ -633,6 +660,7 @@ class RayVectorEnv(VectorEnv):
     def _reset_ok(self, i: int, rec: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
         obs = _unpack_obs(rec[1])
         self._last_obs[i], self._lost[i], self._reset_done[i] = obs, "", True
+        self._autoreset[i] = False  # a new episode: step() must not reset it again (NEXT_STEP's pending autoreset)
         return obs, _unpack_info(rec[2])
 
     def _step_record(self, i: int, rec: tuple[Any, ...]) -> tuple[Any, float, bool, bool, dict[str, Any]]:

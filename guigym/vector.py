@@ -29,7 +29,8 @@ seeding, ``close``) and five differences:
     ``info["final_obs"]`` holds the last observation before the failure, ``info["final_info"]``
     the failure keys.
   - ``DISABLED``: the last observation; reset that env (``options={"reset_mask": ...}``) as
-    after any truncation. Stepping it without a reset resets it (reward 0, not done).
+    after any truncation. Under ``DISABLED`` a step while an env's episode has ended (a failure
+    included) raises ``gym.error.ResetNeeded`` naming it, before anything is sent.
 
   An env whose step went well but whose worker was restarted for another env's failure keeps
   that step's observation, reward and ``info``, and is truncated with the failure keys: its
@@ -44,7 +45,8 @@ seeding, ``close``) and five differences:
   ``get_attr`` / ``set_attr`` are raised in the caller, as Gymnasium does, and leave the vector
   env usable. More than ``max_restarts`` env restarts in all (a worker's restart counts one
   for each of its envs) raise ``RuntimeError`` (an env that fails on every step is a bug to
-  fix, not to retry forever).
+  fix, not to retry forever). An env that cannot be made at all makes the constructor raise its
+  exception (the worker's traceback attached), without a restart.
 * **Per-env actions.** ``step`` also takes a list of ``num_envs`` actions, each anything
   ``env.step`` takes (an action's text, an :class:`~guigym.actions.Action`), as
   :class:`guigym.distributed.RayVectorEnv` does: a language model's policy gives one text per env.
@@ -59,7 +61,9 @@ from __future__ import annotations
 
 import copy as copy_module
 import io
+import math
 import multiprocessing as mp
+import numbers
 import os
 import pickle
 import signal
@@ -100,7 +104,8 @@ VECTOR_OPTIONS = ("copy", "context", "autoreset_mode", "worker_timeout", "max_re
 
 class WorkerDied(RuntimeError):
     """A worker process ended (or stopped answering) instead of replying. ``error``: the
-    ``(exception, traceback)`` it reported before ending, if any (its envs could not be made)."""
+    ``(exception, traceback)`` it reported before ending, if any (its envs could not be made;
+    in the constructor that exception itself is raised instead)."""
 
     def __init__(self, message: str, error: tuple[BaseException, str] | None = None) -> None:
         super().__init__(message)
@@ -155,12 +160,17 @@ class GuiVectorEnv(AsyncVectorEnv):
     ) -> None:
         if len(env_fns) < 1:
             raise ValueError("GuiVectorEnv needs at least one env function")
-        if worker_timeout is not None and worker_timeout <= 0:
-            raise ValueError(f"worker_timeout must be > 0 seconds or None, got {worker_timeout}")
+        if worker_timeout is not None and not _seconds(worker_timeout, 0.0, open_low=True):  # inf: selectors overflow; NaN never expires
+            raise ValueError(f"worker_timeout must be a finite number of seconds > 0, or None (no limit), got {worker_timeout!r}")
+        if not _seconds(close_timeout, 0.0):  # -1 killed the workers without asking them to close; inf would never return
+            raise ValueError(f"close_timeout must be a finite number of seconds >= 0, got {close_timeout!r}")
+        if isinstance(max_restarts, bool) or not isinstance(max_restarts, (int, np.integer)) or max_restarts < 0:
+            raise ValueError(f"max_restarts must be an int >= 0, got {max_restarts!r}")
         if isinstance(envs_per_worker, bool) or not isinstance(envs_per_worker, (int, np.integer)) or envs_per_worker < 1:
             raise ValueError(f"envs_per_worker must be an int >= 1, got {envs_per_worker!r}")
         self.env_fns = list(env_fns)
         self.num_envs = len(self.env_fns)
+        self._owner = os.getpid()  # the process whose workers these are (a forked child's copy must leave them alone)
         self.shared_memory, self.copy, self.context, self.daemon = True, copy, context, daemon
         self.worker, self.observation_mode, self.max_concurrency = None, "same", None
         self.autoreset_mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AutoresetMode(autoreset_mode)
@@ -197,8 +207,10 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._pipes: list[Connection | None] = [None] * n_workers
         self._procs: list[Any] = [None] * n_workers
         self._dead: dict[int, str] = {}  # worker -> why it is known dead before a reply (a failed send)
+        self._dead_error: dict[int, tuple[BaseException, str]] = {}  # worker -> the error it reported before a failed send
         self._reset_kwargs: list[dict[str, Any] | None] = [None] * self.num_envs
         self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset by the caller at least once (else stepping is a usage error)
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # DISABLED: episode ended, not reset since (stepping it is a usage error)
         with clear_mpi_env_vars():
             try:
                 for w in range(n_workers):
@@ -208,7 +220,11 @@ class GuiVectorEnv(AsyncVectorEnv):
                     self._stop_worker(w, grace=0.0)
                 raise
         self._state = AsyncState.DEFAULT
-        self._check_spaces()
+        try:
+            self._check_spaces()
+        except BaseException:  # an env that cannot be made (its own error) or other spaces: no worker outlives it
+            self.close()  # and, closed, the object has nothing left to do when a forked child collects it
+            raise
 
     @property
     def processes(self) -> list[Any]:  # type: ignore[override]
@@ -280,6 +296,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         child.close()
         self._pipes[w], self._procs[w] = parent, p
         self._dead.pop(w, None)
+        self._dead_error.pop(w, None)
 
     def _stop_worker(self, w: int, grace: float) -> None:
         """End worker ``w``: ask it to close its envs (if it can still hear), then terminate, then kill."""
@@ -346,13 +363,36 @@ class GuiVectorEnv(AsyncVectorEnv):
         try:
             self._pipes[w].send_bytes(message)  # type: ignore[union-attr]
         except (OSError, ValueError) as e:  # BrokenPipeError: the worker is gone
-            self._dead[w] = f"worker process died ({type(e).__name__} on send; exit code {self._procs[w].exitcode})"
+            reported = self._last_words(w)
+            if reported is not None:  # it could not make its envs, said why and ended (before reading a large message)
+                self._dead[w], self._dead_error[w] = f"worker failed: {_gist(_error_text(reported))}", reported
+            else:
+                self._dead[w] = f"worker process died ({type(e).__name__} on send; exit code {self._procs[w].exitcode})"
+
+    def _last_words(self, w: int) -> tuple[BaseException, str] | None:
+        """The ``(exception, traceback)`` worker ``w`` sent before ending (its envs could not be
+        made), read from its pipe after a send to it failed; ``None`` if it sent none."""
+        pipe = self._pipes[w]
+        try:
+            if pipe is None or not pipe.poll(0):  # an ended worker's words are in the pipe before the pipe breaks
+                return None
+            ok, payload = pipe.recv()
+        except Exception:  # noqa: BLE001 - nothing readable: it died without a word
+            return None
+        return None if ok else cast("tuple[BaseException, str]", payload)
 
     def _send(self, command: str, items: Sequence[Any]) -> None:
         """Send ``command`` to every worker, with ``items[i]`` for env ``i``."""
         # pickle them all first: an item that cannot be pickled (an odd action) then raises before any
         # worker got the command, whose reply the next call would otherwise read as its own
-        messages = [_dumps((command, [items[i] for i in envs])) for envs in self.worker_envs]
+        try:
+            messages = [_dumps((command, [items[i] for i in envs])) for envs in self.worker_envs]
+        except (pickle.PickleError, AttributeError, TypeError) as e:  # a lambda: AttributeError, a lock: TypeError
+            bad = next((i for i in range(len(items)) if not _pickles(items[i])), None)
+            what = {"step": "the action", "reset": "the reset options", "_call": "the call's arguments",
+                    "_setattr": "the value"}.get(command, "the item")
+            raise TypeError(f"GuiVectorEnv: {what} of env {bad} cannot be pickled for its worker process "
+                            f"({type(e).__name__}: {e}); nothing was sent") from e
         for w, message in enumerate(messages):
             self._send_bytes(w, message)
 
@@ -370,7 +410,7 @@ class GuiVectorEnv(AsyncVectorEnv):
                 out[i] = (False, err)
 
         for w in [w for w in asked if w in self._dead]:
-            fail(w, WorkerDied(self._dead[w]))
+            fail(w, WorkerDied(self._dead[w], self._dead_error.get(w)))
         pending = {cast(Connection, self._pipes[w]): w for w in asked if w not in self._dead}  # a live worker has its pipe
         deadline = None if timeout is None else time.monotonic() + timeout
         while pending:
@@ -473,6 +513,7 @@ class GuiVectorEnv(AsyncVectorEnv):
                 self._pipe_obs[i] = pipe_obs
             if self._reset_kwargs[i] is not None or i in failed:
                 self._reset_done[i] = True
+                self._ended[i] = False
             if i in failed:
                 info = {**info, "worker_failed": True, "worker_error": failed[i]}
             infos = self._add_info(infos, info, i)
@@ -488,6 +529,11 @@ class GuiVectorEnv(AsyncVectorEnv):
                                           str(self._state.value))
         if not self._reset_done.all():  # else each env's ResetNeeded would count as a failure and restart its worker
             raise gym.error.ResetNeeded(f"envs {np.flatnonzero(~self._reset_done).tolist()} were never reset; call reset() before step()")
+        if self._ended.any():  # DISABLED: the env would step on past its end (its reward paid again), as Gymnasium asserts
+            ended = np.flatnonzero(self._ended).tolist()
+            raise gym.error.ResetNeeded(
+                f"envs {ended} ended their episodes (terminated or truncated) and autoreset_mode is Disabled: reset them "
+                f"first with reset(options={{'reset_mask': mask}}), mask True at {ended}; nothing was stepped")
         self._send("step", per_env_actions(self.action_space, actions, self.num_envs))
         self._state = AsyncState.WAITING_STEP
 
@@ -542,6 +588,8 @@ class GuiVectorEnv(AsyncVectorEnv):
                 infos = self._add_info(infos, {"final_obs": last, "final_info": final, **info, **fail}, i)
             else:  # its next step resets; the shared slot still shows its last obs
                 infos = self._add_info(infos, {**replies[i][1][4], **fail} if replies[i][0] else fail, i)
+        if self.autoreset_mode == AutoresetMode.DISABLED:  # ended envs must be reset before their next step
+            self._ended = terms | truncs
         return self._batch(self.copy), rewards, terms, truncs, infos
 
     def _fresh_episode(self, i: int, why: str) -> dict[str, Any]:
@@ -601,8 +649,18 @@ class GuiVectorEnv(AsyncVectorEnv):
         return tuple(replies[i][1] for i in range(self.num_envs))
 
     def _check_spaces(self) -> None:
-        self._send("_check_spaces", [(self.single_observation_space, self.single_action_space)] * self.num_envs)
-        same_obs, same_act = zip(*self._results(self._collect(range(self.num_envs), None)))
+        """Every env has the first one's spaces. The constructor's first message to the workers:
+        one that could not make its envs (or died) raises its error here (the env's own
+        exception, its traceback attached) and is not restarted: it would fail again."""
+        check = (self.single_observation_space, self.single_action_space)
+        for w, envs in enumerate(self.worker_envs):  # the spaces' uniform bounds sent compact (a screenshot's: 2 x 691,200 bytes)
+            self._send_bytes(w, _dumps(("_check_spaces", [check] * len(envs)), compact=True))
+        replies = self._collect(range(self.num_envs), None)
+        for i in range(self.num_envs):
+            ok, payload = replies[i]
+            if not ok:
+                raise _exception(payload, i)
+        same_obs, same_act = zip(*(replies[i][1] for i in range(self.num_envs)))
         if not all(same_obs):
             raise RuntimeError("GuiVectorEnv: the envs' observation spaces differ; every env must have the first one's")
         if not all(same_act):
@@ -612,7 +670,11 @@ class GuiVectorEnv(AsyncVectorEnv):
     # --- close -------------------------------------------------------------------------
     def close_extras(self, timeout: float | None = None, terminate: bool = False) -> None:
         """Ask every worker to close its envs, wait up to ``timeout`` (default ``close_timeout``)
-        seconds in all, then terminate and kill what is left. Never raises, never blocks longer."""
+        seconds in all, then terminate and kill what is left. Never raises, never blocks longer.
+        In a forked child (a worker of another vector env collecting a copy of this object) it
+        does nothing: the workers are the parent's."""
+        if os.getpid() != self._owner:
+            return
         budget = 0.0 if terminate else (self.close_timeout if timeout is None else timeout)
         live = [w for w in range(len(self.worker_envs)) if self._pipes[w] is not None]
         if self._state != AsyncState.DEFAULT:  # drain replies in flight (results are dropped)
@@ -676,11 +738,35 @@ _SCALAR_REDUCERS: dict[type, Callable[[Any], tuple[type, tuple[int | bool]]]] = 
     t: _integer_scalar for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)}
 
 
-def _dumps(obj: Any) -> memoryview:
-    """``obj`` pickled for a worker's pipe (read back by ``Connection.recv``)."""
+class _CompactPickler(_Pickler):
+    """:class:`_Pickler` that sends a large array whose elements are all the same (bit for bit)
+    as ``np.full`` of its shape, value and dtype: a ``Box`` space's bounds (a screenshot's are
+    691,200 zeros and as many 255s)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is np.ndarray and obj.size >= 64 and obj.dtype.kind in "biuf" and obj.dtype.itemsize in (1, 2, 4, 8):
+            flat = obj.reshape(-1)
+            bits = flat.view(f"u{obj.dtype.itemsize}")
+            if (bits == bits[0]).all():
+                return np.full, (obj.shape, flat[0], obj.dtype)
+        return NotImplemented
+
+
+def _dumps(obj: Any, compact: bool = False) -> memoryview:
+    """``obj`` pickled for a worker's pipe (read back by ``Connection.recv``); ``compact``: with
+    :class:`_CompactPickler` (slower per object: for the spaces' check only)."""
     buf = io.BytesIO()
-    _Pickler(buf).dump(obj)
+    (_CompactPickler if compact else _Pickler)(buf).dump(obj)
     return buf.getbuffer()
+
+
+def _pickles(obj: Any) -> bool:
+    """Whether :func:`_dumps` can pickle ``obj``."""
+    try:
+        _dumps(obj)
+    except Exception:  # noqa: BLE001 - any pickling failure
+        return False
+    return True
 
 
 def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any], list[Any], dict[Any, Any]]:
@@ -743,6 +829,13 @@ def _live(view: Any) -> bool:
     if isinstance(view, dict):
         return all(_live(v) for v in view.values())
     return isinstance(view, tuple) and all(_live(v) for v in view)
+
+
+def _seconds(v: Any, low: float, open_low: bool = False) -> bool:
+    """Whether ``v`` is a finite real number (not a bool, not NaN) ``>= low`` (``> low``: ``open_low``)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+        return False
+    return float(v) > low if open_low else float(v) >= low
 
 
 def _gist(text: str) -> str:
@@ -997,6 +1090,11 @@ def make_vector(num_envs: int = 1, family: str = "Login", max_episode_steps: int
     """
     from guigym.registration import id_of_family
 
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):  # True made one env; 2.0 failed deep inside
+        raise TypeError(f"num_envs must be an int, got {num_envs!r} ({type(num_envs).__name__})")
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+    num_envs = int(num_envs)
     vector = {k: kwargs.pop(k) for k in VECTOR_OPTIONS if k in kwargs}
     if kwargs.get("backend") == "browser":
         # a worker forked from a process that runs Playwright (a browser env here, or a restart

@@ -280,10 +280,74 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
         venv.call_envs([2], "set_state", {"version": 1})
     assert venv.restarts == [0, 0]
     assert venv.call_envs([3, 1], "level") == ["easy", "easy"]
-    with pytest.raises(ActorFailure, match="unknown level 'extreme'"):  # the env's own error, after the retries
-        venv.reset_envs([0], [1], options={"level": "extreme"})
     (_, info), = venv.reset_envs([0], [1], options={"level": "hard"})
     assert info["level"] == "hard" and venv.restarts == [0, 0]
+
+
+def test_a_bad_reset_option_is_the_callers_error_at_once_as_in_gui_vector_env(venv: RayVectorEnv) -> None:
+    """A reset option the env refuses was retried ``reset_retries`` times and raised as
+    ``ActorFailure``; ``GuiVectorEnv`` raises the env's own ``ValueError``. Now both do, at once,
+    and the envs keep the episodes they had."""
+    import guigym.distributed as distributed
+
+    venv.reset(seed=0)
+    venv.step(["back()"] * 4)
+    states = venv.call("get_state")
+    calls = []
+    run = distributed.RayVectorEnv._exec
+
+    def counting(self: RayVectorEnv, items: Any) -> Any:
+        calls.append(len(items))
+        return run(self, items)
+
+    distributed.RayVectorEnv._exec = counting  # type: ignore[method-assign]
+    try:
+        with pytest.raises(ValueError, match="unknown level 'nope'"):
+            venv.reset(seed=0, options={"level": "nope"})
+        with pytest.raises(ValueError, match="unknown level 'extreme'"):
+            venv.reset_envs([0], [1], options={"level": "extreme"})
+        with pytest.raises(ValueError, match="unknown reset options"):
+            venv.reset_envs([2], options={"levle": "hard"})
+    finally:
+        distributed.RayVectorEnv._exec = run  # type: ignore[method-assign]
+    assert calls == [4, 1, 1], "each bad reset ran once, not retried"
+    assert venv.restarts == [0, 0] and venv.call("get_state") == states, "the episodes go on"
+    _, r, te, tr, info = venv.step(["back()"] * 4)
+    assert not info["actor_failed"].any() and not tr.any()
+
+
+def test_step_envs_refuses_an_env_whose_episode_ended(venv: RayVectorEnv) -> None:
+    """``step_envs`` never autoresets: an env whose episode ended (terminated here) was stepped
+    on and paid its reward again, as under ``GuiVectorEnv``'s ``Disabled`` mode. Now it raises
+    ``ResetNeeded`` until ``reset_envs``; ``step()`` resets it (NEXT_STEP) instead of stepping it on."""
+    venv.reset_envs([0, 1, 2, 3], [0, 0, 1, 1])
+    infos = {i: venv.call_envs([i], "reference")[0] for i in (0, 1)}
+    for _ in range(12):
+        (_, r, te, _, info), = venv.step_envs([0], [infos[0][0].action])
+        infos[0] = info["reference"]
+        if te:
+            break
+    assert te and r == 1.0
+    state = venv.call_envs([0], "get_state")
+    with pytest.raises(gym.error.ResetNeeded, match=r"envs \[0\] ended"):
+        venv.step_envs([1, 0], ["back()", "back()"])
+    assert venv.call_envs([0], "get_state") == state and venv.get_attr("_elapsed_steps")[1] == 0, "nothing was stepped"
+    (_, r, te, tr, _), = venv.step_envs([1], ["back()"])  # the others are not concerned
+    assert (r, te, tr) == (0.0, False, False)
+    obs, r, te, tr, info = venv.step(["back()"] * 4)  # NEXT_STEP: env 0 is reset, its action ignored
+    assert (r[0], te[0], tr[0]) == (0.0, False, False) and venv.get_attr("_elapsed_steps") == (0, 2, 1, 1)
+    (_, r, te, tr, _), = venv.step_envs([0], ["back()"])  # a new episode: stepped again
+    assert (r, te, tr) == (0.0, False, False)
+    venv.step_envs([0], ["back()"])
+    for _ in range(12):  # ended by step_envs again, then reset_envs lets step_envs go on
+        ref = venv.call_envs([0], "reference")[0]
+        (_, r, te, _, _), = venv.step_envs([0], [ref[0].action if ref else "back()"])
+        if te:
+            break
+    assert te
+    venv.reset_envs([0], [3])
+    (_, r, te, tr, info), = venv.step_envs([0], ["back()"])
+    assert (r, te, tr) == (0.0, False, False) and not info["actor_failed"]
 
 
 def test_an_action_that_cannot_be_pickled_raises_before_any_actor_gets_its_step(venv: RayVectorEnv) -> None:

@@ -266,6 +266,11 @@ def test_env_exception_is_reported_restarted_and_the_others_go_on(mode: Autorese
         acts = actions("GuiGym-Login-v0", 6)
         old_pid = venv.processes[1].pid
         for t, a in enumerate(acts, start=1):
+            if t == 4 and mode == AutoresetMode.DISABLED:  # the failed env's episode ended: the caller resets it
+                with pytest.raises(gym.error.ResetNeeded, match=r"envs \[1\] ended"):
+                    venv.step(stack(a, venv.single_action_space))
+                obs, _ = venv.reset(options={"reset_mask": np.array([False, True])})
+                assert_obs_equal({k: v[1] for k, v in obs.items()}, venv.call("observe")[1], "reset after the failure")
             prev = {k: v[1] for k, v in obs.items()}
             obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
             w_obs, *_ = ref.step(a[0])
@@ -283,7 +288,7 @@ def test_env_exception_is_reported_restarted_and_the_others_go_on(mode: Autorese
                     assert not np.array_equal(obs["screenshot"][1], prev["screenshot"]) or obs["instruction"][1] != prev["instruction"]
                 else:  # the last observation again
                     assert_obs_equal({k: v[1] for k, v in obs.items()}, prev, "last obs")
-            elif t == 4 and mode != AutoresetMode.SAME_STEP:  # the restarted worker's first step: a new episode
+            elif t == 4 and mode == AutoresetMode.NEXT_STEP:  # the restarted worker's first step: a new episode
                 assert (r[1], te[1], tr[1]) == (0.0, False, False) and "worker_failed" not in info
                 fresh = venv.call("observe")[1]
                 assert_obs_equal({k: v[1] for k, v in obs.items()}, fresh, "new episode")
@@ -377,6 +382,11 @@ def test_env_that_raises_is_made_anew_and_its_worker_mates_carry_on(mode: Autore
         pids = [p.pid for p in venv.processes]
         acts = actions("GuiGym-Login-v0", 6, 3)
         for t, a in enumerate(acts, start=1):
+            if t == 4 and mode == AutoresetMode.DISABLED:  # the failed env's episode ended: the caller resets it
+                with pytest.raises(gym.error.ResetNeeded, match=r"envs \[1\] ended"):
+                    venv.step(stack(a, venv.single_action_space))
+                obs, _ = venv.reset(options={"reset_mask": np.array([False, True, False])})
+                assert_obs_equal({k: v[1] for k, v in obs.items()}, venv.call("observe")[1], "reset after the failure")
             prev = {k: v[1] for k, v in obs.items()}
             obs, r, te, tr, info = venv.step(stack(a, venv.single_action_space))
             for ref, i in zip(refs, (0, 2)):
@@ -393,7 +403,7 @@ def test_env_that_raises_is_made_anew_and_its_worker_mates_carry_on(mode: Autore
                     assert_obs_equal({k: v[1] for k, v in obs.items()}, venv.call("observe")[1], "a new episode now")
                 else:
                     assert_obs_equal({k: v[1] for k, v in obs.items()}, prev, "last obs")
-            elif t == 4 and mode != AutoresetMode.SAME_STEP:  # the new env's first step: a new episode
+            elif t == 4 and mode == AutoresetMode.NEXT_STEP:  # the new env's first step: a new episode
                 assert (r[1], te[1], tr[1]) == (0.0, False, False) and "worker_failed" not in info
                 assert_obs_equal({k: v[1] for k, v in obs.items()}, venv.call("observe")[1], "new episode")
             elif t < 3:  # (the env made anew raises again at its own third step)
@@ -1101,3 +1111,169 @@ def test_a_wait_with_timeout_zero_polls_once() -> None:
         assert info["worker_failed"][0] and venv.restarts == [3]
     finally:
         venv.close()
+
+
+# ------------------------------------------------------------------------------ usage errors and construction
+
+
+class BadInit(gym.Wrapper):
+    """An env that cannot be made (its wrapper refuses it)."""
+
+    def __init__(self, env: gym.Env) -> None:
+        env.close()
+        raise ValueError("cannot build env")
+
+
+class BigBounds(gym.Env):
+    """Spaces whose bounds are large and not uniform: the spaces' check, pickled, is larger than a
+    pipe holds (8 MB), so sending it blocks until the worker reads it, or breaks when it ends."""
+
+    observation_space = gym.spaces.Box(np.arange(2**20, dtype=np.float32), np.arange(2**20, dtype=np.float32) + 1)
+    action_space = gym.spaces.Discrete(2)
+
+
+@pytest.mark.parametrize("make", [login, BigBounds], ids=["login", "big_bounds"])
+def test_an_env_that_cannot_be_made_raises_its_own_error_from_the_constructor(make: Any) -> None:
+    """The worker reports the env's exception and ends; the constructor raised ``WorkerDied
+    (BrokenPipeError on send)`` with ``error=None`` instead, after restarting the worker: the
+    spaces' check (2.77 MB for Login, pickled) broke on the ended worker's pipe before its reply was read."""
+    import multiprocessing as mp
+    import warnings
+
+    before = set(mp.active_children())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="cannot build env") as err:
+            GuiVectorEnv([make, lambda: BadInit(make())])
+    assert any("worker of env 1" in note and "BadInit" in note for note in err.value.__notes__), "the worker's traceback"
+    assert not [w for w in caught if "restarted" in str(w.message)], "a worker that cannot make its env is not restarted"
+    assert set(mp.active_children()) <= before
+
+
+def test_a_vector_env_is_not_closed_by_a_forked_childs_garbage_collector() -> None:
+    """A vector env whose construction failed (it was left unclosed), or one dropped without
+    ``close()``, sits in a reference cycle; when a worker forked for a later vector env collected
+    it first, its ``__del__`` tried to join the parent's workers: ``Exception ignored in
+    AsyncVectorEnv.__del__ ... AssertionError: can only join a child process``."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import gc, os
+        import gymnasium as gym, guigym
+        from guigym.vector import GuiVectorEnv
+        class BadInit(gym.Wrapper):
+            def __init__(self, env):
+                raise ValueError("cannot build env")
+        def login():
+            return gym.make("GuiGym-Login-v0")
+        gc.disable()  # the cycles wait for a collection: the forked workers' below
+        try:
+            GuiVectorEnv([login, lambda: BadInit(login())], context="fork")
+        except Exception:
+            pass
+        dropped = GuiVectorEnv([login], context="fork")
+        dropped.cycle = dropped
+        pids = [p.pid for p in dropped.processes]
+        del dropped
+        PARENT = os.getpid()
+        def collecting() -> gym.Env:
+            if os.getpid() != PARENT:
+                gc.collect()
+            return login()
+        venv = GuiVectorEnv([collecting, collecting], context="fork")
+        venv.reset(seed=0)
+        venv.close()
+        for pid in pids:  # the dropped vector env's worker: still alive, not closed by a child
+            os.kill(pid, 0)
+        print("ok")
+    """
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+    assert "Exception ignored" not in out.stderr and "child process" not in out.stderr, out.stderr[-3000:]
+
+
+def test_disabled_autoreset_refuses_to_step_an_env_whose_episode_ended() -> None:
+    """Under ``Disabled`` a terminated env stepped without a reset paid its reward again (and a
+    truncated one was truncated again); Gymnasium's ``SyncVectorEnv`` asserts there. Now
+    ``ResetNeeded`` names the envs before anything is sent, and a masked reset lets them go on."""
+    venv = GuiVectorEnv([lambda: gym.make("GuiGym-Login-v0", max_episode_steps=12)] * 2, autoreset_mode="Disabled")
+    try:
+        venv.reset(seed=[0, 0])  # the same task: both reach success at the same step
+        for _ in range(12):
+            refs = venv.call("reference")
+            _, r, te, tr, _ = venv.step([ref[0].action if ref else "back()" for ref in refs])
+            if te.any():
+                break
+        assert list(te) == [True, True] and list(r) == [1.0, 1.0] and not tr.any()
+        steps = venv.get_attr("_elapsed_steps")
+        with pytest.raises(gym.error.ResetNeeded, match=r"envs \[0, 1\] ended.*reset_mask"):
+            venv.step(["back()", "back()"])
+        assert venv.get_attr("_elapsed_steps") == steps, "nothing was stepped"
+        venv.reset(seed=5, options={"reset_mask": np.array([True, False])})
+        with pytest.raises(gym.error.ResetNeeded, match=r"envs \[1\] ended"):
+            venv.step(["back()", "back()"])
+        venv.reset(seed=6, options={"reset_mask": np.array([False, True])})
+        for t in range(1, 13):  # now truncated at the limit, both
+            _, r, te, tr, info = venv.step(["back()", "back()"])
+            assert list(tr) == [t == 12] * 2 and not te.any() and list(r) == [0.0, 0.0] and "worker_failed" not in info
+        with pytest.raises(gym.error.ResetNeeded, match=r"envs \[0, 1\] ended"):
+            venv.step(["back()", "back()"])
+        assert venv.get_attr("_elapsed_steps") == (12, 12)
+        venv.reset()
+        _, _, te, tr, _ = venv.step(["back()", "back()"])
+        assert not (te.any() or tr.any()) and venv.restarts == [0, 0]
+    finally:
+        venv.close()
+
+
+def test_an_action_that_cannot_be_pickled_is_a_type_error_naming_its_env() -> None:
+    """A lambda raised ``AttributeError: Can't pickle local object`` (the documented error is ``TypeError``)."""
+    venv = GuiVectorEnv([login, login, login], envs_per_worker=2)
+    try:
+        venv.reset(seed=0)
+        with pytest.raises(TypeError, match="action of env 0 cannot be pickled") as err:
+            venv.step([lambda: 1, "back()", "back()"])
+        assert isinstance(err.value.__cause__, (AttributeError, TypeError, __import__("pickle").PicklingError))
+        with pytest.raises(TypeError, match="call's arguments of env 0 cannot be pickled"):
+            venv.call("observe", lambda: 1)
+        _, _, _, tr, info = venv.step(["back()"] * 3)
+        assert not tr.any() and "worker_failed" not in info and venv.get_attr("_elapsed_steps") == (1, 1, 1)
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("n", [2.0, "2", True, None, np.float64(2)])
+def test_make_vec_num_envs_of_another_type_is_a_type_error(n: Any) -> None:
+    """``2.0`` and ``"2"`` failed deep inside with unrelated messages; ``True`` built one env."""
+    with pytest.raises(TypeError, match="num_envs must be an int"):
+        gym.make_vec("GuiGym-Login-v0", n)
+
+
+def test_make_vec_num_envs_below_one_and_numpy_ints() -> None:
+    for n in (0, -1):
+        with pytest.raises(ValueError, match="num_envs must be >= 1"):
+            gym.make_vec("GuiGym-Login-v0", n)
+    venv = gym.make_vec("GuiGym-Login-v0", np.int64(2))
+    try:
+        assert venv.num_envs == 2
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("kw", [{"close_timeout": -1}, {"close_timeout": float("nan")}, {"close_timeout": float("inf")},
+                                {"close_timeout": "5"}, {"max_restarts": -1}, {"max_restarts": 1.5}, {"max_restarts": True},
+                                {"max_restarts": "3"}, {"worker_timeout": float("nan")}, {"worker_timeout": float("inf")},
+                                {"worker_timeout": "1"}, {"worker_timeout": 0}])
+def test_bad_close_timeout_max_restarts_and_worker_timeout_are_clear_errors(kw: dict[str, Any]) -> None:
+    """``close_timeout=-1`` closed by killing the workers unasked; ``max_restarts=-1`` raised at
+    the first failure; NaN and infinite timeouts were accepted (an infinite one overflows the wait)."""
+    import multiprocessing as mp
+
+    before = set(mp.active_children())
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        GuiVectorEnv([login], **kw)
+    assert set(mp.active_children()) <= before
+    venv = GuiVectorEnv([login], close_timeout=0, max_restarts=0, worker_timeout=30)  # the bounds themselves are fine
+    venv.close()
