@@ -388,7 +388,7 @@ class GuiVectorEnv(AsyncVectorEnv):
         try:
             messages = [_dumps((command, [items[i] for i in envs])) for envs in self.worker_envs]
         except (pickle.PickleError, AttributeError, TypeError) as e:  # a lambda: AttributeError, a lock: TypeError
-            bad = next((i for i in range(len(items)) if not _pickles(items[i])), None)
+            bad = next((i for i in range(len(items)) if not _picklable(items[i])), None)
             what = {"step": "the action", "reset": "the reset options", "_call": "the call's arguments",
                     "_setattr": "the value"}.get(command, "the item")
             raise TypeError(f"GuiVectorEnv: {what} of env {bad} cannot be pickled for its worker process "
@@ -758,15 +758,6 @@ def _dumps(obj: Any, compact: bool = False) -> memoryview:
     buf = io.BytesIO()
     (_CompactPickler if compact else _Pickler)(buf).dump(obj)
     return buf.getbuffer()
-
-
-def _pickles(obj: Any) -> bool:
-    """Whether :func:`_dumps` can pickle ``obj``."""
-    try:
-        _dumps(obj)
-    except Exception:  # noqa: BLE001 - any pickling failure
-        return False
-    return True
 
 
 def _split_shared(space: spaces.Space[Any], n: int, ctx: Any) -> tuple[list[Any], list[Any], dict[Any, Any]]:

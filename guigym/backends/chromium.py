@@ -143,11 +143,10 @@ def _chosen(executable: str | None) -> tuple[str, str] | None:
 
 def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
     """``(source, executable_path)`` to try in order; ``None`` as path: Playwright's own build."""
-    if executable:
-        return [("executable argument", _given(executable))]
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        return [(f"${ENV_VAR}", _given(env))]
+    chosen = _chosen(executable)
+    if chosen is not None:  # used alone
+        how, value = chosen
+        return [("executable argument" if how == "executable" else f"${ENV_VAR}", _given(value))]
     out: list[tuple[str, str | None]] = [("Playwright's Chromium", None)]
     sys_path = system_chromium()
     if sys_path:
@@ -155,34 +154,43 @@ def candidates(executable: str | None = None) -> list[tuple[str, str | None]]:
     return out
 
 
+def _playwright_paths(pw: Any) -> tuple[Path, Path | None, Path | None] | None:
+    """Playwright's own Chromium: its executable, its build folder (``chromium-<n>``) and the
+    headless shell installed next to that build (headless launches use it), each ``None`` where
+    the executable's path names no build; ``None`` when ``pw`` names no executable (not a
+    Playwright object, or no build known for this platform)."""
+    try:
+        exe = Path(pw.chromium.executable_path)
+    except Exception:
+        return None
+    build = next((p for p in exe.parents if p.name.startswith("chromium-")), None)
+    shell = build.with_name("chromium_headless_shell-" + build.name.partition("-")[2]) if build is not None else None
+    return exe, build, shell
+
+
 def playwright_build_missing(pw: Any) -> str | None:
     """Where Playwright's own Chromium should be if none of it is installed, else None (also
     when unsure: then launching decides). A launch of a missing build fails only after
     Playwright has made a profile and an artifacts folder in the temp dir, which it never
     removes: each browser start on a machine with only a system Chromium would leave two."""
-    try:
-        exe = Path(pw.chromium.executable_path)
-    except Exception:  # not a Playwright object, or no build known for this platform
+    paths = _playwright_paths(pw)
+    if paths is None:
         return None
-    build = next((p for p in exe.parents if p.name.startswith("chromium-")), None)
-    if build is None or exe.exists():
+    exe, build, shell = paths
+    if build is None or shell is None or exe.exists():
         return None
-    # headless launches use the headless shell, installed next to the full build
-    shell = build.with_name("chromium_headless_shell-" + build.name.partition("-")[2])
     return None if shell.exists() else str(build)
 
 
 def playwright_build(pw: Any) -> str | None:
     """Playwright's own Chromium (the executable, or the headless shell installed next to its
     build) when it is installed, else None (also when unsure: ``pw`` is not a Playwright)."""
-    try:
-        exe = Path(pw.chromium.executable_path)
-    except Exception:
+    paths = _playwright_paths(pw)
+    if paths is None:
         return None
+    exe, _, shell = paths
     if exe.exists():
         return str(exe)
-    build = next((p for p in exe.parents if p.name.startswith("chromium-")), None)
-    shell = build.with_name("chromium_headless_shell-" + build.name.partition("-")[2]) if build is not None else None
     return str(shell) if shell is not None and shell.exists() else None
 
 
