@@ -79,7 +79,7 @@ from agents.json_out import to_json  # noqa: E402
 from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
-from guigym.actions import Action, PlanStep  # noqa: E402
+from guigym.actions import ACTION_CLASSES, Action, PlanStep  # noqa: E402
 from guigym.env import gui_env
 from guigym.registration import id_level_problem  # noqa: E402
 from guigym.rewards import (  # noqa: E402
@@ -190,7 +190,9 @@ class Args:
     action reward of the plan's first step, ``R_type + R_coord``, plus ``R_format`` for a text
     policy (``--policy vlm``; the tiny policy's structured output is always well formed, so
     there it would be a constant; the ``<think>`` block is optional, as the VLM prompt says,
-    where UI-R1 requires it) — UI-R1 proper is ``--stage1-reward uir1 --horizon 1 --stage 1``"""
+    where UI-R1 requires it); a first step without its arguments (a click with no point) is no
+    UI-R1 action and scores 0, as ``guigym.rewards.uir1_reward`` scores its text — UI-R1 proper
+    is ``--stage1-reward uir1 --horizon 1 --stage 1``"""
     uir1_type_reward: bool = True
     """``--stage1-reward uir1``: include the action-type reward ``R_type`` (UI-R1's ablation
     finds it can hinder grounding)"""
@@ -713,7 +715,11 @@ def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> 
             out.append([bottom] + [0.0] * (T - 1))
             continue
         if uir1:
-            r = uir1_first_step_reward(args, c.steps[0] if c.steps else None, v.reference[0])
+            first = c.steps[0] if c.steps else None
+            if first is not None and not _grounded(first):  # no UI-R1 action: 0, format too, as uir1_reward
+                out.append([0.0] * T)  # scores its text (the parser rejects it)
+                continue
+            r = uir1_first_step_reward(args, first, v.reference[0])
             if c.text is not None:  # UI-R1's R_format: a well-formed answer outscores garbage (think optional, as prompted)
                 r += format_reward(c.text, VLM_FORMAT, require_think=False, plan=True)
             out.append([r] + [0.0] * (T - 1))
@@ -738,8 +744,9 @@ def stage1_step_mask(args: Args, comps: list[Any]) -> list[list[bool]]:
 
 def uir1_first_step_reward(args: Args, step: Any, ref: Any) -> float:
     """UI-R1's rule-based action reward of one predicted step: ``R_type`` (unless
-    ``--no-uir1-type-reward``) plus the argument reward, click-in-box ``R_C`` or ``R_IoU``."""
-    if step is None:
+    ``--no-uir1-type-reward``) plus the argument reward, click-in-box ``R_C`` or ``R_IoU``;
+    0 for a step without its arguments (an ungrounded click), which is no UI-R1 action."""
+    if step is None or not _grounded(step):  # a step without its arguments (a click with no point) is no UI-R1 action
         return 0.0
     pred = _step_of(step)
     coord = iou_argument_reward(pred, ref) if args.uir1_coord == "iou" else argument_reward(pred, ref)
@@ -778,6 +785,11 @@ class _SimKw(TypedDict):
 
 def _step_of(s: Any) -> Any:
     return s.action if isinstance(s, PlanStep) and s.action is not None else s
+
+
+def _grounded(s: Any) -> bool:
+    """Whether a plan step carries its action's arguments (a PlanStep's ``action``)."""
+    return isinstance(_step_of(s), ACTION_CLASSES)
 
 
 def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int] = None, executor: Any = None,

@@ -140,11 +140,22 @@ def group_advantages(rewards: torch.Tensor | Sequence[Sequence[float]], eps: flo
     r = torch.as_tensor(rewards, dtype=torch.float32)
     if r.dim() != 2:
         raise ValueError(f"rewards must be [groups, group_size], got shape {tuple(r.shape)}")
+    _check_finite(r, "rewards")
     mean = r.mean(dim=1, keepdim=True)
     if not scale:
         return r - mean
     std = r.std(dim=1, keepdim=True, unbiased=False)
     return (r - mean) / (std + eps)
+
+
+def _check_finite(r: torch.Tensor, what: str) -> None:
+    """One NaN or infinite reward makes its whole group's advantages NaN (a user's reward
+    function, never the library's): the caller's error, raised where it is made."""
+    bad = ~torch.isfinite(r)
+    if bool(bad.any()):
+        where = bad.nonzero()[0].tolist()
+        raise ValueError(f"{what} must be finite, got {r[tuple(where)].item()} at index {tuple(where)} "
+                         f"(a NaN or infinite reward would make its whole group's advantages NaN)")
 
 
 def step_advantages(
@@ -171,12 +182,14 @@ def step_advantages(
     m = None if mask is None else torch.as_tensor(mask).bool()
     if m is not None and m.shape != r.shape:
         raise ValueError(f"the step mask's shape {tuple(m.shape)} is not the step rewards' {tuple(r.shape)}")
+    _check_finite(r if m is None else torch.where(m, r, torch.zeros_like(r)), "step rewards")  # padding may hold anything
     if m is None or bool(m.all()):  # every step real: the plain formula (bit for bit what it always gave)
         flat = r.flatten(1)
         mean = flat.mean(dim=1)[:, None, None]
         std = flat.std(dim=1, unbiased=False)[:, None, None]
         norm = (r - mean) / (std + eps)
     else:
+        r = torch.where(m, r, torch.zeros_like(r))  # padding may hold anything (NaN times 0 is NaN)
         w = m.to(r.dtype)
         n = w.flatten(1).sum(1).clamp(min=1.0)[:, None, None]
         mean = (r * w).flatten(1).sum(1)[:, None, None] / n

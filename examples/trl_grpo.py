@@ -4,7 +4,8 @@ Each row of ``steps.jsonl`` is a state: its screenshot, the task, and the dense 
 from that state. The policy (a local Qwen2.5-VL checkpoint) plans the next ``horizon``
 actions; :class:`guigym.rewards.trl.TrajectoryReward` scores the plan against the
 reference (rescaled to the model's image size) and :class:`~guigym.rewards.trl.FormatReward`
-checks the ``<think>…</think><answer>…</answer>`` form. The same rewards serve any
+checks the ``<answer>…</answer>`` form (a ``<think>`` block before it optional, as the prompt
+says and as ``train_small.py`` scores it). The same rewards serve any
 trainer that takes TRL-style reward functions.
 
     guigym export --env GuiGym-Login-v0 --episodes 100 --out data/login
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import Any
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -132,6 +134,16 @@ def build_dataset(args: Args, model_size_of):
     return Dataset.from_list(rows)
 
 
+def reward_funcs(args: Args) -> list[Any]:
+    """The TRL reward functions: TraceR1's trajectory reward and the format reward, which
+    takes an answer without a ``<think>`` block as well formed, as the prompt allows (and as
+    ``train_small.py`` scores it)."""
+    return [
+        TrajectoryReward(**args.grpo.trajectory_reward_kwargs(), fmt=args.fmt),
+        FormatReward(fmt=args.fmt, require_think=False, plan=True),
+    ]
+
+
 def main(args: Args) -> dict:
     problems = arg_problems(args)
     if problems:
@@ -141,10 +153,7 @@ def main(args: Args) -> dict:
     vlm = load_vlm(args.model)  # the same loader as the VLM planner (handles missing torchvision)
     dataset = build_dataset(args, vlm.model_size)
     grpo = args.grpo
-    rewards = [
-        TrajectoryReward(**grpo.trajectory_reward_kwargs(), fmt=args.fmt),
-        FormatReward(fmt=args.fmt, plan=True),
-    ]
+    rewards = reward_funcs(args)
     config = trl.GRPOConfig(
         output_dir=args.out, max_steps=args.max_steps, per_device_train_batch_size=grpo.group_size,
         num_generations=grpo.group_size, max_completion_length=args.max_completion_length,
@@ -154,7 +163,7 @@ def main(args: Args) -> dict:
         seed=args.seed, use_cpu=not vlm.device.type == "cuda", bf16=vlm.device.type == "cuda",
     )
     # TRL's RewardFunc returns list[float | None], and list is invariant: our list[float] rewards are valid ones
-    trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,  # type: ignore[arg-type]
+    trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,
                           processing_class=vlm.processor)
     result = trainer.train()
     print(f"trained {result.global_step} steps; last log: {trainer.state.log_history[-1]}")

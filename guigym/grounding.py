@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from guigym.actions import DIRECTIONS, Action, Answer, Back, OpenApp, Scroll, Type
 
-__all__ = ["quoted", "match_element", "instruction_action", "normalize_label"]
+__all__ = ["quoted", "match_element", "element_scores", "names_label", "instruction_action", "normalize_label"]
 
 # An apostrophe between two letters ("Don't allow", "Mom’s") is part of a single-quoted text, not
 # its end: 'Don't allow' was read as 'Don' (grounded to a "Done" button; typed as "Don"); nor
@@ -91,11 +91,18 @@ def normalize_label(s: str) -> str:
     return " ".join(re.sub(r"[^\w&@.+-]+", " ", s.casefold()).split())
 
 
-def _target_phrase(instruction: str) -> str:
+def _quoted_target(instruction: str) -> Optional[str]:
+    """The quoted text that names the instruction's target (a Type step's last, else the
+    first), or ``None`` without quotes."""
     q = quoted(instruction)
-    if q:
-        return q[-1] if re.match(r"\s*type\b", instruction, re.IGNORECASE) else q[0]
-    return _FILLER.sub(" ", instruction)
+    if not q:
+        return None
+    return q[-1] if re.match(r"\s*type\b", instruction, re.IGNORECASE) else q[0]
+
+
+def _target_phrase(instruction: str) -> str:
+    q = _quoted_target(instruction)
+    return q if q is not None else _FILLER.sub(" ", instruction)
 
 
 def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_score: float = 0.6) -> Optional[dict[str, Any]]:
@@ -111,14 +118,22 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
     """
     if not elements:
         return None
+    scores = element_scores(instruction, elements)
+    best = max(range(len(scores)), key=scores.__getitem__)  # the first of equal bests
+    return elements[best] if scores[best] >= min_score and scores[best] >= 0 else None
+
+
+def element_scores(instruction: str, elements: Sequence[dict[str, Any]]) -> list[float]:
+    """:func:`match_element`'s score of each element (-1 for one without a label)."""
     phrase = normalize_label(_target_phrase(instruction))
     words = set(normalize_label(instruction).split())
     kinds = {k for w in words for k in _ROLE_WORDS.get(w, ())}
-    best, best_score = None, -1.0
+    out = []
     for e in elements:
         raw = str(e.get("label") or "")
         label = normalize_label(raw)
         if not label:
+            out.append(-1.0)
             continue
         score = SequenceMatcher(None, phrase, label).ratio()
         if phrase and (phrase == label):
@@ -131,9 +146,42 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
                 score = 0.95
         if str(e.get("role")) in kinds:
             score += 0.1
-        if score > best_score:
-            best, best_score = e, score
-    return best if best_score >= min_score else None
+        out.append(score)
+    return out
+
+
+#: How close a phrase must be to a label to name it (difflib ratio), for :func:`names_label`.
+NAMES_LABEL_RATIO = 0.8
+
+
+def names_label(instruction: str, label: str) -> bool:
+    """Whether ``instruction`` names ``label`` closely (the rewards' test of an ungrounded
+    click, stricter than :func:`match_element`'s ranking): its target phrase (the quoted text,
+    or the words left after verbs and role nouns) equals the label, is within a difflib ratio of
+    :data:`NAMES_LABEL_RATIO` of it, or is the full path a label shortened from the front ends;
+    or the label's words stand in the instruction (in its quoted text, if it has one) with
+    only verbs, articles and role nouns beside them. A phrase that merely contains the label, or
+    is contained in it, does not name it: "Click 's'" names no label, and a phrase listing
+    several labels names none of them. Unquoted instructions are read with English filler
+    words ("the", "button", ...): quote the label in other languages.
+
+    >>> names_label("Click the 'Sign in' button", "Sign in"), names_label("Click the Sign in button", "Sign in")
+    (True, True)
+    >>> names_label("Click 's'", "Sign in"), names_label("Click 'Username Password Sign in'", "Sign in")
+    (False, False)
+    """
+    lab = normalize_label(label)
+    if not lab:
+        return False
+    phrase = normalize_label(_target_phrase(instruction))
+    if phrase == lab or SequenceMatcher(None, phrase, lab).ratio() >= NAMES_LABEL_RATIO:
+        return True
+    if label.startswith("…") and phrase.endswith(lab):  # "…/Downloads/Reports": the end of the full path
+        return True
+    q = _quoted_target(instruction)
+    src = normalize_label(instruction if q is None else q)
+    m = re.search(rf"(?<!\S){re.escape(lab)}(?!\S)", src)
+    return m is not None and not _FILLER.sub(" ", src[: m.start()] + " " + src[m.end():]).split()
 
 
 # The actions whose one text argument is the first quoted text of the instruction, else what

@@ -39,6 +39,22 @@ def test_trl_grpo_smoke(tmp_path):
     assert len(logs) == 2 and all(math.isfinite(h["loss"]) for h in logs)
 
 
+def test_trl_grpo_format_reward_follows_its_prompt():
+    """The prompt makes the ``<think>`` block optional ("you may think inside <think>…</think>
+    first"), as train_small.py scores it; the example's format reward wanted one, so an answer
+    the prompt allows lost the format point in the TRL run only."""
+    from agents.vlm import plan_messages
+
+    ex = load_example("trl_grpo")
+    args = ex.Args(data="unused", model="unused")
+    prompt = plan_messages("Sign in", [], args.horizon, args.fmt, (112, 196), (360, 640))
+    assert "may think" in json.dumps(prompt)
+    fmt = ex.reward_funcs(args)[1]
+    plan = '<answer>[{"action": "click", "coordinate": [30, 40]}]</answer>'
+    assert fmt([plan]) == fmt(["<think>the field</think>" + plan]) == [1.0]
+    assert fmt(["click somewhere"]) == [0.0]
+
+
 @pytest.mark.parametrize("change,says", [
     ({"data": "nowhere"}, "--data nowhere: no steps.jsonl there"),  # a FileNotFoundError after loading the model
     ({"model": "no_model"}, "--model no_model: not a folder"),  # went looking on the Hugging Face hub

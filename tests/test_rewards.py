@@ -11,14 +11,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from guigym.actions import Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
+from guigym.actions import MAX_STEPS, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
 from guigym.events import Event
+from guigym.grounding import _FILLER, normalize_label
 from guigym.rewards import (
     action_similarity,
     action_type_reward,
     argument_reward,
     events_match,
     iou_argument_reward,
+    refers_to,
     repetition,
     same_action,
     same_ref_step,
@@ -311,6 +313,10 @@ def test_same_ref_step(a, b, expected):
         ([Scroll("down"), Click(125, 115), Scroll("down")], [DOWN, SIGNIN, DOWN2], 2, 0.0),
         # ungrounded plan steps repeat by instruction
         ([PlanStep(action_type="click", instruction="Click OK")] * 2, [USER, SIGNIN], 1, 1.0),
+        # where the reference repeats a step, only that step is free: any other repeat is not
+        ([Back(), Back()], [DOWN, DOWN2], 1, 1.0),
+        ([Scroll("up"), Scroll("up")], [DOWN, DOWN2], 1, 1.0),
+        ([Back(), Back(), Back()], [DOWN, DOWN2, DOWN], 2, 1.0),
     ],
 )
 def test_repetition(pred, ref, t, expected):
@@ -512,8 +518,12 @@ def test_trajectory_reward_range_hand_computed():
     assert trajectory_reward_range(5, 0.9) == pytest.approx((-3.0951, 4.0951))
     assert trajectory_reward_range(3, 1.0, 2.0, 0.5) == pytest.approx((-1.0, 6.0))
     assert trajectory_reward_range(None, 0.5) == pytest.approx((-1.0, 2.0))
-    with pytest.raises(ValueError):
-        trajectory_reward_range(None, 1.0)
+    # without a horizon the reward scores at most MAX_STEPS steps: bounded, and its range too
+    # (gamma = 1 raised "unbounded", and the infinite sum's bottom was below the worst score)
+    low, high = trajectory_reward_range(None, 1.0)
+    assert (low, high) == (-(MAX_STEPS - 1), MAX_STEPS)
+    assert trajectory_reward([Back()] * 1000, [], gamma=1.0) == low
+    assert trajectory_reward([Back()] * 1000, [], gamma=0.9) == trajectory_reward_range(None, 0.9)[0]
 
 
 @given(preds, refs, gammas, gammas)
@@ -610,3 +620,55 @@ def test_the_references_own_plan_scores_the_top(env_id, level):
                 got = trajectory_reward([*plan, PlanStep(action_type="done")], ref, elements=elements)
                 assert got == pytest.approx(top), (seed, name, elements is not None)
     env.close()
+
+
+def test_repeating_a_wrong_step_where_the_reference_repeats_is_penalised_on_a_real_reference():
+    """Mail medium, seed 5: the reference scrolls twice, then answers. A plan pressing Back
+    three times repeats at steps 2 and 3 (it was free at step 2, where the reference
+    repeats its scroll: the exemption looked at the reference only)."""
+    env = make("GuiGym-Mail-v0")
+    _, info = env.reset(seed=5, options={"level": "medium"})
+    ref = info["reference"]
+    env.close()
+    assert [r.action.type for r in ref[:2]] == ["scroll", "scroll"] and same_ref_step(ref[0], ref[1])
+    backs = [Back()] * 3
+    assert [repetition(backs, ref, t) for t in range(3)] == [0.0, 1.0, 1.0]
+    assert trajectory_reward(backs, ref) == pytest.approx(-(G + G**2))
+    assert [repetition([r.action for r in ref], ref, t) for t in range(len(ref))] == [0.0] * len(ref)  # its own repeats: free
+
+
+@pytest.mark.parametrize("phrase", ["Click 's'", "Click 'in'", "Click 'a'", "Click 'Email Passcode Sign in'", "Click 'Email Sign in'"])
+def test_a_phrase_that_only_overlaps_a_label_names_no_target(phrase):
+    """A letter (or a phrase listing every label) "contained" every label, scored 0.8 by the
+    matcher's substring credit: the plan repeating it earned the reference's full reward, each
+    copy on another target, so the repetition penalty never fired."""
+    env = make("GuiGym-Login-v0")
+    _, info = env.reset(seed=3, options={"level": "easy"})
+    ref, els = info["reference"], info["elements"]
+    env.close()
+    clicks = [t for t, r in enumerate(ref) if r.action.type == "click"]
+    for t in clicks:
+        assert not refers_to(phrase, ref[t]) and not refers_to(phrase, ref[t], els)
+    plan = [PlanStep(action_type="click", instruction=phrase) if r.action.type == "click" else r.action for r in ref]
+    top = trajectory_reward([r.action for r in ref], ref, elements=els)
+    assert trajectory_reward(plan, ref, elements=els) <= top - len(clicks) * G ** (len(ref) - 1)
+
+
+@pytest.mark.parametrize("env_id,level", ID_LEVELS)
+def test_honest_ungrounded_clicks_still_name_their_targets(env_id, level):
+    """The reference's own instruction, the quoted label and the unquoted "the <label> button"
+    name the target, on the first screen (with its elements) and beyond it (labels only)."""
+    env = make(env_id)
+    for seed in range(2):
+        _, info = env.reset(seed=seed, options={"level": level})
+        ref, els = info["reference"], info["elements"]
+        for t, r in enumerate(ref):
+            if r.action.type != "click" or r.target is None or not r.label:
+                continue
+            shown = els if t == 0 else None
+            assert refers_to(r.instruction, r, shown), (seed, t, r.instruction)
+            assert refers_to(f"Click '{r.label}'", r, shown), (seed, t, r.label)
+            if _FILLER.sub(" ", normalize_label(r.label)).split():  # a label of filler words only ("Off", "To"): quote it
+                assert refers_to(f"Tap the {r.label} button", r, shown), (seed, t, r.label)
+    env.close()
+

@@ -28,6 +28,7 @@ USER = RefStep(Click(30, 20), "user", (10, 10, 50, 30), "Click the user field", 
 TYPE_ALICE = RefStep(Type("alice"), "user", None, "Type 'alice'", Event("input", "user", "alice"))
 SIGNIN = RefStep(Click(125, 115), "signin", (100, 100, 150, 130), "Click 'Sign in'", Event("click", "signin"))
 WORKED_REF = [USER, TYPE_ALICE, SIGNIN]
+NO_HORIZON_BOTTOM = -sum(0.9**t for t in range(1, 128))  # -8.99999: the most a plan of MAX_STEPS steps can lose
 DOWN = RefStep(Scroll("down"), "list", (0, 50, 359, 599), "Scroll down the list", Event("scroll", "list", 3))
 MAIL = RefStep(OpenApp("Mail"), None, None, "Open Mail", Event("open_app", None, "Mail"))
 BACK = RefStep(Back(), None, None, "Go back", Event("back"))
@@ -316,14 +317,14 @@ REF_COL = json.dumps([s.to_dict() for s in WORKED_REF])
             TrajectoryReward(), [ans(format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])[len("<answer>"):-len("</answer>")])],
             [1.09],
         ),
-        # json expected: unparsable → the bottom, −λ_rep·γ/(1−γ) without a horizon
-        (TrajectoryReward(), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [-9.0]),
+        # json expected: unparsable → the bottom, −λ_rep·Σ_{t=2..128} γ^(t-1) without a horizon (128 = MAX_STEPS)
+        (TrajectoryReward(), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [NO_HORIZON_BOTTOM]),
         (TrajectoryReward(fmt="function"), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)], "function")], [1.09]),
         (TrajectoryReward(lambda_rep=0), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])], [1.9]),
         (TrajectoryReward(horizon=1), [format_trajectory([Click(20, 20), Type("alice"), Click(20, 20)])], [1.0]),
         # horizon: steps past it are not even read
         (TrajectoryReward(horizon=1), [ans(CLICK_IN[:-1] + ', {"action": "fly"}]')], [1.0]),
-        (TrajectoryReward(), [ans(CLICK_IN[:-1] + ', {"action": "fly"}]')], [-9.0]),
+        (TrajectoryReward(), [ans(CLICK_IN[:-1] + ', {"action": "fly"}]')], [NO_HORIZON_BOTTOM]),
         (TrajectoryReward(horizon=5), ["garbage"], [-(0.9 + 0.81 + 0.729 + 0.6561)]),  # bottom of the T=5 range
         (TrajectoryReward(invalid_reward=-1.0), ["garbage"], [-1.0]),
         # plans with ungrounded steps
@@ -442,7 +443,7 @@ def test_unparsable_never_outranks_a_valid_plan():
         worst = f([format_trajectory([Back()] * kw.get("horizon", 12))], reference=[REF_COL])[0]  # repeats at every step
         for junk in ("garbage", "", "<answer>[{\"action\": \"fly\"}]</answer>", "<think>", "[" * 50):
             assert f([junk], reference=[REF_COL])[0] <= worst
-    with pytest.raises(ValueError):
-        TrajectoryReward(gamma=1.0)  # no horizon: the bottom is unbounded
+    # no horizon, gamma = 1: at most MAX_STEPS steps are scored, so the bottom is finite (it raised)
+    assert TrajectoryReward(gamma=1.0)(["garbage"], reference=[REF_COL]) == [-127.0]
     with pytest.raises(ValueError):
         TrajectoryReward(invalid_reward="lowest")

@@ -52,6 +52,17 @@ def test_grpo_loss_unclipped_and_clipped_by_hand():
     assert st["clip_frac"] == pytest.approx(0.25 + 0.25)  # seq 2 (ρ>1.2, A>0) and seq 4 (ρ<0.8, A<0)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_reward_that_is_not_finite_is_named_not_spread_over_its_group(bad):
+    """One NaN reward made its whole group's advantages NaN, silently."""
+    with pytest.raises(ValueError, match=r"rewards must be finite, got (nan|inf) at index \(1, 0\)"):
+        group_advantages([[1.0, 0.0], [bad, 2.0]])
+    with pytest.raises(ValueError, match=r"step rewards must be finite.*index \(0, 1, 0\)"):
+        step_advantages([[[1.0, 0.0], [bad, 0.0]]])
+    # padding (mask False) is left out, whatever it holds
+    assert torch.isfinite(step_advantages([[[1.0, bad], [0.0, 0.0]]], mask=[[[1, 0], [1, 1]]])).all()
+
+
 def test_grpo_loss_gradient_is_minus_advantage_times_ratio():
     old = torch.log(torch.tensor([0.5, 0.5]))
     new = torch.log(torch.tensor([0.55, 0.5])).requires_grad_(True)
@@ -880,3 +891,20 @@ def test_resume_refuses_what_would_not_go_on_the_same(tmp_path):
         _tiny_args(tmp_path, "r", iterations=2, save_every=1, val_every=0, resume=True))[0]
     train_small.train(_tiny_args(tmp_path, "r", iterations=1, val_every=0, eval_episodes=1))  # a new run, not resumed
     assert not (tmp_path / "r" / "checkpoint.pt").exists()
+
+
+def test_uir1_stage1_scores_a_step_without_arguments_as_uir1_reward_does():
+    """``--stage1-reward uir1`` (UI-R1 proper with ``--horizon 1 --stage 1``) gave a click with
+    no point R_type + R_format = 2, where ``uir1_reward`` rejects that text and scores 0."""
+    from guigym.actions import PlanStep, RefStep, parse_plan
+    from guigym.rewards import uir1_reward
+
+    ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click the 'Sign in' button", label="Sign in")
+    group = [train_small.Visited(obs=None, state=None, reference=[ref])]
+    texts = ['<answer>[{"action": "click", "instruction": "Click the \'Sign in\' button"}]</answer>',
+             '<answer>[{"action": "click", "coordinate": [30, 20]}]</answer>']
+    comps = [Completion(parse_plan(t[len("<answer>"):-len("</answer>")], "json"), text=t) for t in texts]
+    assert isinstance(comps[0].steps[0], PlanStep) and comps[0].steps[0].action is None
+    args = train_small.Args(stage1_reward="uir1", horizon=1, stage="1", group_size=2)
+    got = [terms[0] for terms in train_small.stage1_step_rewards(args, group, comps)]
+    assert got == [uir1_reward(t, ref, require_think=False) for t in texts] == [0.0, 3.0]

@@ -22,8 +22,8 @@ Choices, each documented where it is made (``README.md`` lists them against the 
 * Typed text scores 1 only when the app would accept it (exact: guigym's apps compare typed
   values exactly); ``text="f1"`` gives token-F1 partial credit instead.
 * ``rep_t = 1`` when step ``t`` acts on the same element as an earlier step of the plan
-  (:func:`same_action`) — except where the reference itself repeats that step at those
-  positions (scrolling twice).
+  (:func:`same_action`) — except where the plan repeats the very step the reference itself
+  repeats at those positions (scrolling twice); any other repeat there is penalised.
 * A plan may stop: a ``done`` step (``PlanStep(action_type=DONE)``) ends it; it scores
   ``sim = 1`` exactly where the reference ends (the reference is read as ending with an implicit
   ``done``), 0 elsewhere, and nothing after it is scored. So at a terminal state (empty
@@ -41,7 +41,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from guigym.actions import DONE, MAX_STEPS, Answer, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
 from guigym.answers import canonical_answer
-from guigym.grounding import instruction_action, match_element
+from guigym.grounding import element_scores, instruction_action, match_element, names_label, normalize_label
 from guigym.rewards._common import (
     Pred,
     check_real,
@@ -79,9 +79,6 @@ TEXT_RULES: tuple[str, ...] = ("exact", "f1")
 #: instruction matching), as ``info["elements"]`` gives them.
 Element = dict
 
-_MIN_LABEL_SCORE = 0.8  # without the element list, an instruction must name the target's label closely
-
-
 def _check(similarity: str, text: str) -> None:
     if similarity not in SIMILARITIES:
         raise ValueError(f"similarity must be one of {SIMILARITIES}, got {similarity!r}")
@@ -117,25 +114,35 @@ def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Elemen
 
     With the visible ``elements``, when ``ref.target`` is one of them: the element the
     instruction matches best (:func:`guigym.grounding.match_element`, the executor's rule) is
-    ``ref.target``. Otherwise (no elements, or the target is on another screen than the one
-    they describe): the instruction equals ``ref.instruction`` (lower-cased,
-    whitespace-collapsed), or names ``ref.label`` closely (match score ≥ 0.8).
+    ``ref.target``, and no element with another label matches as well (a tie the executor
+    breaks by order is no naming). Otherwise (no elements, or the target is on another screen
+    than the one they describe): the instruction equals ``ref.instruction`` (lower-cased,
+    whitespace-collapsed), or names ``ref.label`` closely (:func:`guigym.grounding.names_label`:
+    a phrase that only contains the label or is contained in it does not). Either way
+    "Click 's'", which "contains" every label with an s, names nothing: a plan repeating it
+    was paid for every click of the reference.
 
     >>> from guigym.actions import Click, RefStep
     >>> ref = RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click the 'Sign in' button", label="Sign in")
     >>> refers_to("Tap 'Sign in'", ref), refers_to("Click the 'Forgot password?' link", ref)
     (True, False)
+    >>> refers_to("Click 's'", ref), refers_to("Click 'Username Password Sign in'", ref)
+    (False, False)
     """
     if not instruction or ref.target is None:
         return False
     if elements and any(isinstance(e, dict) and e.get("id") == ref.target for e in elements):
-        e = match_element(instruction, list(elements))
-        return e is not None and e.get("id") == ref.target
+        els = list(elements)
+        e = match_element(instruction, els)
+        if e is None or e.get("id") != ref.target:
+            return False
+        # the matcher's pick, but not by a tie with a differently labelled element ("Click 's'")
+        scores, label = element_scores(instruction, els), normalize_label(str(e.get("label") or ""))
+        best = max(scores)
+        return not any(sc == best and normalize_label(str(x.get("label") or "")) != label for sc, x in zip(scores, els))
     if norm_text(instruction) == norm_text(ref.instruction):
         return True
-    if ref.label:
-        return match_element(instruction, [{"id": ref.target, "label": ref.label}], _MIN_LABEL_SCORE) is not None
-    return False
+    return bool(ref.label) and names_label(instruction, ref.label)  # type: ignore[arg-type]
 
 
 def action_similarity(
@@ -382,15 +389,20 @@ def repetition(
 
     ``rep_t = 1`` iff there is ``j < t`` with ``same_action(pred[t], pred[j])`` — the same
     element (:func:`same_action`; ``elements`` are the visible widgets where the plan was
-    made) — and the repeat is unjustified: ``t`` is beyond the end of ``ref``, or ``ref[t]``
-    and ``ref[j]`` are not the same step (:func:`same_ref_step`). A repeat the reference also
-    makes at those positions (scrolling twice) is free.
+    made) — and the repeat is unjustified: ``t`` is beyond the end of ``ref``, ``ref[t]``
+    and ``ref[j]`` are not the same step (:func:`same_ref_step`), or ``pred[t]`` is not that
+    step (its :func:`step_target` is not the one of ``ref[t]``'s own action). So repeating the
+    step the reference itself repeats at those positions (scrolling twice) is free, and
+    repeating anything else there (pressing Back twice where the reference scrolls twice) is
+    not.
 
-    >>> from guigym.actions import RefStep, Scroll
+    >>> from guigym.actions import Back, RefStep, Scroll
     >>> down = RefStep(Scroll("down"), "list", (0, 0, 99, 99), "Scroll down")
     >>> pred = [Scroll("down"), Scroll("down"), Scroll("down")]
     >>> [repetition(pred, [down, down], t) for t in range(3)]
     [0.0, 0.0, 1.0]
+    >>> [repetition([Back(), Back()], [down, down], t) for t in range(2)]
+    [0.0, 1.0]
     """
     _check_plan(pred)
     if not 0 <= t < len(pred):
@@ -404,6 +416,8 @@ def _repetition(targets: Sequence[Any], ref: Sequence[RefStep], t: int, radius: 
         if same_target(targets[t], targets[j], radius):
             if t >= len(ref) or not same_ref_step(ref[t], ref[j]):
                 return 1.0
+            if not same_target(targets[t], step_target(ref[t].action, None, ref, t), radius):
+                return 1.0  # the reference repeats a step there, but not this one
     return 0.0
 
 
@@ -514,20 +528,20 @@ def trajectory_reward_range(
     """``(low, high)`` of :func:`trajectory_reward` over plans of at most ``horizon`` steps
     (``λ ≥ 0``): ``low = −λ_rep · Σ_{t=2..T} γ^(t-1)`` (every step after the first repeats),
     ``high = λ_align · Σ_{t=1..T} γ^(t-1)``. The sums are taken in the reward's own order, so
-    the worst plan scores ``low`` bit for bit. Without a horizon they run to infinity (finite
-    only for ``γ < 1``; ``γ = 1`` raises ``ValueError``).
+    the worst plan scores ``low`` bit for bit. Without a horizon, ``T`` is ``MAX_STEPS``: the
+    reward scores no more steps (so it is bounded for ``γ = 1`` too).
 
     >>> [round(v, 6) for v in trajectory_reward_range(5, gamma=0.9)]
     [-3.0951, 4.0951]
+    >>> trajectory_reward_range(None, gamma=1.0) == (-(MAX_STEPS - 1.0), float(MAX_STEPS))
+    True
     """
     check_weights(gamma, lambda_align, lambda_rep)
     check_horizon(horizon)  # as trajectory_reward checks it: a negative horizon was the range (0, 0)
     if lambda_align < 0 or lambda_rep < 0:
         raise ValueError("the range is derived for lambda_align, lambda_rep >= 0")
     if horizon is None:
-        if gamma >= 1.0:
-            raise ValueError("with gamma = 1 the reward is unbounded unless a horizon is given")
-        return -lambda_rep * gamma / (1.0 - gamma), lambda_align / (1.0 - gamma)
+        horizon = MAX_STEPS  # trajectory_reward scores at most that many steps
     discounts, d = [], 1.0
     for _ in range(horizon):
         discounts.append(d)
