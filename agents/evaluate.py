@@ -21,6 +21,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -36,6 +37,7 @@ import guigym  # noqa: E402,F401  (registers the envs)
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
+from guigym.action_text import escape_surrogates  # noqa: E402
 from guigym.env import gui_env
 from guigym.registration import env_ids, id_level_problem, plain_id  # noqa: E402
 from guigym.variation import PRESETS  # noqa: E402
@@ -102,6 +104,13 @@ def _unwritable(path: str) -> str | None:
     return writable_problem(out)
 
 
+def _json_line(record: dict[str, Any]) -> str:
+    """One JSON line for ``--json``: non-ASCII text as it is, a lone surrogate (model text such
+    as a typed ``"\\ud83d"``, which UTF-8 cannot hold) as its ``\\u`` escape, so the line
+    encodes and reads back as the same string."""
+    return escape_surrogates(json.dumps(record, ensure_ascii=False)) + "\n"
+
+
 def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:
     if args.planner == "oracle":
         planner: Any = OraclePlanner(horizon=args.horizon, noise=args.noise, grounded=not args.ungrounded)
@@ -139,17 +148,23 @@ def _load_vlm(args: argparse.Namespace) -> Any:
     if threads:
         torch.set_num_threads(threads)
     path = args.model
+    tmp = None
     if args.tiny_model:
         from agents.tiny_vlm import build_tiny_qwen25vl
 
-        path = build_tiny_qwen25vl(Path(tempfile.mkdtemp(prefix="tiny-qwen25vl-")))
+        tmp = tempfile.mkdtemp(prefix="tiny-qwen25vl-")
+        path = build_tiny_qwen25vl(Path(tmp))
         print(f"built a tiny random Qwen2.5-VL at {path}")
     if not path:
         raise SystemExit("--planner vlm / --executor vlm need --model PATH (a local checkpoint) or --tiny-model")
     kw: dict[str, Any] = {"device": args.device, "max_new_tokens": args.max_new_tokens}
     if args.max_pixels:
         kw["max_pixels"] = args.max_pixels
-    return load_vlm(path, **kw)
+    try:
+        return load_vlm(path, **kw)
+    finally:
+        if tmp is not None:  # loaded (or failed): the folder is no longer needed
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -234,10 +249,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         problems.append(f"--noise and --ungrounded are the oracle planner's; --planner {args.planner} takes neither")
     if args.ungrounded and args.executor == "none":  # no step grounded: every step a no-op, 0 % success
         problems.append("--ungrounded needs an executor to ground its steps: --executor element or vlm, not none")
+    grounded_only = {"oracle": not args.ungrounded, "random": True}.get(args.planner, False)
+    if args.executor == "vlm" and grounded_only:  # the model was loaded and never asked
+        problems.append(f"--executor vlm grounds ungrounded steps; --planner {args.planner}"
+                        f"{' without --ungrounded' if args.planner == 'oracle' else ''} plans grounded ones only")
     uses_vlm = "vlm" in (args.planner, args.executor)
     if uses_vlm and not args.model and not args.tiny_model:  # was a bare SystemExit (code 1) after importing torch
         problems.append(f"--{'planner' if args.planner == 'vlm' else 'executor'} vlm needs --model PATH (a local checkpoint) "
                         "or --tiny-model")
+    if uses_vlm and args.model and args.tiny_model:  # --tiny-model won: --model was ignored without a word
+        problems.append("--model and --tiny-model: give one (--tiny-model builds its own random model and ignores --model)")
     if uses_vlm and args.model and not args.tiny_model and not Path(args.model).is_dir():
         problems.append(f"--model {args.model}: no such directory (a local Hugging Face checkpoint)")
     for flag, v, low in (("--threads", args.threads, 1), ("--max-new-tokens", args.max_new_tokens, 1),
@@ -267,7 +288,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         import torch
 
         torch.set_num_threads(args.threads or 1)
-    vlm = _load_vlm(args)
+    try:
+        vlm = _load_vlm(args)
+    except ValueError as e:  # the model's minimum is known once its processor is read
+        if not (args.max_pixels and str(e).startswith("max_pixels ")):
+            raise
+        p.error(f"--max-pixels {args.max_pixels}: below the model's minimum ({e})")
     try:
         agent = build_agent(args, vlm)
     except Exception as e:  # the tiny planner's torch.load of a file that is not a policy
@@ -284,7 +310,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     if args.variations == "grid":
         return _grid(args, ids, agent, seeds)
-    out_json = open(args.json, "w") if args.json else None
+    out_json = open(args.json, "w", encoding="utf-8") if args.json else None
     all_records: list[EpisodeRecord] = []
     t0 = time.perf_counter()
     try:
@@ -315,7 +341,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 if out_json:
                     tag = {} if preset is None else {"variation": preset, "split": args.split}
                     for r in records:
-                        out_json.write(json.dumps({**r.to_dict(), **tag}, ensure_ascii=False) + "\n")
+                        out_json.write(_json_line({**r.to_dict(), **tag}))
             env.close()
     finally:
         if out_json:
@@ -339,7 +365,7 @@ def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: 
 
     variants = grid(args.split)
     print(f"variation grid, split {args.split}: {len(variants)} variants x {len(seeds)} seeds per env id and level")
-    with open(args.json, "w") if args.json else contextlib.nullcontext() as out_json:
+    with open(args.json, "w", encoding="utf-8") if args.json else contextlib.nullcontext() as out_json:
         _grid_runs(args, ids, agent, seeds, variants, out_json)
     return 0
 
@@ -361,7 +387,7 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
                 rates.append(summary["success_rate"])
                 if out_json is not None:
                     for rec in records:
-                        out_json.write(json.dumps({**rec.to_dict(), "variant": name, "split": args.split}, ensure_ascii=False) + "\n")
+                        out_json.write(_json_line({**rec.to_dict(), "variant": name, "split": args.split}))
                     out_json.flush()
                 print(f"{env_id} [{level:6}] {name:30} success {summary['success_rate']:.1%}, mean steps {summary['mean_steps']:.1f}",
                       flush=True)

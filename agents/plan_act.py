@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkabl
 import numpy as np
 
 from guigym.action_text import format_action
-from guigym.actions import ACTION_CLASSES, Action, PlanStep, action_to_dict, checked_action
+from guigym.actions import ACTION_CLASSES, DONE, Action, PlanStep, action_to_dict, checked_action
 from guigym.rewards import same_action
 
 __all__ = [
@@ -163,11 +163,18 @@ class PlanActAgent:
         return Plan(steps, text=text, error=error)
 
     def ground(self, env: Any, step: PlanStep) -> tuple[Optional[Action], Optional[str]]:
-        """The action to execute for ``step`` and, if there is none, why."""
+        """The action to execute for ``step`` and, if there is none, why.
+
+        A ``done`` step (:attr:`~guigym.actions.PlanStep.done`: the plan ends, the planner
+        says the task is complete) is not an env action and never goes to the executor: it is
+        a no-op with the error ``"plan ended (done)"`` (the env alone decides success, and time
+        passes, so a planner that always says done cannot loop forever)."""
         if step.action is not None:
             return step.action, None
         if step.kind is None:
             return None, "no-op step (nothing usable was planned)"
+        if step.kind == DONE:
+            return None, "plan ended (done)"
         if self.executor is None:
             return None, f"ungrounded {step.kind} step {step.instruction!r} and no executor"
         try:
@@ -280,15 +287,27 @@ def _note(step: PlanStep, err: Optional[str]) -> str:
 
 
 class ElementsView:
-    """What an executor reads of an env (``env.unwrapped.elements()``), taken from a step's
-    ``info``: for envs that live in other processes (:func:`run_episodes`)."""
+    """What an executor reads of an env, taken from a step's ``info`` (``elements()``) and
+    ``obs`` (``observe()``, ``render()``: the screenshot a pixel executor such as
+    :class:`agents.vlm.VLMExecutor` grounds on): for envs that live in other processes
+    (:func:`run_episodes`). Without ``obs``, ``observe()`` and ``render()`` raise a
+    ``RuntimeError`` that says so."""
 
-    def __init__(self, info: dict[str, Any]) -> None:
+    def __init__(self, info: dict[str, Any], obs: Optional[dict[str, Any]] = None) -> None:
         self._elements = list(info.get("elements") or ())
+        self._obs = obs
         self.unwrapped = self
 
     def elements(self) -> list[dict[str, Any]]:
         return self._elements
+
+    def observe(self) -> dict[str, Any]:
+        if self._obs is None or "screenshot" not in self._obs:
+            raise RuntimeError("ElementsView has no screenshot: build it with the step's obs, ElementsView(info, obs)")
+        return self._obs
+
+    def render(self) -> np.ndarray:
+        return np.asarray(self.observe()["screenshot"])
 
 
 class EpisodeLoop:
@@ -309,14 +328,18 @@ class EpisodeLoop:
             env_id=env_id, level=info.get("level", level), seed=seed, instruction=str(obs.get("instruction", "")),
             open_loop=agent.open_loop, horizon=agent.horizon,
         )
-        #: The actions executed so far (no-ops left out), oldest first: a planner's ``history``.
+        #: The actions sent to the env so far, oldest first: a planner's ``history``. Steps with
+        #: no action (nothing planned, not grounded, ``done``) are left out; an action the env
+        #: rejected (``info["action_error"]``) is kept, as the env's own ``obs["history"]``
+        #: keeps it: the planner sees what it tried, though the step was a no-op.
         self.history: list[Action] = []
         self._queue: list[PlanStep] = []
         self._prev: Optional[Plan] = None
         self._done_in_prev = 0
         self._pending: Optional[tuple[PlanStep, Optional[Action], Optional[str], Any]] = None
         self.done = False
-        if self.rec.steps >= limit:
+        if self.rec.steps >= limit:  # limit 0: cut before it began
+            self.rec.truncated = True
             self._finish()
 
     @property
@@ -369,7 +392,8 @@ class EpisodeLoop:
         if terminated or truncated:
             rec.terminated, rec.truncated = bool(terminated), bool(truncated)
             self._finish()
-        elif rec.steps >= self.limit:
+        elif rec.steps >= self.limit:  # cut short by the loop's step limit: truncated, as by a TimeLimit
+            rec.truncated = True
             self._finish()
 
     def _finish(self) -> None:
@@ -395,8 +419,9 @@ def run_episode(
     ``env`` is reset with ``seed`` (and ``options``, plus ``{"level": level}`` if given),
     the agent with the same seed. The episode ends when the env terminates or truncates
     (its ``TimeLimit``), or after ``max_steps`` steps (default: the env's
-    ``max_episode_steps``, else 200). A step whose action cannot be obtained (a parse error,
-    an ungrounded step the executor cannot ground) is still an env step — a no-op
+    ``max_episode_steps``, else 200; an episode cut there is ``truncated`` too). A step whose
+    action cannot be obtained (a parse error, an ungrounded step the executor cannot ground, a
+    plan's ``done`` step) is still an env step — a no-op
     (``env.step(None)`` is rejected by the env as an invalid action) — so time passes and a
     broken planner cannot loop forever. ``record_frames`` keeps annotated frames
     (:func:`guigym.viz.annotate`) for a GIF.
@@ -431,8 +456,9 @@ def run_episodes(
     Slot ``k`` of the pool runs seed ``k``, then the next seed not yet run whenever its
     episode ends. At every step one :meth:`PlanActAgent.plan_batch` call plans for every
     running episode that needs a plan (in slot order), then one ``pool.step`` executes an
-    action of each; executors ground on the step's ``info["elements"]`` (:class:`ElementsView`).
-    An episode ends as in :func:`run_episode` (terminated, truncated, or ``limit`` steps), but
+    action of each; executors ground on the step's ``info["elements"]`` and ``obs["screenshot"]``
+    (:class:`ElementsView`, so an element executor and a VLM executor both work). An episode
+    ends as in :func:`run_episode` (terminated, truncated, or ``limit`` steps: truncated), but
     the agent is not reset per episode: use planners whose plans do not depend on a seed
     (greedy decoding, the oracle). The records depend on the pool's envs, the seeds and the
     agent, not on how the pool spreads its envs over processes.
@@ -467,7 +493,7 @@ def run_episodes(
         if need:
             for loop, plan in zip(need, agent.plan_batch([lp.obs for lp in need], [lp.info for lp in need], [lp.history for lp in need])):
                 loop.add_plan(plan)
-        actions = [running[s][1].act(ElementsView(running[s][1].info)) for s in order]
+        actions = [running[s][1].act(ElementsView(running[s][1].info, running[s][1].obs)) for s in order]
         freed = []
         for slot, result in zip(order, pool.step(order, actions)):
             i, loop = running[slot]
@@ -486,13 +512,15 @@ def run_episodes(
 def summarize(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
     """Aggregate: ``episodes``, ``success_rate``, ``mean_steps`` (all episodes),
     ``mean_steps_success``, ``plan_consistency`` (pooled over episodes), ``noop_rate``
-    (no-op steps / steps)."""
+    (no-op steps / steps: a step with no action, or with an action the env rejected,
+    ``info["action_error"]`` in ``errors[t]`` — :class:`~guigym.env.GuiEnv`'s invalid actions
+    are no-ops)."""
     n = len(records)
     wins = [r for r in records if r.success]
     hits = sum(r.consistency_hits for r in records)
     total = sum(r.consistency_total for r in records)
     steps = sum(r.steps for r in records)
-    noops = sum(a is None for r in records for a in r.actions)
+    noops = sum(a is None or (t < len(r.errors) and r.errors[t] is not None) for r in records for t, a in enumerate(r.actions))
     return {
         "episodes": n,
         "success_rate": len(wins) / n if n else float("nan"),

@@ -34,7 +34,7 @@ import numpy as np
 from agents.executors import instruction_action
 from agents.plan_act import NOOP, Plan
 from guigym.action_text import FORMATS, ActionParseError, escape_surrogates, format_action, format_plan, parse_action, parse_plan
-from guigym.actions import Action, Click, PlanStep, Scroll, Type, rescale_action
+from guigym.actions import ACTION_TYPES, Action, Click, PlanStep, Scroll, Type, rescale_action
 
 __all__ = [
     "VLM",
@@ -351,6 +351,20 @@ def _pixel_bounds(image_processor: Any) -> tuple[Optional[int], Optional[int]]:
     return lo, hi
 
 
+def _pixel_limits(ip: Any, min_pixels: Optional[int], max_pixels: Optional[int]) -> tuple[int, int, int, int]:
+    """``(patch_size, factor, min_pixels, max_pixels)`` of a model's image processor ``ip`` with
+    the caller's bounds (which can only narrow the processor's); ``ValueError`` when they leave
+    no size (``max_pixels`` below the model's minimum)."""
+    patch_size = int(getattr(ip, "patch_size", 14) or 14)
+    factor = patch_size * int(getattr(ip, "merge_size", 2) or 2)
+    lo, hi = _pixel_bounds(ip)
+    low = max(v for v in (min_pixels, lo, factor * factor) if v is not None)
+    high = min(v for v in (max_pixels, hi, 28 * 28 * 16384) if v is not None)
+    if high < low:
+        raise ValueError(f"max_pixels {high} < min_pixels {low}")
+    return patch_size, factor, low, high
+
+
 class VLM:
     """A loaded image-text-to-text model and its processor, with the screenshot resizing
     and decoding the planner needs.
@@ -376,14 +390,7 @@ class VLM:
     ) -> None:
         self.model = model
         self.processor = processor
-        ip = processor.image_processor
-        self.patch_size = int(getattr(ip, "patch_size", 14) or 14)
-        self.factor = self.patch_size * int(getattr(ip, "merge_size", 2) or 2)
-        lo, hi = _pixel_bounds(ip)
-        self.min_pixels = max(v for v in (min_pixels, lo, self.factor * self.factor) if v is not None)
-        self.max_pixels = min(v for v in (max_pixels, hi, 28 * 28 * 16384) if v is not None)
-        if self.max_pixels < self.min_pixels:
-            raise ValueError(f"max_pixels {self.max_pixels} < min_pixels {self.min_pixels}")
+        self.patch_size, self.factor, self.min_pixels, self.max_pixels = _pixel_limits(processor.image_processor, min_pixels, max_pixels)
         self.max_new_tokens = max_new_tokens
         self.do_sample = do_sample
         self.temperature = temperature
@@ -465,6 +472,7 @@ def load_vlm(
 
     ``path`` must be an existing local folder: anything else raises ``FileNotFoundError`` before
     transformers is asked (which took a missing relative path for a Hub id and went online).
+    A ``max_pixels`` below the model's minimum raises ``ValueError`` before the weights load.
     """
     import torch
     from transformers import AutoModelForImageTextToText
@@ -482,6 +490,7 @@ def load_vlm(
             raise ValueError(f"dtype {dtype!r} is not a torch dtype; e.g. 'bfloat16', 'float16', 'float32' or 'auto'")
         dtype = named
     processor = load_processor(path)
+    _pixel_limits(processor.image_processor, min_pixels, max_pixels)  # a bad max_pixels: before the weights load
     model = AutoModelForImageTextToText.from_pretrained(path, dtype=dtype, local_files_only=True)
     model.to(device).eval()  # type: ignore[arg-type]  # HF's .to is @functools.wraps'd, whose stub does not bind self
     return VLM(model, processor, min_pixels=min_pixels, max_pixels=max_pixels, **generate_kwargs)
@@ -555,10 +564,12 @@ class VLMPlanner:
 class VLMExecutor:
     """Grounds an instruction by asking a VLM for the action (the point to click).
 
-    Back/Type/OpenApp steps need no pointing: they are read from the instruction
+    Back/Type/OpenApp/Answer steps need no pointing: they are read from the instruction
     (:func:`agents.executors.instruction_action`) unless ``ask_all=True``. A scroll answer
     given as a click keeps the instruction's direction at that point. Returns ``None`` (with
-    ``last_error``) when the answer does not parse.
+    ``last_error``) when the answer does not parse, or is an action of another type than the
+    step's (a click for an answer step), and, without asking the model, for a step whose type
+    is no action type (a ``done`` step ends a plan: nothing to ground).
     """
 
     def __init__(self, vlm: Union[Generator, str, Path], fmt: str = "json", ask_all: bool = False, **load_kwargs: Any) -> None:
@@ -574,7 +585,10 @@ class VLMExecutor:
         if step.action is not None:
             return step.action
         kind = step.kind
-        if not self.ask_all and kind in ("back", "type", "open_app"):
+        if kind is not None and kind not in ACTION_TYPES:  # "done" (the plan's end), or unknown
+            self.last_error = "a done step ends the plan: nothing to ground" if step.done else f"unknown action type {kind!r}"
+            return None
+        if not self.ask_all and kind in ("back", "type", "open_app", "answer"):
             a = instruction_action(kind, step.instruction)
             if a is None:
                 self.last_error = f"cannot read a {kind} action from {step.instruction!r}"
@@ -597,4 +611,7 @@ class VLMExecutor:
         if kind == "type" and not isinstance(a, Type):
             t = instruction_action("type", step.instruction)
             a = t if t is not None else a
+        if kind is not None and a.type != kind:  # e.g. a click for an answer step: not the planned step
+            self.last_error = f"the model answered a {a.type} action for a {kind} step"
+            return None
         return a
