@@ -15,6 +15,14 @@
 5. **Lists**: when the expected answer is a list (or tuple), the given text is split at commas,
    semicolons, newlines and a final " and ", and the two are compared as multisets: order is
    free, each item must match once.
+6. **A number in words** (a count, "2"): where a number is expected, an answer that states
+   exactly that one number among plain words matches: "2 events", "You have 2 events.",
+   "two" (the number words zero to twenty, English and German). Not where it states a second
+   number ("2 events on Dec 1"), a word with digits ("3pm") or a word that qualifies the number
+   ("not 2", "more than 2", "2 thousand", "2 pm": :data:`_QUALIFIERS`).
+7. **Phone numbers**: where the expected answer is a phone number (digits with dashes, spaces,
+   dots, parentheses, a leading ``+``; 7 to 15 digits), one written with other separators
+   matches when its digits are the same: "(402) 555-7199" = "402 555 7199" = "402-555-7199".
 
 Anything else must be equal after step 1. ``answers_match`` never raises on any text; the
 answer is read up to :data:`MAX_ANSWER_CHARS` characters (longer never matches).
@@ -23,6 +31,10 @@ answer is read up to :data:`MAX_ANSWER_CHARS` characters (longer never matches).
 (True, True, True)
 >>> answers_match("December 1, 2026", "2026-12-01"), answers_match("Room B.", "room b"), answers_match("Room C", "Room B")
 (True, True, False)
+>>> answers_match("You have 2 events.", "2"), answers_match("two", "2"), answers_match("3 events", "2")
+(True, True, False)
+>>> answers_match("(402) 555-7199", "402-555-7199"), answers_match("402 555 7190", "402-555-7199")
+(True, False)
 """
 
 from __future__ import annotations
@@ -50,6 +62,26 @@ _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
 #: digits in groups of three after the first, one separator kind throughout ("1,250,000", "1 250")
 _GROUPED = re.compile(r"[-+]?\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?")
 _TIME = re.compile(r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?")
+#: a phone number as written: digits with dashes, spaces, dots, parentheses, a leading "+"
+_PHONE = re.compile(r"\+?[\d\s().\-]+")
+#: number words (case-folded) a count may be said in, English and German: zero to twenty
+_NUMBER_WORDS: dict[str, int] = {
+    **{w: n for n, w in enumerate((
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))},
+    **{w: n for n, w in enumerate((
+        "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn", "elf", "zwölf",
+        "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn", "zwanzig"))},
+}
+#: words that change what a number states (a negation, a bound, a hedge, a magnitude, a time of
+#: day): an answer with one of them is not read as stating its number (rule 6)
+_QUALIFIERS = frozenset((
+    "not", "no", "never", "none", "nor", "except", "than", "over", "under", "least", "most", "about", "around",
+    "approximately", "roughly", "nearly", "almost", "maybe", "perhaps", "or", "plus", "minus", "times",
+    "hundred", "thousand", "million", "billion", "dozen", "half", "quarter", "am", "pm", "o'clock",
+    "nicht", "kein", "keine", "keinen", "mehr", "weniger", "als", "etwa", "ungefähr", "circa", "fast", "vielleicht",
+    "oder", "hundert", "tausend", "millionen", "dutzend", "halb", "uhr",
+))
 _LIST_SPLIT = re.compile(r"\s*(?:[,;\n]\s*(?:and\s+)?|\s+and\s+)\s*")
 #: The date spellings read (``strptime`` directives, in the C locale), with and without a year.
 _DATE_FORMATS = (
@@ -180,10 +212,53 @@ def answers_match(given: Any, expected: Expected) -> bool:
             want = Counter(canonical_answer(e) for e in expected)
             return Counter(canonical_answer(p) for p in _items(given)) == want
         want_one = canonical_answer(expected)
-        # "15.00" reads first as the number 15 (a price); where a time is expected it is 15:00
-        return canonical_answer(given) == want_one or (want_one.startswith("t:") and _time_text(given) == want_one)
+        if canonical_answer(given) == want_one:
+            return True
+        if want_one.startswith("t:"):  # "15.00" reads first as the number 15 (a price); where a time is expected it is 15:00
+            return _time_text(given) == want_one
+        if want_one.startswith("n:"):  # rule 6: "2 events", "two"
+            return _number_said(given) == float(want_one[2:])
+        phone = None if want_one[:2] in ("t:", "d:") else _phone_digits(str(expected))
+        return phone is not None and _phone_digits(given) == phone  # rule 7: the same digits
     except (ValueError, OverflowError):
         return False
+
+
+def _number_said(given: str) -> float | None:
+    """The one number ``given`` states among plain words (rule 6 of the module docstring), or
+    None: no number, two or more, a word with digits that is not a number, a word of
+    :data:`_QUALIFIERS`, or more than twelve words.
+
+    >>> _number_said("You have 2 events."), _number_said("Two"), _number_said("1,250 dollars")
+    (2.0, 2.0, 1250.0)
+    >>> _number_said("2 events on Dec 1"), _number_said("not 2"), _number_said("3pm"), _number_said("events")
+    (None, None, None, None)
+    """
+    words = [w for w in (t.strip(",.!?;:()\"'“”‘’") for t in _text(given).split()) if w]
+    if len(words) > 12:
+        return None
+    found: list[float] = []
+    for w in words:
+        n = float(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else _as_number(w)
+        if n is not None:
+            found.append(n)
+        elif w in _QUALIFIERS or not w.replace("'", "").replace("-", "").isalpha():
+            return None
+    return found[0] if len(found) == 1 else None
+
+
+def _phone_digits(text: str) -> str | None:
+    """The digits of ``text`` where it is written as a phone number (rule 7 of the module
+    docstring: only digits and separators, 7 to 15 digits), else None.
+
+    >>> _phone_digits("(402) 555-7199"), _phone_digits("+1 555-0142"), _phone_digits("12:30"), _phone_digits("555-01")
+    ('4025557199', '15550142', None, None)
+    """
+    t = _text(text)
+    if not _PHONE.fullmatch(t):
+        return None
+    digits = re.sub(r"\D", "", t)
+    return digits if 7 <= len(digits) <= 15 else None
 
 
 def _time_text(given: str) -> str | None:

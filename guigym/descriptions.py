@@ -1,10 +1,12 @@
 """The ``descriptions`` variation (:mod:`guigym.variation`): long content texts in the apps.
 
-An item's screen (a product, a mail, an event, a contact's card, a file, a note) shows a
+An item's screen (a product, a mail, an event, a contact's card, a file) shows a
 description of several sentences below the item's own text lines, and each item's row on a
 list (the catalog, the inbox, the agenda, a folder, the people, the notes, the conversations)
 gets a preview line or two of it below: screens get longer, so the rows the task needs may
-move below the fold. The task, its success check and its reward are unchanged.
+move below the fold. The task, its success check and its reward are unchanged. A note's own
+screen gets none: its text is the note's, and a question asks what the note says, so filler
+lines there would read as part of the answer (the notes list still gets the previews).
 
 Multi-line text is shown as the project already shows a mail's body: one ``label`` row per
 line, wrapped here at :data:`WRAP` characters (so both renderers show the same rows: the
@@ -48,7 +50,9 @@ PREFIX = "desc:"
 #: Per app kind: the screens (id prefixes) of one item, which show its description below their
 #: leading text rows, and which its list rows (links to such a screen) preview; and the kind of
 #: text. Kinds not named (settings, login, the clock, the launcher's stubs) are left as they are.
-#: The messenger's conversations only get a preview line on the list (a thread is its messages).
+#: The messenger's conversations only get a preview line on the list (a thread is its messages),
+#: and so do the notes: a note's screen is its text (what a question about it asks for), which
+#: filler label rows right under it would seem to continue.
 PLACES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     # kind: (screens that show the description, screens whose list rows preview it, text)
     "shop": (("p:", "i:"), ("p:", "i:"), "product"),
@@ -58,8 +62,8 @@ PLACES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "addressbook": (("p:",), ("p:",), "person"),
     "phonebook": (("p:",), ("p:",), "person"),
     "filemanager": (("i:",), ("i:",), "file"),
-    "notes_plus": (("n:",), ("n:",), "note"),
-    "notes": (("note:",), ("note:",), "note"),
+    "notes_plus": ((), ("n:",), "note"),
+    "notes": ((), ("note:",), "note"),
     "messenger": ((), ("t:",), "chat"),
 }
 

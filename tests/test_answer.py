@@ -58,6 +58,11 @@ def test_canonical_dict_and_checks():
     ("December 1, 2026", "2026-12-01"), ("Tue, Dec 1st 2026", "1 December 2026"), ("12/01/2026", "2026-12-01"), ("Dec 1", "1 Dec"),
     ("Feb 29", "February 29"), ("Tuesday, February 29th", "2/29"),  # a day without a year: any day the month has
     ("Bob, Alice", ["alice", "bob"]), ("Alice and Bob", ["Bob", "Alice"]), ("a; b; c", ["c", "b", "a"]), ("3, 3 pm", ["15:00", "3"]),
+    # a count with its noun or in words; a phone number with other separators (the same digits)
+    ("2 events", "2"), ("You have 2 events.", "2"), ("two", "2"), ("Two events", 2), ("zero", "0"), ("twenty", "20"),
+    ("zwei Termine", "2"), ("1,250 dollars", 1250),
+    ("(402) 555-7199", "402-555-7199"), ("402 555 7199", "402-555-7199"), ("402.555.7199", "402-555-7199"),
+    ("4025557199", "402-555-7199"),
 ])
 def test_answers_that_match(given, expected):
     assert answers_match(given, expected)
@@ -79,6 +84,12 @@ def test_a_time_written_with_a_dot_matches_the_time(given, expected):
     ("Room B" + " " * MAX_ANSWER_CHARS, "Room B"), (None, "None"),
     # a comma or space is a thousands separator only between groups of three digits
     ("1, 2", 12), ("1,2", "12"), ("12,5", 125), ("1,2345", 12345), ("1,250 000", 1250000), ("4 2", 42),
+    # a count: another number, two numbers, a word that qualifies it, digits in a word
+    ("3 events", "2"), ("three", "2"), ("2 or 3 events", "2"), ("2 events on Dec 1", "2"), ("not 2", "2"),
+    ("more than 2", "2"), ("2 thousand", "2"), ("2 pm", "2"), ("2nd", "2"), ("events", "2"), ("twenty-two", "2"),
+    # a phone number: other digits, a digit more or less, a number that is not one
+    ("(402) 555-7190", "402-555-7199"), ("402 555 719", "402-555-7199"), ("+1 402 555 7199", "402-555-7199"),
+    ("Room 402-555-7199", "402-555-7199"),
 ])
 def test_answers_that_do_not_match(given, expected):
     assert not answers_match(given, expected)

@@ -129,3 +129,39 @@ def test_the_remember_me_wording_matches_where_the_box_starts():
                 assert clicks_box == (want != start), (lang, level, seed)
             env.close()
     assert len(seen) == 8, seen  # every wording was met, in both languages
+
+
+def test_the_german_instruction_names_the_fields_as_the_screen_labels_them():
+    """The German instruction said "mit dem Benutzernamen … und dem Passwort …" whatever the
+    screen's labels ("E-Mail", "Anmeldung", "Zugangscode"); now, as in English, a field it names
+    is named by the label the German screen shows (with its article), also under the labels axis
+    (held-out synonyms): on every level, a field name in the instruction is one on the screen, and
+    an instruction naming the fields names both."""
+    import gymnasium as gym
+
+    from guigym.apps.login import PASSWORD_LABELS, USER_LABELS
+    from guigym.i18n.de import translate
+    from guigym.variation import LABELS, NEUTRAL
+
+    groups = [g for g in LABELS["login"] if g.kind == "input"]
+    nouns = {translate(x, "input") for x in (*(u for u, _ in USER_LABELS), *(p for p, _ in PASSWORD_LABELS),
+                                              *(s for g in groups for s in (*g.train, *g.test)))}
+    named = 0
+    for variation in ({**NEUTRAL, "language": "de"}, {**NEUTRAL, "language": "de", "labels": "test"}):
+        env = gym.make("GuiGym-Login-v0", variation=variation, split="test")
+        for level in ("easy", "medium", "hard"):
+            for seed in range(80):
+                env.reset(seed=seed, options={"level": level})
+                sc = env.unwrapped.scenario
+                text = sc["task"]["instruction"]
+                if level == "hard":  # the sign-in form, after opening the app from home
+                    env.step(OpenApp(sc["task"]["app"]))
+                view = env.unwrapped.current_view
+                shown = {i: view.find(i).label for i in ("user", "pass")}
+                used = {n for n in nouns if n in text} - {"Passwort"}  # "mit dem Passwort …": the word, as "with password"
+                assert used <= {shown["user"], shown["pass"]}, (variation, level, seed, text, shown)
+                if " und dem Passwort " in text or "Logge dich mit " in text:
+                    assert shown["user"] in text and shown["pass"] in text, (variation, level, seed, text, shown)
+                    named += 1
+        env.close()
+    assert named > 30, named

@@ -252,6 +252,54 @@ def test_forwarding_to_the_wrong_person_fails() -> None:
     assert (r, term, info["success"], info["reference"]) == (0.0, True, False, [])
 
 
+#: Seeds whose forward task's decoy (the same subject from someone else) once had the forwarded
+#: mail's body: forwarding it made the very record the task asks for.
+DECOY_SEEDS = {"medium": (108, 485, 869, 937, 1087, 1362, 1370),
+               "hard": (2, 194, 251, 355, 633, 807, 819, 853, 942, 1069, 1247)}
+
+
+@pytest.mark.parametrize("level", sorted(DECOY_SEEDS))
+def test_forwarding_the_decoy_with_the_same_subject_fails(level: str) -> None:
+    env = make(ENV_ID, level=level)
+    for seed in DECOY_SEEDS[level]:
+        env.reset(seed=seed)
+        t = task(env)
+        assert t["type"] == "forward", seed
+        m = mail(env, t["ids"][0])
+        decoy = next(x for x in mails(env) if x["box"] == INBOX and x["subject"] == m["subject"] and x["id"] != m["id"])
+        if not matches(decoy, str(env.unwrapped.get_state()["state"]["apps"]["Mail"]["values"][Q])):  # a stale query hides it
+            fill(env, Q, decoy["subject"])
+        tap(env, mail_screen(decoy["id"]))
+        tap(env, f"{mail_screen(decoy['id'])}.forward")
+        choose(env, f"{forward_screen(decoy['id'])}.to", t["to"])
+        _, r, term, _, info = tap(env, f"{forward_screen(decoy['id'])}.send")
+        assert (r, term, info["success"]) == (0.0, True, False), seed
+    env.close()
+
+
+def test_a_forwarded_mails_decoy_never_has_its_body() -> None:
+    """Over many seeds of medium and hard, English and German content: the mail with the forwarded
+    mail's subject from someone else differs from it in the text (a forward is compared by its
+    recipient, subject and text)."""
+    import numpy as np
+
+    from guigym.apps.draws import Draws
+    from guigym.i18n.content import generating_in
+
+    fam = MailFamily()
+    for lang in ("en", "de"):
+        for level in ("medium", "hard"):
+            for seed in range(600):
+                with Draws(np.random.default_rng(seed)) as rng, generating_in(lang):
+                    sc = fam.generate(rng, level)
+                ms = sc["apps"]["Mail"]["mails"]
+                for t in sc["task"]["tasks"]:
+                    if t["type"] == "forward":
+                        m = next(x for x in ms if x["id"] == t["ids"][0])
+                        twins = [x for x in ms if x["subject"] == m["subject"] and x["id"] != m["id"]]
+                        assert twins and all(x["body"] != m["body"] for x in twins), (lang, level, seed)
+
+
 # --- search, open, archive, delete -------------------------------------------------------------
 def test_search_filters_the_inbox_and_the_reference_searches_first() -> None:
     env = env_where(kind("archive", search=True), level="medium")

@@ -459,6 +459,37 @@ def test_an_order_with_an_item_left_to_remove_fails() -> None:
     assert fam.failed(sc, st) and not fam.success(sc, st)
 
 
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_purchase_says_that_the_whole_cart_is_ordered(language: str) -> None:
+    """A checkout orders the whole cart (the items in it from the start too, and success compares
+    the order with it): wherever the cart holds more than the item bought, the instruction says
+    so, in every instruction style; where it holds that item alone, it says "check out" only."""
+    from guigym import i18n
+    from guigym.variation import AXES, restyle
+
+    phrase = "check out the whole cart" if language == "en" else "die Bestellung des ganzen Warenkorbs"
+    env = make(ENV_ID, variation={"language": language}, split="test") if language == "de" else make(ENV_ID)
+    fam = ShopFamily()
+    seen = {True: 0, False: 0}
+    for level in ("medium", "hard"):
+        for seed in range(80):
+            env.reset(seed=seed, options={"level": level})
+            sc = env.unwrapped.scenario
+            orders = fam._expected(sc)[2]
+            if not orders:
+                continue
+            whole = len(orders[0][0]) > 1
+            seen[whole] += 1
+            text = sc["task"]["instruction"]
+            assert (phrase in text) == whole, (level, seed, text, orders[0][0])
+            for style in (*AXES["instruction_style"]["train"], *AXES["instruction_style"]["test"]):
+                rng = np.random.default_rng(seed)
+                styled = restyle(text, style, rng) if language == "en" else i18n.restyle(text, style, language, rng)
+                assert (phrase in styled) == whole, (level, seed, style, styled)
+    assert seen[True] > 20, seen
+    env.close()
+
+
 # --- questions ---------------------------------------------------------------------------------
 def test_price_question_reference_opens_the_product_and_answers() -> None:
     env = env_where(kinds("ask:price"))
@@ -472,7 +503,7 @@ def test_price_question_reference_opens_the_product_and_answers() -> None:
     assert (r, term, info["success"]) == (1.0, True, True)
 
 
-@pytest.mark.parametrize("given,ok", [("{p}", True), ("{n}", True), ("{n} dollars", False), ("$1.00", False)])
+@pytest.mark.parametrize("given,ok", [("{p}", True), ("{n}", True), ("{n} dollars", True), ("$1.00", False), ("{n} or $1.00", False)])
 def test_price_answers_are_compared_as_numbers(given: str, ok: bool) -> None:
     env = env_where(kinds("ask:price"))
     fact = task(env)["fact"]

@@ -487,12 +487,14 @@ class CrossAppFamily(Family):
 
     @staticmethod
     def _instruction(rng: np.random.Generator, source: str, args: dict[str, str], jobs: list[CrossJob]) -> str:
-        """The clauses in the jobs' order: the first names where the fact is, the others say "it"."""
+        """The clauses in the jobs' order: the first names where the fact is, the others say "it"
+        ("its time" after a first clause that puts the whole meeting in the calendar)."""
         fact = pick(rng, FACT[source]).format(**args)
         clauses: list[str] = []
         for i, j in enumerate(jobs):
-            # after the calendar's clause (the whole meeting), the next one says which part it carries
-            f = fact if i == 0 else "its time" if i == 1 and jobs[0]["type"] == "cal" else "it"
+            # after the calendar's clause (the whole meeting), every later one says which part it
+            # carries: "it" could be read as the meeting, where only its time is accepted
+            f = fact if i == 0 else "its time" if jobs[0]["type"] == "cal" else "it"
             if j["type"] == "cal":
                 c = pick(rng, CAL_T).format(a=args["a"], t=j["title"])
             elif j["type"] == "note":

@@ -39,7 +39,8 @@ Actions:
 Levels:
     * easy: 4-6 inbox mails, 5-7 contacts, every screen fits (the To dropdown too), one task.
     * medium: 12-18 inbox mails (Scroll), 10-15 contacts; distractor mails with the same
-      subject from someone else and a similar subject from the same sender, meeting mails
+      subject from someone else (a forwarded mail's with another body: a forward is compared by
+      its recipient, subject and text) and a similar subject from the same sender, meeting mails
       with other times; sometimes a stale query in the Search field or a stale Compose draft;
       one task.
     * hard: 18-26 inbox mails, 24-32 contacts, two tasks chained, the second a rule over
@@ -697,7 +698,10 @@ class MailFamily(Family):
                     tasks.append(t)
                 if distract:  # the same subject from someone else; another mail from the same sender
                     top = mails[i]["topic"]
-                    mails.append({"peer": other(), "subject": mails[i]["subject"], "body": g.body(top), "topic": top, "tpl": ""})
+                    body = g.body(top)
+                    while k == "forward" and body == mails[i]["body"]:  # a forward is compared by its text: not the same
+                        body = g.body(top)
+                    mails.append({"peer": other(), "subject": mails[i]["subject"], "body": body, "topic": top, "tpl": ""})
                     # (for a search: one the query does not show, else a similar subject)
                     mails.append(g.mail(n, avoid=avoid) if k == "search" else g.mail(n, like=mails[i]["tpl"]))
         # fillers from people the tasks are not about, on topics no rule or search uses

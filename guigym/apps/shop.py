@@ -21,8 +21,11 @@ Instruction:
     check out with name "Grace Hill" and address "12 Oak Street"', 'Remove the green "Trail Cap"
     from your cart', 'Change the quantity of the black "Urban Hoodie" in your cart to 3', 'How much
     does the blue "Metro Backpack" cost?', "What is the cheapest red jacket?"; at hard two of them
-    joined ('Remove the …, then buy 2 of the … in size 9 and check out with name …, address … and
-    card number "4539 1234 5678 9012".'). Product names, names, addresses and card numbers are
+    joined ('Remove the …, then buy 2 of the … in size 9 and check out the whole cart with name …,
+    address … and card number "4539 1234 5678 9012".'). A checkout orders the whole cart: where the cart holds
+    more than the item bought (items in it from the start, one added before), the instruction
+    says "… and check out the whole cart with name …" (German: "… und schließe die Bestellung des
+    ganzen Warenkorbs mit Name … ab"). Product names, names, addresses and card numbers are
     quoted: what is typed is always a quoted span.
 Actions:
     Click, Scroll, Back, OpenApp, Type and Answer (``type`` is ``Discrete(6)``). Answer ends an
@@ -595,6 +598,19 @@ def catalog(rng: np.random.Generator, level: str) -> tuple[list[Product], list[s
     return products, used_cats, used_cols
 
 
+def whole_cart(cart: list[CartItem], tasks: list[ShopTask]) -> bool:
+    """Whether a checkout after ``tasks`` (up to a purchase's "add") orders more than the item
+    bought: the cart they leave, from the start's ``cart``, holds another item. The instruction
+    then says that the whole cart is ordered (the order is of the cart, not of the item)."""
+    held = {key_of(c["pid"], c["size"]) for c in cart}
+    for t in tasks:
+        if t["type"] in ("add", "qty"):
+            held.add(key_of(cast(int, t["pid"]), cast(str, t["size"])))
+        elif t["type"] == "remove":
+            held.discard(key_of(cast(int, t["pid"]), cast(str, t["size"])))
+    return len(held) > 1
+
+
 def _blank(kind: str) -> ShopTask:
     return {"type": kind, "pid": None, "size": None, "qty": None, "name": None, "address": None, "card": None, "field": None,
             "fact": None}
@@ -656,7 +672,7 @@ class ShopFamily(Family):
                     c = _blank("checkout")
                     c.update({"name": pick(rng, PEOPLE), "address": street_address(rng), "card": card_number(rng) if card_field else None})
                     tasks.append(c)
-                    clauses[-1] += self._checkout_clause(c)
+                    clauses[-1] += self._checkout_clause(c, whole_cart(cart, tasks))
             elif k in ("remove", "qty"):
                 item = cart[targets.pop(0)]
                 pid, size, qty = item["pid"], item["size"], item["qty"]
@@ -719,10 +735,13 @@ class ShopFamily(Family):
         return pick(rng, BUY if buy else ADD).format(q=q, d=describe(p), s=s)
 
     @staticmethod
-    def _checkout_clause(c: ShopTask) -> str:
+    def _checkout_clause(c: ShopTask, whole: bool) -> str:
+        """' and check out with name …': ``whole``, when the cart holds more than the item bought
+        (the order is of the whole cart), '… check out the whole cart with name …'."""
+        what = " the whole cart" if whole else ""
         if c["card"] is None:
-            return f' and check out with name "{c["name"]}" and address "{c["address"]}"'
-        return f' and check out with name "{c["name"]}", address "{c["address"]}" and card number "{c["card"]}"'
+            return f' and check out{what} with name "{c["name"]}" and address "{c["address"]}"'
+        return f' and check out{what} with name "{c["name"]}", address "{c["address"]}" and card number "{c["card"]}"'
 
     @staticmethod
     def _ask(rng: np.random.Generator, kind: str, products: list[Product], level: str, first: bool) -> ShopTask:

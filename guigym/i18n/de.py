@@ -122,6 +122,9 @@ _COMMON = {
     "Weekly": "Wöchentlich",
     "Monthly": "Monatlich",
     "Does not repeat": "Keine Wiederholung",
+    "Repeats daily": "Wiederholung: täglich",
+    "Repeats weekly": "Wiederholung: wöchentlich",
+    "Repeats monthly": "Wiederholung: monatlich",
     # the variation's popups and banners (guigym.variation)
     "We value your privacy": "Ihre Privatsphäre ist uns wichtig",
     "Accept cookies to keep going": "Akzeptieren Sie Cookies, um fortzufahren",
@@ -1080,17 +1083,38 @@ def _home(scenario: Scenario) -> bool:
     return scenario["start"]["fg"] == "home"
 
 
+#: A login field's German label (as the screen shows it) with its article in the dative ("mit dem
+#: Benutzernamen"), for every label the field can show (the labels axis's synonyms too).
+_FIELD_DATIVE = {
+    "Benutzername": "dem Benutzernamen", "Anmeldung": "der Anmeldung", "E-Mail": "der E-Mail", "Passwort": "dem Passwort",
+    "Zugangscode": "dem Zugangscode", "Kontoname": "dem Kontonamen", "Benutzer-ID": "der Benutzer-ID",
+    "Mitglieds-ID": "der Mitglieds-ID", "Passphrase": "der Passphrase", "Geheimwort": "dem Geheimwort",
+    "Zugangsschlüssel": "dem Zugangsschlüssel",
+}
+
+
+def _field(label: str) -> str:
+    """``label`` (a login field's English label) as the German instruction names the field after
+    "mit": the German label with its article ("dem Zugangscode"), or the label alone."""
+    de = translate(label, "input")
+    return _FIELD_DATIVE.get(de, de)
+
+
 def _login(scenario: Scenario, rng: np.random.Generator) -> str:
     t = cast("LoginTask", scenario["task"])
     app = scenario["apps"][t["app"]]
     row = next((r for s in app["screens"].values() for r in s["rows"] if r["id"] == "remember"), None)
     rem, ticked = (row["label"], bool(row.get("value"))) if row is not None else ("Remember me", False)
     u, p = t["user"], t["password"]
+    rows = {r["id"]: r["label"] for r in app["screens"]["main"]["rows"]}
+    ul, pl = rows["user"], rows["pass"]
+    # the fields by their screen labels where the English instruction names them (the labels axis
+    # keeps a label the English instruction names: those the German one names are then on screen)
+    named = f" with {ul.lower()} {u} and {pl.lower()} {p}" in scenario["task"]["instruction"]
     text = _pick(
         rng,
-        (
+        (f"Logge dich mit {_field(ul)} {u} und {_field(pl)} {p} ein",) if named else (
             f"Melde dich als {u} mit dem Passwort {p} an",
-            f"Logge dich mit dem Benutzernamen {u} und dem Passwort {p} ein",
             f"Verwende das Konto {u} (Passwort: {p}) zum Anmelden",
         ),
     )
@@ -1500,7 +1524,7 @@ def _phone(scenario: Scenario, rng: np.random.Generator) -> str:
 
 
 def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
-    from guigym.apps.shop import APP
+    from guigym.apps.shop import APP, whole_cart
 
     products = scenario["apps"][APP]["shop"]["products"]
 
@@ -1519,7 +1543,8 @@ def _shop(scenario: Scenario, rng: np.random.Generator) -> str:
             if nxt is not None and nxt["type"] == "checkout":
                 c = nxt
                 pay = f', Adresse "{c["address"]}" und Kartennummer "{c["card"]}"' if c["card"] else f' und Adresse "{c["address"]}"'
-                clauses.append(f'kaufe {q}{d(p)}{s} und schließe die Bestellung mit Name "{c["name"]}"{pay} ab')
+                what = " des ganzen Warenkorbs" if whole_cart(scenario["apps"][APP]["shop"]["cart"], tasks[: i + 1]) else ""
+                clauses.append(f'kaufe {q}{d(p)}{s} und schließe die Bestellung{what} mit Name "{c["name"]}"{pay} ab')
             else:
                 clauses.append(_pick(rng, (f"lege {q}{d(p)}{s} in den Warenkorb", f"füge {q}{d(p)}{s} deinem Warenkorb hinzu")))
         elif k == "checkout":
@@ -1613,8 +1638,8 @@ def _crossapp(scenario: Scenario, rng: np.random.Generator) -> str:
     jobs = task["jobs"]
     clauses: list[str] = []
     for i, j in enumerate(jobs):
-        # after the calendar's clause (the whole meeting), the next one says which part it carries
-        f = fact if i == 0 else "die Uhrzeit" if i == 1 and jobs[0]["type"] == "cal" else pronoun
+        # after the calendar's clause (the whole meeting), every later one says which part it carries
+        f = fact if i == 0 else "die Uhrzeit" if jobs[0]["type"] == "cal" else pronoun
         k, n, t = j["type"], j["name"], j["title"]
         if k == "cal":
             clauses.append(
