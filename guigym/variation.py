@@ -357,10 +357,10 @@ CASUAL_Q = ("hey, quick question: {q}", "hmm, {q}")
 FORMAL_Q = ("Could you please tell me: {q}", "I would like to know the following. {q}")
 CONTEXT_A = ("I just got back from a long trip", "My phone has been acting up all week", "The team meeting ran late again",
              "It has been raining since this morning", "I am cooking dinner for six tonight", "My sister is visiting on Friday")
-CONTEXT_B = ("and I still need to buy groceries.", "and the battery is almost empty.", "and I have not had coffee yet.",
+CONTEXT_B = ("and my desk is covered in paper.", "and the battery is almost empty.", "and I have not had coffee yet.",
              "and the bus was twenty minutes late.", "so everything is a bit chaotic.", "and I keep forgetting things.")
-CONTEXT_C = ("The weather is supposed to clear up later.", "Also, remind me to call the plumber tomorrow.",
-             "By the way, the new cafe downstairs is great.", "I will check the rest myself later.")
+CONTEXT_C = ("The weather is supposed to clear up later.", "The bakery on the corner has closed for good.",
+             "By the way, the new cafe downstairs is great.", "Honestly, this week has flown by.")
 
 POPUPS: dict[str, dict[str, Any]] = {
     "cookie": {"title": "We value your privacy", "detail": "Accept cookies to keep going",

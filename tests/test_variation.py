@@ -15,6 +15,7 @@ from guigym.actions import Back, Click
 from guigym.apps.base import BANNER_ID, POPUP_SCREEN
 from guigym.registration import env_ids
 from guigym.apps import FAMILIES
+from guigym import variation
 from guigym.variation import AXES, NEUTRAL, OPT_IN, PRESETS, TEST_TEMPLATES, restyle, sample_variation, split_templates
 
 IDS = env_ids()
@@ -479,3 +480,26 @@ def test_a_variation_that_cannot_tell_the_splits_apart_is_said() -> None:
             env.close()
         assert (shots["train"] == shots["test"]) == same, fam
     assert "permission" in inert_axes(FAMILIES["Login"]) and not inert_axes(FAMILIES["Mail"])
+
+
+#: Words by which a sentence asks for something or says what is still to do.
+_REQUEST_WORDS = {"en": ("remind", "need", "please", "can you", "could you", "don't", "do not", "will", "i'll", "must", "should",
+                         "call", "buy", "check", "send", "open", "tap", "click"),
+                  "de": ("erinnere", "muss", "bitte", "kannst", "könntest", "werde", "erledige", "ruf", "anrufen", "kaufen",
+                         "einkaufen", "prüfe", "prüfen", "schick", "öffne", "tippe", "klicke")}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_buried_context_asks_for_nothing(lang: str) -> None:
+    """The unrelated context of the buried style only tells: a sentence that asks for something
+    ("Also, remind me to call the plumber tomorrow.") or names what is still to do ("I still
+    need to buy groceries") reads as a second request, and an agent that acts on it fails a
+    task whose success is initial state + the intended change."""
+    from guigym.i18n import de
+    mod = variation if lang == "en" else de
+    sentences = [s for name in ("CONTEXT_A", "CONTEXT_B", "CONTEXT_C") for s in getattr(mod, name)]
+    assert len(sentences) >= 12
+    for s in sentences:
+        low = f" {s.lower()} "
+        hits = [w for w in _REQUEST_WORDS[lang] if re.search(rf"\b{re.escape(w)}\b", low)]
+        assert not hits, (s, hits)

@@ -1713,7 +1713,7 @@ CONTEXT_A = (
     "Meine Schwester kommt am Freitag zu Besuch",
 )
 CONTEXT_B = (
-    "und ich muss noch einkaufen.",
+    "und mein Schreibtisch ist voller Papier.",
     "und der Akku ist fast leer.",
     "und ich hatte noch keinen Kaffee.",
     "und der Bus war zwanzig Minuten zu spät.",
@@ -1722,9 +1722,9 @@ CONTEXT_B = (
 )
 CONTEXT_C = (
     "Später soll das Wetter besser werden.",
-    "Erinnere mich übrigens daran, morgen den Klempner anzurufen.",
+    "Die Bäckerei an der Ecke hat endgültig zugemacht.",
     "Das neue Café unten ist übrigens toll.",
-    "Den Rest erledige ich später selbst.",
+    "Ehrlich gesagt ist die Woche wie im Flug vergangen.",
 )
 
 
