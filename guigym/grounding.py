@@ -118,7 +118,15 @@ def match_element(instruction: str, elements: Sequence[dict[str, Any]], min_scor
     """
     if not elements:
         return None
-    scores = element_scores(instruction, elements)
+    return best_scored(element_scores(instruction, elements), elements, min_score)
+
+
+def best_scored(scores: Sequence[float], elements: Sequence[dict[str, Any]], min_score: float = 0.6) -> Optional[dict[str, Any]]:
+    """:func:`match_element`'s pick from scores :func:`element_scores` gave (for a caller that
+    also needs the scores, so they are computed once): the first of the best, if it scores
+    ``min_score``."""
+    if not elements:
+        return None
     best = max(range(len(scores)), key=scores.__getitem__)  # the first of equal bests
     return elements[best] if scores[best] >= min_score and scores[best] >= 0 else None
 

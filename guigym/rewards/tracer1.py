@@ -41,7 +41,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from guigym.actions import DONE, MAX_STEPS, Answer, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
 from guigym.answers import canonical_answer
-from guigym.grounding import element_scores, instruction_action, match_element, names_label, normalize_label
+from guigym.grounding import best_scored, element_scores, instruction_action, match_element, names_label, normalize_label
 from guigym.rewards._common import (
     Pred,
     check_real,
@@ -133,12 +133,12 @@ def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Elemen
         return False
     if elements and any(isinstance(e, dict) and e.get("id") == ref.target for e in elements):
         els = list(elements)
-        e = match_element(instruction, els)
+        scores = element_scores(instruction, els)
+        e = best_scored(scores, els)  # the executor's pick (match_element), scored once
         if e is None or e.get("id") != ref.target:
             return False
         # the matcher's pick, but not by a tie with a differently labelled element ("Click 's'")
-        scores, label = element_scores(instruction, els), normalize_label(str(e.get("label") or ""))
-        best = max(scores)
+        label, best = normalize_label(str(e.get("label") or "")), max(scores)
         return not any(sc == best and normalize_label(str(x.get("label") or "")) != label for sc, x in zip(scores, els))
     if norm_text(instruction) == norm_text(ref.instruction):
         return True
