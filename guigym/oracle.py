@@ -13,6 +13,7 @@ Back).
 from __future__ import annotations
 
 import marshal
+from dataclasses import replace
 from typing import Any, cast
 
 from guigym.actions import Answer, Back, Click, OpenApp, RefStep, Scroll, Type
@@ -85,7 +86,13 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
 
 
 def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal) -> RefStep | None:
-    """The next grounded step towards ``goal`` in ``state`` (None: it cannot be reached)."""
+    """The next grounded step towards ``goal`` in ``state`` (None: it cannot be reached); where
+    that step would scroll or is None, the next step towards ``goal.otherwise`` if it has one."""
+    if goal.otherwise is not None:
+        step = ground(scenario, state, v, lay, replace(goal, otherwise=None))
+        if step is None or isinstance(step.action, Scroll):
+            return ground(scenario, state, v, lay, goal.otherwise)
+        return step
     if v.screen == POPUP_SCREEN and popup_showing(scenario, state):  # an interruption first: dismiss it
         return click_step(v, lay, f"{POPUP_SCREEN}.{scenario['popup']['dismiss']}")
     if state["fg"] != goal.app:

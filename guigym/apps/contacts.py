@@ -22,11 +22,14 @@ Actions:
 Levels:
     * easy: 5-8 people (the list fits on the screen), one task.
     * medium: 14-24 people (Scroll or search), a search field that may hold a stale query
-      hiding the person, one task. The oracle searches for the person by name.
+      hiding the person, one task. The oracle searches for the person by name unless their row
+      is in view.
     * hard: 25-40 people, the search field, two tasks on two people chained (the first edits
       both phone and email, toggles a favourite or deletes; the second deletes, through the
       confirmation dialog, or asks a question). The template "edit both, then delete" has a
-      15-step reference from reset (on each of the 72 such seeds among 0-299); the others 7-14.
+      15-step reference from reset where it searches for both people (61 of the 72 such seeds
+      among 0-299; 11-14 steps on the others, where a person's row is in view and clicked
+      instead); the others 5-14.
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
@@ -43,6 +46,7 @@ Registered ids:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, TypedDict, cast
 
 import numpy as np
@@ -399,12 +403,12 @@ class ContactsFamily(Family):
     def _towards(state: DeviceState, card: Card, goal: Goal) -> Goal:
         """``goal``; but on the list, when it has a search field, first search for ``card``'s
         name (a long list is searched, not scrolled, and a stale query may hide them),
-        unless the query already shows them alone."""
+        unless the query already shows them alone or their row is on screen (``otherwise``)."""
         app_state = state["apps"][APP]
         if app_state["stack"] != ["main"] or "search" not in app_state["values"]:
             return goal
         query = str(app_state["values"]["search"]).strip().casefold()
         shown = [c["id"] for c in app_state["data"]["people"] if query in c["name"].casefold()]
         if query != card["name"].casefold() and shown != [card["id"]]:
-            return Goal(APP, "main", "search", "set", card["name"])
+            return replace(goal, otherwise=Goal(APP, "main", "search", "set", card["name"]))
         return goal

@@ -47,13 +47,18 @@ DEFAULT_THEME: dict[str, Any] = {k: v for k, v in THEMES[0].items() if k != "nam
 class Goal:
     """The next thing the task needs: set ``widget`` (on ``screen`` of ``app``) to ``value``
     (``op="set"``), press it (``op="press"``), or answer ``value`` once ``widget``, the row
-    that shows the fact, is on screen (``op="answer"``)."""
+    that shows the fact, is on screen (``op="answer"``).
+
+    ``otherwise``: the goal to follow instead wherever this one's next step would scroll or
+    find no way (e.g. a contact's row below the fold or hidden by a stale query: search for
+    them), so a reference clicks a row already on screen rather than searching for it."""
 
     app: str
     screen: str
     widget: str
     op: str = "set"
     value: Any = None
+    otherwise: Goal | None = None
 
 
 class Family:

@@ -62,6 +62,7 @@ Registered ids:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, TypedDict, cast
 
 import numpy as np
@@ -869,45 +870,45 @@ class ShopFamily(Family):
                             return Goal(APP, MAIN, key, "set", value)
                     return Goal(APP, MAIN, product_screen(p["id"]), "answer", t["fact"])
                 psid = product_screen(p["id"])
-                if psid not in app_state["stack"]:
-                    g = self._show(spec, vals, p)
-                    if g is not None:
-                        return g
-                return Goal(APP, psid, price_id(p["id"]), "answer", t["fact"])
+                goal = Goal(APP, psid, price_id(p["id"]), "answer", t["fact"])
+                return goal if psid in app_state["stack"] else self._show(spec, vals, p, goal)
         return None
 
     def _add(self, spec: AppSpec, app_state: AppState, p: Product, size: str, qty: int) -> Goal:
         """The next step of adding ``qty`` x ``p`` in ``size``: find it, choose the size and quantity, add."""
         vals = app_state["values"]
         psid = product_screen(p["id"])
-        if psid not in app_state["stack"]:
-            g = self._show(spec, vals, p)
-            if g is not None:
-                return g
         # the quantity first: while no size is chosen, a stray "Add to cart" adds nothing
         if int(vals.get(qty_key(p["id"]), 1)) != qty:
-            return Goal(APP, psid, qty_key(p["id"]), "set", qty)
-        if len(p["sizes"]) > 1 and vals.get(size_key(p["id"])) != size:
-            return Goal(APP, psid, size_key(p["id"]), "set", size)
-        return Goal(APP, psid, add_id(p["id"]), "press")
+            goal = Goal(APP, psid, qty_key(p["id"]), "set", qty)
+        elif len(p["sizes"]) > 1 and vals.get(size_key(p["id"])) != size:
+            goal = Goal(APP, psid, size_key(p["id"]), "set", size)
+        else:
+            goal = Goal(APP, psid, add_id(p["id"]), "press")
+        return goal if psid in app_state["stack"] else self._show(spec, vals, p, goal)
 
     @staticmethod
-    def _show(spec: AppSpec, vals: dict[str, Any], p: Product) -> Goal | None:
-        """A goal that narrows the catalog to ``p`` alone (search its name, then the category tab
-        if it hides it, then the colour filter), or None when it is listed alone (or listed at
-        all in a catalog that fits on one screen, at easy)."""
+    def _show(spec: AppSpec, vals: dict[str, Any], p: Product, goal: Goal) -> Goal:
+        """``goal`` (on ``p``'s screen) where the catalog lists ``p`` alone (or at all, in a catalog
+        that fits on one screen, at easy); else a goal that narrows the catalog to ``p`` alone
+        (search its name, then the category tab if it hides it, then the colour filter), or,
+        where ``p`` is listed once by its name among others, ``goal`` if its row is on screen
+        and that narrowing otherwise (:attr:`Goal.otherwise`: a row in view is clicked, not searched)."""
         listed = shown(spec, vals)
         if [x["id"] for x in listed] == [p["id"]]:
-            return None
-        if p in listed and len(_products(spec)) <= EASY_MAX_PRODUCTS and sum(x["name"] == p["name"] for x in listed) == 1:
-            return None
+            return goal
+        once = p in listed and sum(x["name"] == p["name"] for x in listed) == 1
+        if once and len(_products(spec)) <= EASY_MAX_PRODUCTS:
+            return goal
         if str(vals.get(SEARCH, "")).strip().casefold() != p["name"].casefold():
-            return Goal(APP, MAIN, SEARCH, "set", p["name"])
-        if not price_ok(p, str(vals.get(PRICE, ANY))):  # a price filter that hides it (set on a detour)
-            return Goal(APP, MAIN, PRICE, "set", ANY)
-        if vals.get(CAT, ALL) not in (ALL, p["cat"]):
-            return Goal(APP, MAIN, CAT, "set", p["cat"])
-        return Goal(APP, MAIN, COLOUR, "set", p["colour"])
+            narrow = Goal(APP, MAIN, SEARCH, "set", p["name"])
+        elif not price_ok(p, str(vals.get(PRICE, ANY))):  # a price filter that hides it (set on a detour)
+            narrow = Goal(APP, MAIN, PRICE, "set", ANY)
+        elif vals.get(CAT, ALL) not in (ALL, p["cat"]):
+            narrow = Goal(APP, MAIN, CAT, "set", p["cat"])
+        else:
+            narrow = Goal(APP, MAIN, COLOUR, "set", p["colour"])
+        return replace(goal, otherwise=narrow) if once else narrow
 
 
 __all__ = ["ShopFamily", "ShopApp", "menu_screen"]
