@@ -459,8 +459,16 @@ class GuiVectorEnv(AsyncVectorEnv):
     def _deadline(self, timeout: float | None) -> float | None:
         """A ``*_wait`` call's time limit: its own ``timeout``, else ``worker_timeout``. ``0`` polls
         once (as Gymnasium's ``AsyncVectorEnv``), so workers not done yet count as hung; ``timeout
-        or worker_timeout`` read it as none given (no limit at all without ``worker_timeout``)."""
-        return self.worker_timeout if timeout is None else timeout
+        or worker_timeout`` read it as none given (no limit at all without ``worker_timeout``).
+        ``inf`` is no limit (the selector raised OverflowError on it); a negative number or NaN
+        is a ``ValueError`` before anything is waited for."""
+        if timeout is None:
+            return self.worker_timeout
+        if isinstance(timeout, numbers.Real) and not isinstance(timeout, bool) and float(timeout) == math.inf:
+            return None
+        if not _seconds(timeout, 0.0):
+            raise ValueError(f"timeout must be a number of seconds >= 0, inf (no limit) or None (worker_timeout), got {timeout!r}")
+        return timeout
 
     # --- reset -------------------------------------------------------------------------
     def reset_async(self, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> None:

@@ -1089,6 +1089,26 @@ class Slow(gym.Wrapper):
         return self.env.step(action)
 
 
+def test_a_wait_with_an_infinite_timeout_waits_and_a_bad_one_is_refused() -> None:
+    """``step_wait(timeout=inf)`` waits with no limit (the selector raised ``OverflowError``
+    on it); a negative or NaN timeout is a ``ValueError`` that leaves the call pending, so the
+    next wait with a good timeout gets its results."""
+    venv = GuiVectorEnv([login, login])
+    try:
+        venv.reset(seed=0)
+        venv.step_async(venv.action_space.sample())
+        for bad in (-1.0, float("nan")):
+            with pytest.raises(ValueError, match="timeout must be"):
+                venv.step_wait(timeout=bad)
+        obs, _, _, tr, info = venv.step_wait(timeout=float("inf"))
+        assert not tr.any() and not info.get("worker_failed", np.zeros(2, bool)).any()
+        venv.reset_async(seed=1)
+        obs, info = venv.reset_wait(timeout=float("inf"))
+        assert len(obs["instruction"]) == 2 and all(obs["instruction"]) and venv.restarts == [0, 0]
+    finally:
+        venv.close()
+
+
 def test_a_wait_with_timeout_zero_polls_once() -> None:
     """``step_wait(timeout=0)`` / ``reset_wait(timeout=0)`` poll once, as Gymnasium's
     ``AsyncVectorEnv`` (which then raises ``TimeoutError``); here a worker not done yet counts as
