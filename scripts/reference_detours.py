@@ -1,0 +1,96 @@
+"""Where the oracle's reference from reset is not the shortest way to success: known cases,
+replayed. Each case is a shorter action sequence (clicks named by widget id, then the reference
+from the state they reach) that the env itself judges a success; the script prints the
+reference's length beside it, so a planner change that removes a detour shows here.
+
+    PYTHONPATH=. python scripts/reference_detours.py
+
+The reference follows the family's goals in the instruction's order and by its means (a Mail
+"Look up X, then ..." task searches; a Shop list with two products of one name is narrowed so
+that the step's instruction names one row), which the state-delta success check does not
+require. The README's "Environments" section lists what each case shows. Found by a
+breadth-first search over the app model (seeds 0-19 of every id x level).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import gymnasium as gym  # noqa: E402
+
+import guigym  # noqa: E402,F401
+from guigym.actions import Action, Answer, Click, Scroll  # noqa: E402
+from guigym.oracle import center  # noqa: E402
+
+#: (id, level, seed, what it shows, the shorter prefix: ("click", widget id) | ("scroll", "down")
+#: | ("answer", text); the reference's own steps follow from the state it reaches)
+CASES: list[tuple[str, str, int, str, list[tuple[str, str]]]] = [
+    ("GuiGym-Settings-v0", "hard", 2, "chained tasks in another order than the instruction's",
+     [("click", "go:notifications"), ("click", "snoozing")]),
+    ("GuiGym-Mail-v0", "easy", 0, "'Look up X, then delete ...' without the search (the query is not compared)",
+     [("click", "m:1")]),
+    ("GuiGym-Shop-v0", "easy", 1, "a row of the right colour opened beside a same-named product (no narrowing)",
+     [("click", "p:3")]),
+    ("GuiGym-Shop-v0", "easy", 11, "a price read off the catalog row",
+     [("answer", "$181.50")]),
+    ("GuiGym-Shop-v0", "medium", 19, "a stale category tab set back to All instead of a search",
+     [("click", "cat.tab0")]),
+    ("GuiGym-Contacts-v0", "medium", 3, "one Scroll instead of a search",
+     [("scroll", "down")]),
+    ("GuiGym-Messages-v0", "easy", 1, "a fact read off the conversation list's preview",
+     [("answer", "854 Church Court")]),
+]
+
+
+def _action(env: gym.Env, kind: str, arg: str) -> Action:
+    u = env.unwrapped
+    if kind == "click":
+        box = u._lay.box(arg)
+        if box is None:
+            raise SystemExit(f"widget {arg!r} is not on screen: {[w.id for w, _ in u._lay.visible]}")
+        return Click(*center(box))
+    if kind == "scroll":
+        x, y = center(u._lay.body)
+        return Scroll(arg, x, y)
+    return Answer(arg)
+
+
+def replay(env_id: str, level: str, seed: int, prefix: list[tuple[str, str]]) -> tuple[int, int | None]:
+    """The reference's length from reset, and the steps the prefix then the reference took to
+    succeed (None: no success)."""
+    env = gym.make(env_id)
+    _, info = env.reset(seed=seed, options={"level": level})
+    ref_len, n = len(info["reference"]), 0
+    info_: dict[str, Any] = info
+    for kind, arg in prefix:
+        _, _, term, trunc, info_ = env.step(_action(env, kind, arg))
+        n += 1
+        if term or trunc:
+            env.close()
+            return ref_len, n if info_.get("success") else None
+    while info_["reference"]:
+        _, _, term, trunc, info_ = env.step(info_["reference"][0].action)
+        n += 1
+        if term or trunc:
+            break
+    env.close()
+    return ref_len, n if info_.get("success") else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split())).parse_args(argv)
+    print("| id | level | seed | reference from reset | shorter, judged a success | what it shows |\n|---|---|---|---|---|---|")
+    for env_id, level, seed, what, prefix in CASES:
+        ref_len, short = replay(env_id, level, seed, prefix)
+        got = "no success" if short is None else f"{short} step{'s' * (short != 1)}" + ("" if short < ref_len else " (not shorter)")
+        print(f"| {env_id} | {level} | {seed} | {ref_len} steps | {got} | {what} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
