@@ -25,6 +25,7 @@ import gymnasium as gym  # noqa: E402
 
 import guigym  # noqa: E402,F401
 from guigym.actions import Action, Answer, Click, Scroll  # noqa: E402
+from guigym.env import gui_env  # noqa: E402
 from guigym.oracle import center  # noqa: E402
 
 #: (id, level, seed, what it shows, the shorter prefix: ("click", widget id) | ("scroll", "down")
@@ -48,14 +49,15 @@ CASES: list[tuple[str, str, int, str, list[tuple[str, str]]]] = [
 
 
 def _action(env: gym.Env, kind: str, arg: str) -> Action:
-    u = env.unwrapped
+    lay = gui_env(env)._lay  # the current screen's layout (set by reset)
+    assert lay is not None
     if kind == "click":
-        box = u._lay.box(arg)
+        box = lay.box(arg)
         if box is None:
-            raise SystemExit(f"widget {arg!r} is not on screen: {[w.id for w, _ in u._lay.visible]}")
+            raise SystemExit(f"widget {arg!r} is not on screen: {[w.id for w, _ in lay.visible]}")
         return Click(*center(box))
     if kind == "scroll":
-        x, y = center(u._lay.body)
+        x, y = center(lay.body)
         return Scroll(arg, x, y)
     return Answer(arg)
 
