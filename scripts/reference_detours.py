@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -24,9 +23,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import gymnasium as gym  # noqa: E402
 
 import guigym  # noqa: E402,F401
-from guigym.actions import Action, Answer, Click, Scroll  # noqa: E402
+from guigym.actions import Action, Answer, Click  # noqa: E402
 from guigym.env import gui_env  # noqa: E402
-from guigym.oracle import center  # noqa: E402
+from guigym.oracle import center, scroll_step  # noqa: E402
 
 #: (id, level, seed, what it shows, the shorter prefix: ("click", widget id) | ("scroll", "down")
 #: | ("answer", text); the reference's own steps follow from the state it reaches)
@@ -49,16 +48,16 @@ CASES: list[tuple[str, str, int, str, list[tuple[str, str]]]] = [
 
 
 def _action(env: gym.Env, kind: str, arg: str) -> Action:
-    lay = gui_env(env)._lay  # the current screen's layout (set by reset)
-    assert lay is not None
+    u = gui_env(env)
+    lay = u._lay  # the current screen's layout (set by reset)
+    assert lay is not None and u.current_view is not None
     if kind == "click":
         box = lay.box(arg)
         if box is None:
             raise SystemExit(f"widget {arg!r} is not on screen: {[w.id for w, _ in lay.visible]}")
         return Click(*center(box))
-    if kind == "scroll":
-        x, y = center(lay.body)
-        return Scroll(arg, x, y)
+    if kind == "scroll":  # the oracle's own Scroll step
+        return scroll_step(u.current_view, lay, down=arg == "down").action
     return Answer(arg)
 
 
@@ -66,22 +65,18 @@ def replay(env_id: str, level: str, seed: int, prefix: list[tuple[str, str]]) ->
     """The reference's length from reset, and the steps the prefix then the reference took to
     succeed (None: no success)."""
     env = gym.make(env_id)
-    _, info = env.reset(seed=seed, options={"level": level})
-    ref_len, n = len(info["reference"]), 0
-    info_: dict[str, Any] = info
-    for kind, arg in prefix:
-        _, _, term, trunc, info_ = env.step(_action(env, kind, arg))
-        n += 1
-        if term or trunc:
-            env.close()
-            return ref_len, n if info_.get("success") else None
-    while info_["reference"]:
-        _, _, term, trunc, info_ = env.step(info_["reference"][0].action)
-        n += 1
-        if term or trunc:
-            break
-    env.close()
-    return ref_len, n if info_.get("success") else None
+    try:
+        _, info = env.reset(seed=seed, options={"level": level})
+        ref_len, n = len(info["reference"]), 0
+        while n < len(prefix) or info["reference"]:
+            action = _action(env, *prefix[n]) if n < len(prefix) else info["reference"][0].action
+            _, _, term, trunc, info = env.step(action)
+            n += 1
+            if term or trunc:
+                break
+        return ref_len, n if info.get("success") else None
+    finally:
+        env.close()
 
 
 def main(argv: list[str] | None = None) -> int:
