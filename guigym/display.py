@@ -892,6 +892,19 @@ def display_list(v: View, lay: Layout) -> list[Record]:
     return out
 
 
+def shown_texts(v: View, lay: Layout, wid: str) -> list[str]:
+    """The texts drawn for widget ``wid`` of ``v`` as :func:`display_list` draws it (shortened
+    where they do not fit, at the theme's font scale and font); ``[]`` unless it is on screen
+    whole. What the oracle checks before answering a question from a list row."""
+    w, box = v.find(wid), lay.box(wid)
+    if w is None or box is None:
+        return []
+    s, f = (v.theme.get("font_scale"), v.theme.get("font")) if v.theme else (None, None)
+    x0, y0, x1, y1 = box
+    ps = parts(w, x1 - x0 + 1, y1 - y0 + 1, theme_of(v), w.id == v.focus, float(s or 1.0), f or None)
+    return [str(p["text"]) for p in ps if p["type"] == "text"]
+
+
 def _scaled_text(r: Record, s: float, font: str | None) -> Record:
     out = {**r} if s == 1 else {**r, "size": (size := max(6, round(r["size"] * s))), "px": int(size * PX_PER_SIZE)}
     if font:

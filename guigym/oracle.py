@@ -21,6 +21,7 @@ from guigym.apps.base import POPUP_SCREEN, TEXT_KINDS, View, app_of, apply, popu
 from guigym.apps.family import Family, Goal
 from guigym.apps.schema import DeviceState, Scenario
 from guigym.apps.widgets import control_for, menu_screen
+from guigym.display import shown_texts
 from guigym.events import Event
 from guigym.layout import Layout, layout
 
@@ -87,12 +88,18 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
 
 def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal) -> RefStep | None:
     """The next grounded step towards ``goal`` in ``state`` (None: it cannot be reached); where
-    that step would scroll or is None, the next step towards ``goal.otherwise`` if it has one."""
+    that step would scroll or is None, the next step towards ``goal.otherwise`` if it has one.
+    A :attr:`~guigym.apps.family.Goal.read_off` answer is given only on the spot, where
+    ``goal.widget`` is on screen and shows the fact whole (not shortened to fit): any other step
+    follows ``otherwise`` (a way to the row could undo its way, e.g. close its dropdown)."""
     if goal.otherwise is not None:
         step = ground(scenario, state, v, lay, replace(goal, otherwise=None))
-        if step is None or isinstance(step.action, Scroll):
-            return ground(scenario, state, v, lay, goal.otherwise)
-        return step
+        if goal.read_off:
+            ok = step is not None and isinstance(step.action, Answer) and any(
+                str(goal.value) in t for t in shown_texts(v, lay, goal.widget))
+        else:
+            ok = step is not None and not isinstance(step.action, Scroll)
+        return step if ok else ground(scenario, state, v, lay, goal.otherwise)
     if v.screen == POPUP_SCREEN and popup_showing(scenario, state):  # an interruption first: dismiss it
         return click_step(v, lay, f"{POPUP_SCREEN}.{scenario['popup']['dismiss']}")
     if state["fg"] != goal.app:

@@ -9,7 +9,9 @@ The reference follows the family's goals in the instruction's order and by its m
 "Look up X, then ..." task searches; a Shop list with two products of one name is narrowed so
 that the step's instruction names one row), which the state-delta success check does not
 require. The README's "Environments" section lists what each case shows. Found by a
-breadth-first search over the app model (seeds 0-19 of every id x level).
+breadth-first search over the app model (seeds 0-19 of every id x level). A price or a message
+that a list row shows whole, which the reference used to open first, is now read off the row
+(``guigym.apps.family.Goal.read_off``; Shop easy seed 11 and Messages easy seed 1 answer at once).
 """
 
 from __future__ import annotations
@@ -36,14 +38,10 @@ CASES: list[tuple[str, str, int, str, list[tuple[str, str]]]] = [
      [("click", "m:1")]),
     ("GuiGym-Shop-v0", "easy", 1, "a row of the right colour opened beside a same-named product (no narrowing)",
      [("click", "p:3")]),
-    ("GuiGym-Shop-v0", "easy", 11, "a price read off the catalog row",
-     [("answer", "$181.50")]),
     ("GuiGym-Shop-v0", "medium", 19, "a stale category tab set back to All instead of a search",
      [("click", "cat.tab0")]),
     ("GuiGym-Contacts-v0", "medium", 3, "one Scroll instead of a search",
      [("scroll", "down")]),
-    ("GuiGym-Messages-v0", "easy", 1, "a fact read off the conversation list's preview",
-     [("answer", "854 Church Court")]),
 ]
 
 

@@ -21,6 +21,7 @@ from guigym.apps.messages import (
     retry_id,
     thread_screen,
 )
+from guigym.display import shown_texts
 from guigym.events import Event
 from guigym.oracle import center
 from tests.conftest import make
@@ -256,16 +257,35 @@ def _ask(field: str):
     return env_where(lambda spec, tasks: kind("ask")(spec, tasks) and tasks[0]["field"] == field)
 
 
+def _last(env, t: dict[str, Any]) -> bool:
+    """Whether the asked message is its conversation's last one: the list's preview shows it."""
+    return t["index"] == len(next(x for x in threads(env) if x["name"] == t["name"])["msgs"]) - 1
+
+
 def test_question_reference_opens_the_conversation_then_answers() -> None:
-    env = _ask("address")
+    env = env_where(lambda spec, tasks: kind("ask")(spec, tasks) and tasks[0]["field"] == "address"
+                    and tasks[0]["index"] != len(next(x for x in spec["threads"] if x["name"] == tasks[0]["name"])["msgs"]) - 1)
     t = task(env)
     tid = tid_of(env, t["name"])
+    assert not _last(env, t)  # the preview shows a later message
     ref = env.unwrapped.reference()
     assert [s.event for s in ref] == [Event("click", thread_screen(tid)), Event("answer", None, t["fact"])]
     env.step(ref[0].action)
     label = env.unwrapped.current_view.find(bubble_id(tid, t["index"])).label
     assert t["fact"] in label and not label.startswith("You:")  # the fact is on screen, sent by them
     _, r, term, _, info = env.step(ref[1].action)
+    assert (r, term, info["success"]) == (1.0, True, True)
+
+
+def test_question_reference_reads_the_fact_off_the_preview_in_view() -> None:
+    env = _ask("address")
+    t = task(env)
+    u = env.unwrapped
+    assert _last(env, t) and u._lay.box(thread_screen(tid_of(env, t["name"]))) is not None
+    assert any(t["fact"] in x for x in shown_texts(u.current_view, u._lay, thread_screen(tid_of(env, t["name"]))))
+    ref = u.reference()
+    assert [s.event for s in ref] == [Event("answer", None, t["fact"])]  # not opened to read it
+    _, r, term, _, info = env.step(ref[0].action)
     assert (r, term, info["success"]) == (1.0, True, True)
 
 

@@ -2,9 +2,12 @@
 contact or product is already on screen, the reference clicks it rather than searching the
 list first (a search there cost the reference 2-4 extra steps, and TraceR1's trajectory reward
 marked down a plan that clicked the row in view). Where the row is off screen, hidden by a stale
-query or listed beside a same-named decoy, the reference still narrows the list first."""
+query or listed beside a same-named decoy, the reference still narrows the list first. A price
+or a message that a list row shows whole is read off that row (``Goal.read_off``), not opened."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import gymnasium as gym
 import pytest
@@ -12,6 +15,10 @@ import pytest
 import guigym  # noqa: F401 - registers the envs
 from guigym.apps.contacts import person_screen
 from guigym.apps.shop import product_screen
+from guigym.display import shown_texts
+from guigym.events import Event
+from guigym.layout import layout
+from guigym.oracle import ground
 
 
 def _first_target(env_id: str, scenario: dict) -> str | None:
@@ -40,9 +47,35 @@ def test_a_row_in_view_is_clicked_not_searched(env_id: str, level: str) -> None:
         names = [w.label for w in u.current_view.rows if w.to is not None and w.to.startswith(wid.split(":")[0] + ":")]
         if rows and u._lay.box(wid) is not None and names.count(rows[0].label) == 1:
             in_view += 1
-            assert first.target == wid, (seed, first.instruction)
+            if env_id == "GuiGym-Shop-v0" and u.scenario["task"]["tasks"][0]["type"] == "ask":  # a price: read off the row (Goal.read_off)
+                assert first.event.kind == "answer", (seed, first.instruction)
+            else:
+                assert first.target == wid, (seed, first.instruction)
         else:
             searched += 1
             assert first.target != wid, (seed, first.instruction)
     env.close()
     assert in_view >= 3 and searched >= 3, (in_view, searched)  # both cases met
+
+
+def test_a_fact_is_read_off_a_row_only_where_the_row_shows_it_whole() -> None:
+    """Messages easy seed 1 asks for the address in a conversation's last message, which the
+    list's preview shows: the reference answers from the row. The same screen with that
+    preview made too long for its row (the fact shortened away) opens the conversation."""
+    env = gym.make("GuiGym-Messages-v0", level="easy")
+    env.reset(seed=1)
+    u = env.unwrapped
+    v, lay, state = u.current_view, u._lay, u._state
+    goal = u.family.next_goal(u.scenario, state)
+    assert goal is not None and goal.read_off and goal.otherwise is not None
+    fact = str(goal.value)
+    step = ground(u.scenario, state, v, lay, goal)
+    assert step is not None and step.event == Event("answer", None, fact)
+    rows = [replace(w, detail="a long preamble before it " * 6 + fact) if w.id == goal.widget else w for w in v.rows]
+    long_v = replace(v, rows=rows)
+    long_lay = layout(long_v, lay.width, lay.height)
+    assert long_lay.box(goal.widget) is not None  # still in view
+    assert not any(fact in t for t in shown_texts(long_v, long_lay, goal.widget))  # but shortened
+    step = ground(u.scenario, state, long_v, long_lay, goal)
+    assert step is not None and step.event == Event("click", goal.widget)  # opened to read it
+    env.close()

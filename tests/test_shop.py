@@ -37,6 +37,7 @@ from guigym.apps.shop import (
     size_key,
 )
 from guigym.apps.widgets import menu_screen
+from guigym.display import shown_texts
 from guigym.events import Event
 from guigym.oracle import center
 from tests.conftest import make, oracle_episodes
@@ -491,14 +492,35 @@ def test_a_purchase_says_that_the_whole_cart_is_ordered(language: str) -> None:
 
 
 # --- questions ---------------------------------------------------------------------------------
-def test_price_question_reference_opens_the_product_and_answers() -> None:
-    env = env_where(kinds("ask:price"))
+def test_price_question_reference_reads_the_price_off_a_row_in_view() -> None:
+    env = env_where(kinds("ask:price"))  # easy: the whole catalog on one screen
+    t = task(env)
+    u = env.unwrapped
+    assert t["fact"] == money(product(env, t["pid"])["price"])
+    assert any(t["fact"] in x for x in shown_texts(u.current_view, u._lay, product_screen(t["pid"])))  # shown whole
+    ref = u.reference()
+    assert [s.event for s in ref] == [Event("answer", None, t["fact"])]  # nothing opened to read it
+    _, r, term, _, info = env.step(ref[0].action)
+    assert (r, term, info["success"]) == (1.0, True, True)
+
+
+def test_price_question_reference_narrows_the_catalog_where_its_row_is_not_in_view() -> None:
+    only_price, env = kinds("ask:price"), make(ENV_ID, level="medium")  # medium: a catalog longer than a screen
+    for seed in range(300):
+        env.reset(seed=seed)
+        sc = env.unwrapped.scenario
+        if only_price(sc["apps"]["Shop"]["shop"], sc["task"]["tasks"]) and env.unwrapped._lay.box(product_screen(task(env)["pid"])) is None:
+            break
+    else:
+        raise AssertionError("no such seed")
     t = task(env)
     ref = env.unwrapped.reference()
-    assert ref[-1].event == Event("answer", None, t["fact"]) and t["fact"] == money(product(env, t["pid"])["price"])
+    assert ref[-1].event == Event("answer", None, t["fact"])
+    assert ref[0].event == Event("click", SEARCH)  # narrowed to it, not scrolled to
     for s in ref[:-1]:
         env.step(s.action)
-    assert env.unwrapped.current_view.find(price_id(t["pid"])).label == t["fact"]  # the fact is on screen
+    u = env.unwrapped
+    assert u.current_view.screen == MAIN and any(t["fact"] in x for x in shown_texts(u.current_view, u._lay, product_screen(t["pid"])))
     _, r, term, _, info = env.step(ref[-1].action)
     assert (r, term, info["success"]) == (1.0, True, True)
 

@@ -51,7 +51,11 @@ class Goal:
 
     ``otherwise``: the goal to follow instead wherever this one's next step would scroll or
     find no way (e.g. a contact's row below the fold or hidden by a stale query: search for
-    them), so a reference clicks a row already on screen rather than searching for it."""
+    them), so a reference clicks a row already on screen rather than searching for it.
+
+    ``read_off`` (an ``answer`` with an ``otherwise``): the fact is read off ``widget`` (a list
+    row) only where that row is on screen and shows it whole, not shortened to fit; any other
+    step, a way to the row included, follows ``otherwise`` (e.g. open the item and read it there)."""
 
     app: str
     screen: str
@@ -59,6 +63,7 @@ class Goal:
     op: str = "set"
     value: Any = None
     otherwise: Goal | None = None
+    read_off: bool = False
 
 
 class Family:

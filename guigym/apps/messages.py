@@ -599,7 +599,13 @@ class MessagesFamily(Family):
         if ask is not None and "answer" not in state:
             th = _by_name(threads, ask["name"])
             assert th is not None
-            return Goal(APP, thread_screen(th["id"]), bubble_id(th["id"], ask["index"]), "answer", ask["fact"])  # type: ignore[arg-type]
+            tid = th["id"]
+            goal = Goal(APP, thread_screen(tid), bubble_id(tid, ask["index"]), "answer", ask["fact"])  # type: ignore[arg-type]
+            if ask["index"] != len(th["msgs"]) - 1 or thread_screen(tid) in app_state["stack"]:
+                return goal
+            # the last message is the conversation's preview in the list: read off its row where
+            # that row is on screen and shows the fact whole (guigym.oracle.ground), else opened
+            return Goal(APP, "main", thread_screen(tid), "answer", ask["fact"], otherwise=goal, read_off=True)
         return None
 
     @staticmethod

@@ -871,7 +871,11 @@ class ShopFamily(Family):
                     return Goal(APP, MAIN, product_screen(p["id"]), "answer", t["fact"])
                 psid = product_screen(p["id"])
                 goal = Goal(APP, psid, price_id(p["id"]), "answer", t["fact"])
-                return goal if psid in app_state["stack"] else self._show(spec, vals, p, goal)
+                if psid in app_state["stack"]:
+                    return goal
+                # the price read off the product's catalog row where that row is on screen and
+                # shows it whole (guigym.oracle.ground); its page otherwise
+                return Goal(APP, MAIN, psid, "answer", t["fact"], otherwise=self._show(spec, vals, p, goal), read_off=True)
         return None
 
     def _add(self, spec: AppSpec, app_state: AppState, p: Product, size: str, qty: int) -> Goal:
