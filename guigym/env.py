@@ -31,7 +31,7 @@ from guigym.layout import VIEWPORTS, Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.registration import CheckedSpec
 from guigym.spaces import ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS, UnicodeText, action_from_space, action_space, element_space
-from guigym.variation import AXES, apply_variation, sample_variation, split_templates
+from guigym.variation import AXES, apply_variation, held_out_of, sample_variation, split_templates
 from guigym.variation import resolve as resolve_variation
 from guigym.variation import splits_alike
 
@@ -368,7 +368,9 @@ class GuiEnv(gym.Env):
         schema, the family, its level and variation values, values the renderers and spaces can
         hold, ``history`` a list of str, ``initial_len`` an int ≥ 1) and by a dry run; a bad one
         raises one ``ValueError`` listing every problem and leaves the env as it was. The history keeps its
-        last ``HISTORY_LEN`` lines, each cut to ``HISTORY_LINE`` characters."""
+        last ``HISTORY_LEN`` lines, each cut to ``HISTORY_LINE`` characters. A snapshot of the other
+        split's instance in a varied env (variation values only that split holds: a held-out instance
+        in a training env) is loaded with a ``UserWarning`` that names them."""
         # a snapshot of the env's own episode in a state it has seen valid: no state check needed
         same = self.scenario is not None and isinstance(snapshot, dict) and snapshot.get("scenario") == self.scenario
         known = same and any(snapshot.get("state") == s for s in self._valid_states)
@@ -397,6 +399,12 @@ class GuiEnv(gym.Env):
         self._initial_len = int(snapshot.get("initial_len", 1))
         if not known:
             self._valid_states.append(cast(DeviceState, self._state))  # _load made it current
+        if not same and self.variation is not None:  # a plain env draws from neither split
+            held = held_out_of(cast(Scenario, self.scenario).get("variation"), self.split)
+            if held:  # loaded as asked, but an instance of the held-out split in a training env is a leak to flag
+                other = next(s for s in ("train", "test") if s != self.split)
+                warnings.warn(f"set_state: the snapshot is an instance of the {other} split ({', '.join(held)}), "
+                              f"this env's split is {self.split!r}", stacklevel=2)
 
     def reference(self) -> list[RefStep]:
         """The dense reference trajectory from the current state (``[]`` if none)."""

@@ -421,6 +421,23 @@ def axis_value(axis: str, value: Any, splits: tuple[str, ...] = SPLITS) -> Any:
     return NO_VALUE
 
 
+def held_out_of(variation: Mapping[str, Any] | None, split: str) -> list[str]:
+    """The ``axis=value`` pairs of an instance's ``variation`` (``scenario["variation"]``) that
+    only the split other than ``split`` holds: what marks a snapshot as the other split's.
+
+    >>> held_out_of({"font_scale": 1.3, "theme": None, "templates": "test"}, "train")
+    ['font_scale=1.3', 'templates=test']
+    >>> held_out_of({"font_scale": 1.3}, "test"), held_out_of(None, "train")
+    ([], [])
+    """
+    out = []
+    for axis, v in (variation or {}).items():
+        if axis in AXES and axis_value(axis, v, (split,)) is NO_VALUE and axis_value(axis, v) is not NO_VALUE \
+                and axis_value(axis, v, ()) is NO_VALUE:  # the other split's, and not the neutral value
+            out.append(f"{axis}={v}")
+    return out
+
+
 def inert_axes(family: Family) -> frozenset[str]:
     """The axes that leave every instance of ``family`` as it is, so that their train and test
     values give the same instances: ``permission`` where the family has no gated app

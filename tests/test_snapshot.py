@@ -60,10 +60,12 @@ def test_an_unknown_variation_axis_or_value_is_refused(env: Any, variation: dict
 
 
 def test_a_value_of_either_split_or_the_neutral_one_is_accepted(env: Any) -> None:
-    """The env's split does not matter: a train env restores a test-split snapshot and back."""
+    """The env's split does not stop a restore: a test env restores a train-split snapshot (with a
+    warning that names the train split's value) and back."""
     snap = env.unwrapped.get_state()
     snap["scenario"]["variation"] = {**snap["scenario"]["variation"], "theme": "blue", "popup_at": 3, "font_scale": 1.0}
-    env.unwrapped.set_state(snap)
+    with pytest.warns(UserWarning, match=r"instance of the train split \(theme=blue\)"):
+        env.unwrapped.set_state(snap)
     env.unwrapped.set_state({**snap, "scenario": {**snap["scenario"], "variation": {"theme": None}}})
     _, _, _, _, info = env.step(env.unwrapped.reference()[0].action)
     assert info["variation"] == {"theme": None}
@@ -77,7 +79,7 @@ def test_every_snapshot_the_envs_make_is_accepted(env_id: str) -> None:
     for level in family.levels:
         for variation, split in ((None, "train"), ("all", "train"), ("all", "test")):
             env = gym.make(env_id, level=level, variation=variation, split=split)
-            other = gym.make(env_id, level=level)
+            other = gym.make(env_id, level=level)  # plain: no split of its own (a varied env of the other split warns)
             other.reset(seed=99)
             for seed in range(3):
                 _, info = env.reset(seed=seed)

@@ -503,3 +503,35 @@ def test_buried_context_asks_for_nothing(lang: str) -> None:
         low = f" {s.lower()} "
         hits = [w for w in _REQUEST_WORDS[lang] if re.search(rf"\b{re.escape(w)}\b", low)]
         assert not hits, (s, hits)
+
+
+def test_a_snapshot_of_the_other_split_warns_when_loaded() -> None:
+    """A test-split instance loaded into a train-split env (a leak of held-out instances into
+    training) is loaded, with a warning naming the values only the test split holds; the same
+    snapshot in a test-split env, a train one in a train env and a plain one do not warn."""
+    import warnings
+
+    test_env = gym.make("GuiGym-Login-v0", variation="all", split="test")
+    test_env.reset(seed=3)
+    snap = test_env.unwrapped.get_state()
+    held = variation.held_out_of(snap["scenario"]["variation"], "train")
+    assert held and all(a.split("=")[0] in AXES for a in held)
+    train_env = gym.make("GuiGym-Login-v0", variation="all")
+    train_env.reset(seed=3)
+    with pytest.warns(UserWarning, match=r"instance of the test split .*" + re.escape(held[0])):
+        train_env.unwrapped.set_state(snap)
+    assert train_env.unwrapped.get_state()["scenario"] == snap["scenario"]  # loaded all the same
+    plain = gym.make("GuiGym-Login-v0")
+    plain.reset(seed=3)
+    other = gym.make("GuiGym-Login-v0", variation="all", split="test")
+    other.reset(seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other.unwrapped.set_state(snap)  # the same split
+        test_env.unwrapped.set_state(plain.unwrapped.get_state())  # a plain instance holds no split's values
+        train_env.reset(seed=4)
+        train_snap = train_env.unwrapped.get_state()
+        assert not variation.held_out_of(train_snap["scenario"]["variation"], "train")
+        plain.unwrapped.set_state(train_snap)  # a train instance in a (train) plain env
+    for e in (test_env, train_env, plain, other):
+        e.close()
