@@ -6,6 +6,7 @@ commands (nothing is installed)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import runpy
 import shutil
@@ -106,6 +107,7 @@ def test_custom_reward_example_has_a_usage(monkeypatch, capsys) -> None:
     # the help showed the docstring's first line, which stops mid-sentence
     ("family_table", "how many distinct scenarios the generator gave on N seeds"),
     ("widget_gallery", "renderer draws it (the gallery app"),
+    ("noisy_oracle_table", "the first of ties in the grid's order"),
 ])
 def test_help_shows_the_whole_description(script, text, monkeypatch, capsys) -> None:
     code, out, _ = run_script(SCRIPTS / f"{script}.py", ["--help"], monkeypatch, capsys)
@@ -325,3 +327,30 @@ def test_ensure_chromium_does_not_install_past_a_broken_guigym_chromium(tmp_path
     r, apt = chromium_script(tmp_path, uid=0, apt=True, env={"GUIGYM_CHROMIUM": "/nowhere/chrome"})
     assert r.returncode == 1 and apt == []
     assert "GUIGYM_CHROMIUM=/nowhere/chrome does not start" in r.stderr and "no Chromium: install one" in r.stderr
+
+
+def test_noisy_oracle_table_writes_the_spread_of_every_cell(tmp_path, monkeypatch, capsys) -> None:
+    """A small run (Login, 2 seeds): one row per level, both splits' spreads, and the rates in
+    the JSON are the ones ``agents.evaluate`` gives for the same variant and seeds."""
+    from argparse import Namespace
+
+    from agents.evaluate import build_agent, evaluate, make_env
+    from guigym.variation import grid
+
+    out = tmp_path / "noisy.md"
+    code, printed, _ = run_script(SCRIPTS / "noisy_oracle_table.py",
+                                  ["--ids", "GuiGym-Login-v0", "--episodes", "2", "--jobs", "1", "--out", str(out)], monkeypatch, capsys)
+    assert code == 0 and out.exists(), printed
+    rows = [r for r in out.read_text().splitlines() if r.startswith("| Login |")]
+    assert [r.split(" | ")[1] for r in rows] == ["easy", "medium", "hard"] and all(r.count(" pts (") == 2 for r in rows)
+    rates = json.loads(out.with_suffix(".json").read_text())
+    assert sorted(rates) == ["GuiGym-Login-v0 test", "GuiGym-Login-v0 train"]
+    assert [len(rates[f"GuiGym-Login-v0 {s}"]["hard"]) for s in ("train", "test")] == [len(grid("train")), len(grid("test"))]
+    name, var = grid("test")[-1]
+    agent = build_agent(Namespace(planner="oracle", horizon=8, noise=0.2, ungrounded=False, executor="element", open_loop=False))
+    env = make_env("GuiGym-Login-v0", variation=var, split="test")
+    summary, _ = evaluate(env, agent, range(2), "hard")
+    env.close()
+    assert rates["GuiGym-Login-v0 test"]["hard"][-1] == [name, summary["success_rate"]]
+    code, _, err = run_script(SCRIPTS / "noisy_oracle_table.py", ["--ids", "GuiGym-Nope-v0"], monkeypatch, capsys)
+    assert code == 2 and "unknown env ids" in err
