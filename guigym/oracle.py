@@ -88,7 +88,9 @@ def reveal(v: View, lay: Layout, wid: str) -> RefStep | None:
 
 def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal) -> RefStep | None:
     """The next grounded step towards ``goal`` in ``state`` (None: it cannot be reached); where
-    that step would scroll or is None, the next step towards ``goal.otherwise`` if it has one.
+    that step is None, or would scroll more than once before it can click (one Scroll and a
+    click are shorter than a search: click the field, type, click), the next step towards
+    ``goal.otherwise`` if it has one.
     A :attr:`~guigym.apps.family.Goal.read_off` answer is given only on the spot, where
     ``goal.widget`` is on screen and shows the fact whole (not shortened to fit): any other step
     follows ``otherwise`` (a way to the row could undo its way, e.g. close its dropdown)."""
@@ -98,7 +100,7 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
             ok = step is not None and isinstance(step.action, Answer) and any(
                 str(goal.value) in t for t in shown_texts(v, lay, goal.widget))
         else:
-            ok = step is not None and not isinstance(step.action, Scroll)
+            ok = step is not None and (not isinstance(step.action, Scroll) or _then_no_scroll(scenario, state, v, lay, goal, step))
         return step if ok else ground(scenario, state, v, lay, goal.otherwise)
     if v.screen == POPUP_SCREEN and popup_showing(scenario, state):  # an interruption first: dismiss it
         return click_step(v, lay, f"{POPUP_SCREEN}.{scenario['popup']['dismiss']}")
@@ -147,6 +149,15 @@ def ground(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: G
     if goal.op == "set" and w.kind in ("checkbox", "toggle"):
         return click_step(v, lay, w.id, bool(goal.value))
     return click_step(v, lay, w.id)
+
+
+def _then_no_scroll(scenario: Scenario, state: DeviceState, v: View, lay: Layout, goal: Goal, scroll: RefStep) -> bool:
+    """Whether the step towards ``goal`` (its ``otherwise`` aside) after the Scroll ``scroll`` is
+    no Scroll again: the row it scrolls to is one Scroll away."""
+    s2 = apply(scenario, state, cast(Event, scroll.event), v)
+    v2 = view(scenario, s2)
+    nxt = ground(scenario, s2, v2, layout(v2, lay.width, lay.height), replace(goal, otherwise=None))
+    return nxt is not None and not isinstance(nxt.action, Scroll)
 
 
 def state_key(state: DeviceState) -> bytes:

@@ -79,3 +79,25 @@ def test_a_fact_is_read_off_a_row_only_where_the_row_shows_it_whole() -> None:
     step = ground(u.scenario, state, long_v, long_lay, goal)
     assert step is not None and step.event == Event("click", goal.widget)  # opened to read it
     env.close()
+
+
+def test_a_row_one_scroll_away_is_scrolled_to_not_searched() -> None:
+    """A Scroll and a click are shorter than a search (click the field, type, click the row):
+    where the person's row is one Scroll below the fold, the Contacts reference scrolls and
+    clicks it (medium seed 3: 3 steps, with the search 4); further away it still searches."""
+    from guigym.actions import Scroll
+
+    env = gym.make("GuiGym-Contacts-v0")
+    scrolled = searched = 0
+    for seed in range(300):
+        _, info = env.reset(seed=seed, options={"level": "medium"})
+        ref, wid = info["reference"], _first_target("GuiGym-Contacts-v0", env.unwrapped.scenario)
+        if ref and isinstance(ref[0].action, Scroll):
+            scrolled += 1
+            assert ref[1].target == wid, (seed, [s.instruction for s in ref])  # then the row, in view
+        elif ref and ref[0].target == "search":
+            searched += 1
+        if seed == 3:
+            assert isinstance(ref[0].action, Scroll) and len(ref) == 3
+    env.close()
+    assert scrolled >= 3 and searched >= 3, (scrolled, searched)

@@ -23,13 +23,13 @@ Levels:
     * easy: 5-8 people (the list fits on the screen), one task.
     * medium: 14-24 people (Scroll or search), a search field that may hold a stale query
       hiding the person, one task. The oracle searches for the person by name unless their row
-      is in view.
+      is in view or one Scroll away.
     * hard: 25-40 people, the search field, two tasks on two people chained (the first edits
       both phone and email, toggles a favourite or deletes; the second deletes, through the
       confirmation dialog, or asks a question). The template "edit both, then delete" has a
-      15-step reference from reset where it searches for both people (61 of the 72 such seeds
-      among 0-299; 11-14 steps on the others, where a person's row is in view and clicked
-      instead); the others 5-14.
+      15-step reference from reset where it searches for both people (60 of the 72 such seeds
+      among 0-299; 11-14 steps on the others, where a person's row is in view, or one Scroll
+      away, and clicked instead); the others 5-14.
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
