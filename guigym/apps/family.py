@@ -49,9 +49,10 @@ class Goal:
     (``op="set"``), press it (``op="press"``), or answer ``value`` once ``widget``, the row
     that shows the fact, is on screen (``op="answer"``).
 
-    ``otherwise``: the goal to follow instead wherever this one's next step would scroll or
-    find no way (e.g. a contact's row below the fold or hidden by a stale query: search for
-    them), so a reference clicks a row already on screen rather than searching for it.
+    ``otherwise``: the goal to follow instead wherever this one's way would find nothing or
+    scroll more than once (e.g. a contact's row far below the fold or hidden by a stale query:
+    search for them), so a reference clicks a row on screen, or one Scroll away, rather than
+    searching for it.
 
     ``read_off`` (an ``answer`` with an ``otherwise``): the fact is read off ``widget`` (a list
     row) only where that row is on screen and shows it whole, not shortened to fit; any other
