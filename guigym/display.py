@@ -858,8 +858,7 @@ def display_list(v: View, lay: Layout) -> list[Record]:
     Texts are drawn the theme's ``font_scale`` times their size and in its ``font`` (the
     variation axes): the same records as :func:`scale_fonts` makes of the list without them."""
     th = theme_of(v)
-    s, f = (v.theme.get("font_scale"), v.theme.get("font")) if v.theme else (None, None)
-    scale, font = float(s or 1.0), f or None
+    scale, font = _scale_and_font(v)
     W, H = lay.width, lay.height
     if v.backdrop is not None and lay.backdrop is not None:
         back, dim = v.backdrop, dimmed(th)
@@ -899,10 +898,15 @@ def shown_texts(v: View, lay: Layout, wid: str) -> list[str]:
     w, box = v.find(wid), lay.box(wid)
     if w is None or box is None:
         return []
-    s, f = (v.theme.get("font_scale"), v.theme.get("font")) if v.theme else (None, None)
     x0, y0, x1, y1 = box
-    ps = parts(w, x1 - x0 + 1, y1 - y0 + 1, theme_of(v), w.id == v.focus, float(s or 1.0), f or None)
+    ps = parts(w, x1 - x0 + 1, y1 - y0 + 1, theme_of(v), w.id == v.focus, *_scale_and_font(v))
     return [str(p["text"]) for p in ps if p["type"] == "text"]
+
+
+def _scale_and_font(v: View) -> tuple[float, str | None]:
+    """The font scale and font the theme of ``v`` draws its texts in (the variation axes)."""
+    s, f = (v.theme.get("font_scale"), v.theme.get("font")) if v.theme else (None, None)
+    return float(s or 1.0), f or None
 
 
 def _scaled_text(r: Record, s: float, font: str | None) -> Record:

@@ -31,7 +31,7 @@ from guigym.layout import VIEWPORTS, Layout, check_viewport
 from guigym.oracle import Oracle, state_key
 from guigym.registration import CheckedSpec
 from guigym.spaces import ELEMENT_ID_CHARS, ELEMENT_LABEL_CHARS, UnicodeText, action_from_space, action_space, element_space
-from guigym.variation import AXES, apply_variation, held_out_of, sample_variation, split_templates
+from guigym.variation import AXES, SPLITS, apply_variation, held_out_of, sample_variation, split_templates
 from guigym.variation import resolve as resolve_variation
 from guigym.variation import splits_alike
 
@@ -402,7 +402,7 @@ class GuiEnv(gym.Env):
         if not same and self.variation is not None:  # a plain env draws from neither split
             held = held_out_of(cast(Scenario, self.scenario).get("variation"), self.split)
             if held:  # loaded as asked, but an instance of the held-out split in a training env is a leak to flag
-                other = next(s for s in ("train", "test") if s != self.split)
+                other = next(s for s in SPLITS if s != self.split)
                 warnings.warn(f"set_state: the snapshot is an instance of the {other} split ({', '.join(held)}), "
                               f"this env's split is {self.split!r}", stacklevel=2)
 

@@ -432,8 +432,8 @@ def held_out_of(variation: Mapping[str, Any] | None, split: str) -> list[str]:
     """
     out = []
     for axis, v in (variation or {}).items():
-        if axis in AXES and axis_value(axis, v, (split,)) is NO_VALUE and axis_value(axis, v) is not NO_VALUE \
-                and axis_value(axis, v, ()) is NO_VALUE:  # the other split's, and not the neutral value
+        # not this split's nor the neutral value (axis_value tries it too), but a value of the axis
+        if axis in AXES and axis_value(axis, v, (split,)) is NO_VALUE and axis_value(axis, v) is not NO_VALUE:
             out.append(f"{axis}={v}")
     return out
 

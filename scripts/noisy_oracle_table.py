@@ -15,6 +15,7 @@ success rate beside it as JSON (``.json``); jobs run one env id and split each.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -78,16 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     jobs = [(i, s) for i in ids for s in SPLITS]
     results = {}
-    if a.jobs == 1:  # in this process (also what a test's in-process run can do: no pickled functions)
+    # one job: in this process (what a test's in-process run can do: no pickled functions)
+    with ProcessPoolExecutor(a.jobs) if a.jobs > 1 else contextlib.nullcontext() as pool:
+        futures = {job: pool.submit(cell_rates, job[0], job[1], a.episodes) for job in jobs} if pool else {}
         for job in jobs:
-            results[job] = cell_rates(job[0], job[1], a.episodes)
+            results[job] = futures[job].result() if pool else cell_rates(job[0], job[1], a.episodes)
             print(f"{job[0]} {job[1]}: done at {time.perf_counter() - t0:.0f} s", flush=True)
-    else:
-        with ProcessPoolExecutor(a.jobs) as pool:
-            futures = {job: pool.submit(cell_rates, job[0], job[1], a.episodes) for job in jobs}
-            for job, f in futures.items():
-                results[job] = f.result()
-                print(f"{job[0]} {job[1]}: done at {time.perf_counter() - t0:.0f} s", flush=True)
     n = {s: len(grid(s)) for s in SPLITS}
     lines = [
         f"Noisy oracle (ε = {NOISE} per planned step, T = {HORIZON}, plan-act loop) over the variation grid: success on "

@@ -1,5 +1,5 @@
 """Where the oracle's reference from reset is not the shortest way to success: known cases,
-replayed. Each case is a shorter action sequence (clicks named by widget id, then the reference
+replayed. Each case is a shorter action sequence (clicks on widgets named by id, then the reference
 from the state they reach) that the env itself judges a success; the script prints the
 reference's length beside it, so a planner change that removes a detour shows here.
 
@@ -26,39 +26,29 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import gymnasium as gym  # noqa: E402
 
 import guigym  # noqa: E402,F401
-from guigym.actions import Action, Answer, Click  # noqa: E402
+from guigym.actions import Click  # noqa: E402
 from guigym.env import gui_env  # noqa: E402
-from guigym.oracle import center, scroll_step  # noqa: E402
+from guigym.oracle import center  # noqa: E402
 
-#: (id, level, seed, what it shows, the shorter prefix: ("click", widget id) | ("scroll", "down")
-#: | ("answer", text); the reference's own steps follow from the state it reaches)
-CASES: list[tuple[str, str, int, str, list[tuple[str, str]]]] = [
-    ("GuiGym-Settings-v0", "hard", 2, "chained tasks in another order than the instruction's",
-     [("click", "go:notifications"), ("click", "snoozing")]),
-    ("GuiGym-Mail-v0", "easy", 0, "'Look up X, then delete ...' without the search (the query is not compared)",
-     [("click", "m:1")]),
-    ("GuiGym-Shop-v0", "easy", 1, "a row of the right colour opened beside a same-named product (no narrowing)",
-     [("click", "p:3")]),
-    ("GuiGym-Shop-v0", "medium", 19, "a stale category tab set back to All instead of a search",
-     [("click", "cat.tab0")]),
+#: (id, level, seed, what it shows, the shorter prefix: the widgets clicked, by id; the
+#: reference's own steps follow from the state they reach)
+CASES: list[tuple[str, str, int, str, list[str]]] = [
+    ("GuiGym-Settings-v0", "hard", 2, "chained tasks in another order than the instruction's", ["go:notifications", "snoozing"]),
+    ("GuiGym-Mail-v0", "easy", 0, "'Look up X, then delete ...' without the search (the query is not compared)", ["m:1"]),
+    ("GuiGym-Shop-v0", "easy", 1, "a row of the right colour opened beside a same-named product (no narrowing)", ["p:3"]),
+    ("GuiGym-Shop-v0", "medium", 19, "a stale category tab set back to All instead of a search", ["cat.tab0"]),
 ]
 
 
-def _action(env: gym.Env, kind: str, arg: str) -> Action:
-    u = gui_env(env)
-    lay = u._lay  # the current screen's layout (set by reset)
-    assert lay is not None and u.current_view is not None
-    if kind == "click":
-        box = lay.box(arg)
-        if box is None:
-            raise SystemExit(f"widget {arg!r} is not on screen: {[w.id for w, _ in lay.visible]}")
-        return Click(*center(box))
-    if kind == "scroll":  # the oracle's own Scroll step
-        return scroll_step(u.current_view, lay, down=arg == "down").action
-    return Answer(arg)
+def _click(env: gym.Env, wid: str) -> Click:
+    lay = gui_env(env)._lay  # the current screen's layout (set by reset)
+    box = lay.box(wid) if lay is not None else None
+    if box is None:
+        raise SystemExit(f"widget {wid!r} is not on screen: {[w.id for w, _ in lay.visible] if lay else []}")
+    return Click(*center(box))
 
 
-def replay(env_id: str, level: str, seed: int, prefix: list[tuple[str, str]]) -> tuple[int, int | None]:
+def replay(env_id: str, level: str, seed: int, prefix: list[str]) -> tuple[int, int | None]:
     """The reference's length from reset, and the steps the prefix then the reference took to
     succeed (None: no success)."""
     env = gym.make(env_id)
@@ -66,7 +56,7 @@ def replay(env_id: str, level: str, seed: int, prefix: list[tuple[str, str]]) ->
         _, info = env.reset(seed=seed, options={"level": level})
         ref_len, n = len(info["reference"]), 0
         while n < len(prefix) or info["reference"]:
-            action = _action(env, *prefix[n]) if n < len(prefix) else info["reference"][0].action
+            action = _click(env, prefix[n]) if n < len(prefix) else info["reference"][0].action
             _, _, term, trunc, info = env.step(action)
             n += 1
             if term or trunc:

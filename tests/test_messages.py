@@ -257,17 +257,17 @@ def _ask(field: str):
     return env_where(lambda spec, tasks: kind("ask")(spec, tasks) and tasks[0]["field"] == field)
 
 
-def _last(env, t: dict[str, Any]) -> bool:
+def _last(threads: list[dict[str, Any]], t: dict[str, Any]) -> bool:
     """Whether the asked message is its conversation's last one: the list's preview shows it."""
-    return t["index"] == len(next(x for x in threads(env) if x["name"] == t["name"])["msgs"]) - 1
+    return t["index"] == len(next(x for x in threads if x["name"] == t["name"])["msgs"]) - 1
 
 
 def test_question_reference_opens_the_conversation_then_answers() -> None:
+    # a message before the last one: the preview shows a later message
     env = env_where(lambda spec, tasks: kind("ask")(spec, tasks) and tasks[0]["field"] == "address"
-                    and tasks[0]["index"] != len(next(x for x in spec["threads"] if x["name"] == tasks[0]["name"])["msgs"]) - 1)
+                    and not _last(spec["threads"], tasks[0]))
     t = task(env)
     tid = tid_of(env, t["name"])
-    assert not _last(env, t)  # the preview shows a later message
     ref = env.unwrapped.reference()
     assert [s.event for s in ref] == [Event("click", thread_screen(tid)), Event("answer", None, t["fact"])]
     env.step(ref[0].action)
@@ -280,9 +280,9 @@ def test_question_reference_opens_the_conversation_then_answers() -> None:
 def test_question_reference_reads_the_fact_off_the_preview_in_view() -> None:
     env = _ask("address")
     t = task(env)
-    u = env.unwrapped
-    assert _last(env, t) and u._lay.box(thread_screen(tid_of(env, t["name"]))) is not None
-    assert any(t["fact"] in x for x in shown_texts(u.current_view, u._lay, thread_screen(tid_of(env, t["name"]))))
+    u, row = env.unwrapped, thread_screen(tid_of(env, t["name"]))
+    assert _last(threads(env), t) and u._lay.box(row) is not None
+    assert any(t["fact"] in x for x in shown_texts(u.current_view, u._lay, row))
     ref = u.reference()
     assert [s.event for s in ref] == [Event("answer", None, t["fact"])]  # not opened to read it
     _, r, term, _, info = env.step(ref[0].action)

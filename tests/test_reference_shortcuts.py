@@ -13,6 +13,7 @@ import gymnasium as gym
 import pytest
 
 import guigym  # noqa: F401 - registers the envs
+from guigym.actions import Scroll
 from guigym.apps.contacts import person_screen
 from guigym.apps.shop import product_screen
 from guigym.display import shown_texts
@@ -85,8 +86,6 @@ def test_a_row_one_scroll_away_is_scrolled_to_not_searched() -> None:
     """A Scroll and a click are shorter than a search (click the field, type, click the row):
     where the person's row is one Scroll below the fold, the Contacts reference scrolls and
     clicks it (medium seed 3: 3 steps, with the search 4); further away it still searches."""
-    from guigym.actions import Scroll
-
     env = gym.make("GuiGym-Contacts-v0")
     scrolled = searched = 0
     for seed in range(300):
