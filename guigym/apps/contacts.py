@@ -2,8 +2,8 @@
 
 Description:
     A Contacts app: an alphabetical list of people (a search field above it at medium and
-    hard), one detail screen per person (phone, email, a "Favourite" switch, Edit, Delete and
-    distractor Call/Message buttons), an editor with pre-filled Phone and Email fields, and a
+    hard), one detail screen per person (phone, email, a "Favourite" switch, Edit, Delete, a
+    Call button that places a call and a distractor Message button), an editor with pre-filled Phone and Email fields, and a
     confirmation dialog for Delete ("Delete Grace Hill?" with Cancel / Delete over the dimmed
     detail screen). Names are drawn from the catalog's 24 x 19 = 456 first/last pairs; phone
     numbers (800 area codes x 10,000 lines), email addresses (4 patterns x 8 domains, digits
@@ -38,8 +38,9 @@ Termination:
     success) and, for a question, the answer matches the fact after
     :func:`guigym.answers.answers_match`'s normalisation (case, spaces, quotes; a phone number
     or email is text, so it must be given as shown). Failure (terminated) when a person the
-    task does not delete is deleted (there is no undo), or when an answer is given that does
-    not make the task a success (wrong, or before the other task is done).
+    task does not delete is deleted (there is no undo), when a call is placed (Call: no task
+    asks for one, and it cannot be taken back), or when an answer is given that does not make
+    the task a success (wrong, or before the other task is done).
 Registered ids:
     ``GuiGym-Contacts-v0`` (``level="easy" | "medium" | "hard"``).
 """
@@ -55,7 +56,7 @@ from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, record_id, sub_id
-from guigym.apps.tools import PEOPLE
+from guigym.apps.tools import PEOPLE, call_problems, calls_placed, place_call
 
 APP = "Contacts"
 DOMAINS = ("mail.com", "example.org", "inbox.net", "post.io", "webmail.co", "fastmail.example", "home.example", "work.example")
@@ -122,7 +123,8 @@ def _find(state: AppState, pid: int) -> Card | None:
 @register_app
 class AddressBook(App):
     """``data["people"]``: the current cards, in list order. Detail, editor and dialog screens
-    are made on the fly from them (a deleted person's screens show nothing)."""
+    are made on the fly from them (a deleted person's screens show nothing). Call records the
+    call in ``data["calls"]`` (:func:`~guigym.apps.tools.place_call`)."""
 
     kind = "addressbook"
     dialog_prefix = "d:"  # the delete confirmation
@@ -136,7 +138,7 @@ class AddressBook(App):
         """People (the scenario's and the state's) with unique ids >= 0: their screens are
         named by them ("p:3")."""
         return [*super().state_problems(spec, state), *id_problems(spec["cards"], "spec.cards"),
-                *id_problems(state["data"]["people"], "data.people")]
+                *id_problems(state["data"]["people"], "data.people"), *call_problems(state)]
 
     def parent(self, spec: AppSpec, sid: str) -> str | None:
         pid = person_of(sid)
@@ -204,9 +206,11 @@ class AddressBook(App):
             self.push(state, ed)
         elif w.action == "delete":
             self.push(state, dialog_screen(pid))  # type: ignore[arg-type]
-        elif w.action in ("call", "message"):  # distractors: they only say what they would do
+        elif w.action in ("call", "message"):  # Call places a call (a side effect); Message only says so
             verb = "Calling" if w.action == "call" else "Opening messages for"
             vals[sub_id(sid, "msg")] = f"{verb} {card['name']}..."
+            if w.action == "call":
+                place_call(state, sid)
         elif w.action == "save":
             phone, email = (str(vals.get(sub_id(sid, k), "")).strip() for k in ("phone", "email"))
             if not any(ch.isdigit() for ch in phone):
@@ -355,7 +359,7 @@ class ContactsFamily(Family):
         return have == self._expected(scenario)
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
-        if not self._book_ok(scenario, state):
+        if not self._book_ok(scenario, state) or calls_placed(state["apps"][APP]):
             return False
         ask = self._ask(scenario)
         if ask is None:
@@ -365,6 +369,8 @@ class ContactsFamily(Family):
         return "answer" in state and answers_match(state["answer"], self._fact(scenario, ask))
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+        if calls_placed(state["apps"][APP]):  # a call nobody asked for: no undo
+            return True
         have = {c["id"] for c in state["apps"][APP]["data"]["people"]}
         if not set(self._expected(scenario)) <= have:  # a person deleted who should stay: no undo
             return True

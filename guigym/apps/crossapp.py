@@ -53,7 +53,8 @@ Termination:
     orders. Read marks, search text, filters, drafts and which screens were opened are not
     compared. Failure (terminated) on any change the task does not ask for: a note, person,
     mail or event changed, moved or deleted, a note, message, mail or event too many or with
-    the wrong text (a wrong fact), an item added to or removed from the cart, an order placed.
+    the wrong text (a wrong fact), an item added to or removed from the cart, an order placed,
+    a call placed (Contacts' Call button).
     A changed quantity of a cart item is not success but not yet failure: the steppers can
     set it back, and the reference does.
 Registered ids:
@@ -103,7 +104,7 @@ from guigym.apps.shop import (
     product_of,
     product_screen,
 )
-from guigym.apps.tools import PEOPLE, note_tables, time_label
+from guigym.apps.tools import PEOPLE, calls_placed, note_tables, time_label
 from guigym.i18n.content import tables
 
 NOTES, CONTACTS, MESSAGES, MAIL, CALENDAR, SHOP = "Notes", "Contacts", "Messages", "Mail", "Calendar", "Shop"
@@ -600,7 +601,8 @@ class CrossAppFamily(Family):
                 and {t["name"]: t["msgs"] for t in sapps[MESSAGES]["data"]["threads"]} == want["book"]
                 and boxes == want["boxes0"] and sent == want["sends"]
                 and old_events == want["events0"] and new_events == want["events"]
-                and not sapps[SHOP]["data"]["orders"] and cart_of(sapps[SHOP]) == want["cart0"])
+                and not sapps[SHOP]["data"]["orders"] and cart_of(sapps[SHOP]) == want["cart0"]
+                and not calls_placed(sapps[CONTACTS]))
 
     def _failed(self, scenario: Scenario, state: DeviceState, d: Digest) -> bool:
         want, apps, sapps = self._expected(scenario), scenario["apps"], state["apps"]
@@ -609,8 +611,8 @@ class CrossAppFamily(Family):
             return True  # a note edited or deleted: no task asks for it
         if new_notes - want["new_notes"]:  # a note nobody asked for (or with the wrong text)
             return True
-        if sapps[CONTACTS]["data"]["people"] != apps[CONTACTS]["cards"]:
-            return True
+        if sapps[CONTACTS]["data"]["people"] != apps[CONTACTS]["cards"] or calls_placed(sapps[CONTACTS]):
+            return True  # a person changed, or a call placed: no task asks for it
         book = {t["name"]: t["msgs"] for t in sapps[MESSAGES]["data"]["threads"]}
         if any(n not in want["book"] for n in book):  # a conversation nobody asked for
             return True

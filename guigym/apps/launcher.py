@@ -28,7 +28,8 @@ Termination:
     value. Unlike the data families, the rest is not compared (an extra note or a stray
     switch is not a failure), unless ``gym.make(..., strict=True)``: then every other switch
     must be as it started (the reference sets a stray one back first), and a saved note the
-    task did not ask for fails the episode (Notes cannot delete it). Otherwise never fails.
+    task did not ask for, or a call placed (Contacts' Call button), fails the episode (neither
+    can be undone). Otherwise never fails.
 Content:
     Note titles and texts (the task's and the saved notes') come from ``guigym.apps.tools``'
     ``NOTE_TITLES`` and ``NOTE_BODIES``, read through :func:`guigym.i18n.content.tables`: German
@@ -48,7 +49,7 @@ from guigym.apps.base import HOME
 from guigym.apps.catalog import BRANDS, STUB_APPS, TOOL_APPS, stub_app
 from guigym.apps.family import Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, DeviceState, Scenario, Task, favourite_id
-from guigym.apps.tools import clock_app, contacts_app, note_tables, notes_app
+from guigym.apps.tools import calls_placed, clock_app, contacts_app, note_tables, notes_app
 
 TOOLS = TOOL_APPS  # Notes, Clock, Contacts: the apps tasks are about
 OPENERS = ("Open {app} and ", "Go to {app} and ", "In {app}, ")
@@ -195,11 +196,13 @@ class LauncherFamily(Family):
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         if not all(self._done(state, t) for t in self._tasks(scenario)):
             return False
-        return not self.strict(scenario) or (not self._stray_switches(scenario, state) and not self._extra_notes(scenario, state))
+        return not self.strict(scenario) or (not self._stray_switches(scenario, state) and not self._extra_notes(scenario, state)
+                                             and not calls_placed(state["apps"]["Contacts"]))
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
-        """With ``strict``: a saved note the task does not ask for (Notes cannot delete one)."""
-        return self.strict(scenario) and self._extra_notes(scenario, state)
+        """With ``strict``: a saved note the task does not ask for (Notes cannot delete one), or a
+        call placed (Contacts' Call button; no task asks for one)."""
+        return self.strict(scenario) and (self._extra_notes(scenario, state) or calls_placed(state["apps"]["Contacts"]))
 
     @staticmethod
     def _extra_notes(scenario: Scenario, state: DeviceState) -> bool:

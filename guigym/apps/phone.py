@@ -47,7 +47,8 @@ Termination:
     question, the answer matches the fact after :func:`guigym.answers.answers_match`'s
     normalisation. Failure (terminated) on any change the task does not ask for: another note,
     person or alarm changed or deleted, a note or an alarm too many, an extra or wrong message,
-    a saved edit with the wrong text, or an answer that does not make the task a success.
+    a saved edit with the wrong text, a call placed (Contacts+' Call button), or an answer
+    that does not make the task a success.
 Content:
     The notes' titles and texts are entries of ``guigym.apps.tools``' ``NOTE_TITLES`` and
     ``NOTE_BODIES`` and the conversations come from the Messages family's generators, all read
@@ -72,7 +73,7 @@ from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
 from guigym.apps.permission import permission_goal
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, Thread, record_id, sub_id
-from guigym.apps.tools import PEOPLE, REPEATS, ClockApp, NotesApp, clock_app, note_tables, notes_app, time_label
+from guigym.apps.tools import PEOPLE, REPEATS, ClockApp, NotesApp, calls_placed, clock_app, note_tables, notes_app, time_label
 from guigym.apps.widgets import menu_screen, select_row, textarea_row, time_picker_rows
 
 NOTES, CLOCK, CONTACTS, MESSAGES = "Notes", "Clock", "Contacts", "Messages"
@@ -682,7 +683,7 @@ class PhoneFamily(Family):
                 and Counter(have["new_alarms"]) == start["want_new_alarms"] and have["book"] == want["book"])
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
-        if not self._data_ok(scenario, state):
+        if not self._data_ok(scenario, state) or calls_placed(state["apps"][CONTACTS]):
             return False
         ask = self._ask(scenario)
         if ask is None:
@@ -692,6 +693,8 @@ class PhoneFamily(Family):
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+        if calls_placed(state["apps"][CONTACTS]):  # a call nobody asked for: no undo
+            return True
         want, have, start = self._expected(scenario), self._have(scenario, state), self._start(scenario)
         start_notes = start["notes"]
         w_notes, h_notes = start["want_notes"], self._fold_notes(have["notes"])

@@ -177,15 +177,44 @@ def clock_app(rng: np.random.Generator, n_alarms: int) -> AppSpec:
 
 
 # --- Contacts ----------------------------------------------------------------------------
+def place_call(state: AppState, sid: str) -> None:
+    """Record a call placed from the person's screen ``sid`` in ``data["calls"]`` (made on the
+    first call: a state without calls is what it was before calls were recorded). No task asks
+    for a call and none can be taken back, so a family with a Contacts app fails the task once
+    there is one (:func:`calls_placed`): a side effect, as OpenApps counts them."""
+    state["data"].setdefault("calls", []).append(sid)
+
+
+def calls_placed(state: AppState) -> bool:
+    """Whether a Contacts app's state (kind ``contacts``, ``addressbook`` or ``phonebook``)
+    records a call (:func:`place_call`)."""
+    return bool(state["data"].get("calls"))
+
+
+def call_problems(state: AppState) -> list[str]:
+    """``data["calls"]``, where present, must be a list of screen ids (strs): set_state's check."""
+    calls = state["data"].get("calls", [])
+    ok = isinstance(calls, list) and all(type(c) is str for c in calls)
+    return [] if ok else [f"data.calls: {calls!r:.40} is not a list of screen ids (strs)"]
+
+
 @register_app
 class ContactsApp(App):
+    """Call places a call (:func:`place_call`: a side effect that fails the task); Message only
+    says what it would do (a distractor)."""
+
     kind = "contacts"
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        return [*super().state_problems(spec, state), *call_problems(state)]
 
     def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
         sid = state["stack"][-1]
-        if w.action in ("call", "message"):  # distractors: they only say what they would do
+        if w.action in ("call", "message"):
             verb = "Calling" if w.action == "call" else "Opening messages for"
             state["values"][sub_id(sid, "msg")] = f"{verb} {spec['screens'][sid]['title']}..."
+            if w.action == "call":
+                place_call(state, sid)
         else:
             super().on_button(spec, state, w)
 

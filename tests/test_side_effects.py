@@ -1,0 +1,93 @@
+"""A call placed from a Contacts app is a side effect (OpenApps' rule: success is the start plus
+exactly the instructed change): no task asks for one and none can be taken back, so it fails the
+task in every family with a Contacts app (Launcher only with ``strict=True``, like its other
+side effects). Message only says what it would do."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium as gym
+import pytest
+
+import guigym  # noqa: F401  (registers the ids)
+from guigym.actions import Click
+from tests.conftest import follow_reference
+
+CONTACT_KINDS = ("contacts", "addressbook", "phonebook")
+#: (id, gym.make kwargs) of every family where a call fails the task
+FAILING = [("GuiGym-Contacts-v0", {}), ("GuiGym-Phone-v0", {}), ("GuiGym-CrossApp-v0", {}),
+           ("GuiGym-Launcher-v0", {"strict": True})]
+
+
+def _on_person_screen(env, seed: int, level: str):
+    """Reset on ``seed``, then load the same state with the Contacts app in front, open on its
+    first person's screen (a snapshot, as set_state takes it). Returns the app's name and the
+    elements on screen."""
+    env.reset(seed=seed, options={"level": level})
+    snap = env.unwrapped.get_state()
+    apps = snap["scenario"]["apps"]
+    name = next(n for n, a in apps.items() if a["kind"] in CONTACT_KINDS)
+    state = copy.deepcopy(snap["state"])
+    if apps[name]["kind"] == "contacts":
+        sid = next(s for s in apps[name]["screens"] if s.startswith("c:"))
+    else:
+        sid = f"p:{state['apps'][name]['data']['people'][0]['id']}"
+    state["fg"], state["apps"][name]["stack"] = name, ["main", sid]
+    env.unwrapped.set_state({**snap, "state": state})
+    return name, env.unwrapped.elements()
+
+
+def _press(env, elements, suffix: str):
+    e = next(e for e in elements if e["id"].endswith(suffix))
+    x0, y0, x1, y1 = e["box"]
+    return env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
+
+
+@pytest.mark.parametrize("env_id,kwargs", FAILING)
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_a_call_fails_the_task_and_message_does_not(env_id, kwargs, level):
+    for seed in range(3):
+        env = gym.make(env_id, extra_obs=("elements",), **kwargs)
+        name, elements = _on_person_screen(env, seed, level)
+        assert "calls" not in env.unwrapped.get_state()["state"]["apps"][name]["data"]  # none placed yet
+        _, reward, terminated, truncated, info = _press(env, elements, ".message")
+        assert not terminated and not truncated and info["reference"], "Message is no side effect"
+        *_, info = env.step(info["reference"][0].action)  # still on course
+        name, elements = _on_person_screen(env, seed, level)
+        _, reward, terminated, _, info = _press(env, elements, ".call")
+        assert info["event"].widget.endswith(".call")
+        assert terminated and reward == 0 and not info["success"]
+        assert env.unwrapped.get_state()["state"]["apps"][name]["data"]["calls"] == [info["event"].widget[:-len(".call")]]
+        env.close()
+
+
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_a_call_is_no_failure_in_lenient_launcher(level):
+    """By default Launcher compares only the instructed changes: a call changes nothing it checks."""
+    env = gym.make("GuiGym-Launcher-v0", extra_obs=("elements",))
+    for seed in range(3):
+        _, elements = _on_person_screen(env, seed, level)
+        _, _, terminated, _, info = _press(env, elements, ".call")
+        assert not terminated
+        run = follow_reference(env, info, 200)
+        assert run.success
+    env.close()
+
+
+def test_a_snapshot_with_a_call_round_trips_and_a_bad_record_is_refused():
+    env = gym.make("GuiGym-Contacts-v0", extra_obs=("elements",))
+    name, elements = _on_person_screen(env, 0, "easy")
+    _press(env, elements, ".call")
+    snap = env.unwrapped.get_state()
+    other = gym.make("GuiGym-Contacts-v0", extra_obs=("elements",))
+    other.reset(seed=5)
+    other.unwrapped.set_state(snap)
+    assert other.unwrapped.get_state()["state"] == snap["state"]
+    assert other.unwrapped.family.failed(snap["scenario"], snap["state"])
+    bad = copy.deepcopy(snap)
+    bad["state"]["apps"][name]["data"]["calls"] = [3]
+    with pytest.raises(ValueError, match=r"data\.calls"):
+        other.unwrapped.set_state(bad)
+    env.close()
+    other.close()
