@@ -3,13 +3,13 @@
 Description:
     A Contacts app: an alphabetical list of people (a search field above it at medium and
     hard), one detail screen per person (phone, email, a "Favourite" switch, Edit, Delete, a
-    Call button that places a call and a distractor Message button), an editor with pre-filled Phone and Email fields, and a
-    confirmation dialog for Delete ("Delete Grace Hill?" with Cancel / Delete over the dimmed
-    detail screen). Names are drawn from the catalog's 24 x 19 = 456 first/last pairs; phone
-    numbers (800 area codes x 10,000 lines), email addresses (4 patterns x 8 domains, digits
-    at random), favourites, themes and the task vary with the seed. Distinct instances: at
-    easy alone, C(456, 5) > 1.6e11 name sets before phones and emails, so the generator
-    yields far more scenarios than any run can see.
+    Call button that places a call and a distractor Message button), an editor with pre-filled
+    Phone and Email fields, and a confirmation dialog for Delete ("Delete Grace Hill?" with
+    Cancel / Delete over the dimmed detail screen). Names are drawn from the catalog's 24 x 19
+    = 456 first/last pairs; phone numbers (800 area codes x 10,000 lines), email addresses (4
+    patterns x 8 domains, digits at random), favourites, themes and the task vary with the
+    seed. Distinct instances: at easy alone, C(456, 5) > 1.6e11 name sets before phones and
+    emails, so the generator yields far more scenarios than any run can see.
 Instruction:
     "What is Grace Hill's phone number?", "What is Bob Lee's email address?", "Change Grace
     Hill's phone number to 415-555-0137", "Delete Bob Lee from your contacts", "Add Zoe King to
