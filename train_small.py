@@ -121,8 +121,8 @@ class Args:
     split: Literal["train", "test"] = "train"
     """the variation split the run's envs draw from (with ``--variation``)"""
     strict: bool = False
-    """Settings and Launcher: success compares the whole state, a stray change must be undone
-    (``gym.make(..., strict=True)``; every other family is always strict)"""
+    """Login, Settings and Launcher: success compares the whole state, a stray change must be
+    undone (``gym.make(..., strict=True)``; every other family is always strict)"""
     # --- run
     seed: int = 1
     """seeds torch, numpy, python and the training episodes"""

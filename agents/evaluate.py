@@ -182,7 +182,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--backend", choices=("mock", "browser"), default="mock")
     p.add_argument("--max-steps", type=int, default=None, help="override the env's time limit")
     p.add_argument("--strict", action="store_true",
-                   help="Settings and Launcher: success compares the whole state (gym.make(..., strict=True))")
+                   help="Login, Settings and Launcher: success compares the whole state (gym.make(..., strict=True))")
     p.add_argument("--model", default=None, help="vlm: local Hugging Face checkpoint directory")
     p.add_argument("--checkpoint", default=None, help="tiny: a train_small.py run's policy.pt (greedy plans, its own T)")
     p.add_argument("--tiny-model", action="store_true", help="vlm: build and use a tiny random Qwen2.5-VL (smoke test)")

@@ -85,8 +85,9 @@ class GuiEnv(gym.Env):
         split: ``"train"`` or ``"test"``: the values each varied axis is drawn from.
         strict: ``True``: success needs the final state to equal the start plus exactly the
             instructed change (OpenApps' rule: a side effect must be undone, or fails where it
-            cannot be) also in Settings and Launcher, whose default (``None``) compares only the
-            instructed settings, switches and note. Every other family is always strict
+            cannot be) also in Login, Settings and Launcher (the lenient families), whose
+            default (``None``) compares only the session, or the instructed settings, switches
+            and note (Login's strict rule fails a reset link sent). Every other family is always strict
             (``strict=False`` there is a ``ValueError``). A snapshot (``get_state``) keeps its rule.
 
     Observation: ``Dict(screenshot=uint8 (H, W, 3), instruction=str[, elements][, history])``.
@@ -149,8 +150,9 @@ class GuiEnv(gym.Env):
         if strict not in (None, True, False):
             raise TypeError(f"strict must be True, False or None, got {strict!r}")
         if strict is False and not self.family.lenient:
+            lenient = sorted(name for name, fam in FAMILIES.items() if fam.lenient)
             raise ValueError(f"{family} always compares the whole state (the start plus exactly the instructed change); "
-                             "strict=False applies to Settings and Launcher only")
+                             f"strict=False applies to {', '.join(lenient)} only")
         #: Whether success compares the whole state (see ``strict``; the family's own rule unless set).
         self.strict = bool(strict) or not self.family.lenient
         #: The apps an ``OpenApp`` of ``action_space`` can name (``action_space["app"]`` indexes it).

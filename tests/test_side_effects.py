@@ -91,3 +91,19 @@ def test_a_snapshot_with_a_call_round_trips_and_a_bad_record_is_refused():
         other.unwrapped.set_state(bad)
     env.close()
     other.close()
+
+
+def test_a_bad_reset_link_record_is_refused():
+    env = gym.make("GuiGym-Login-v0")
+    env.reset(seed=0)
+    snap = env.unwrapped.get_state()
+    app = snap["scenario"]["task"]["app"]
+    for value, ok in ((True, True), ("yes", False)):
+        bad = copy.deepcopy(snap)
+        bad["state"]["apps"][app]["data"]["reset_sent"] = value
+        if ok:
+            env.unwrapped.set_state(bad)
+        else:
+            with pytest.raises(ValueError, match=r"data\.reset_sent"):
+                env.unwrapped.set_state(bad)
+    env.close()

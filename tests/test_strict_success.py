@@ -1,7 +1,7 @@
-"""``gym.make(..., strict=True)``: Settings and Launcher compare the whole state (OpenApps' rule,
-DESIGN's "success as a state delta"), as every other family always does. By default they
-compare only the instructed settings, switches and note (documented; the published sweeps
-ran that way)."""
+"""``gym.make(..., strict=True)``: Login, Settings and Launcher compare the whole state
+(OpenApps' rule, DESIGN's "success as a state delta"), as every other family always does. By
+default they compare only the session, or the instructed settings, switches and note
+(documented; the published tables and sweeps ran that way)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from guigym.actions import Click, OpenApp, Type
 from guigym.registration import env_ids
 from tests.conftest import follow_reference
 
-LENIENT = ("GuiGym-Settings-v0", "GuiGym-Launcher-v0")
+LENIENT = ("GuiGym-Login-v0", "GuiGym-Settings-v0", "GuiGym-Launcher-v0")
+#: the lenient families with stray switches to set back
+SWITCHES = ("GuiGym-Settings-v0", "GuiGym-Launcher-v0")
 
 
 def _center(box):
@@ -48,7 +50,7 @@ def _succeeds(env, info) -> bool:
     return run.success and run.terminated[-1:] == [True]
 
 
-@pytest.mark.parametrize("env_id", LENIENT)
+@pytest.mark.parametrize("env_id", SWITCHES)
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_a_stray_switch_is_set_back_first_and_only_then_success(env_id, level):
     tried = 0
@@ -144,7 +146,36 @@ def test_oracle_succeeds_under_strict_after_random_detours(env_id, variation):
                 _, _, terminated, truncated, info = env.step(env.action_space.sample())
                 if terminated or truncated:
                     break
-            if terminated and not info["success"]:  # Launcher: a random Save made a note nobody asked for
-                assert env_id == "GuiGym-Launcher-v0"
+            if terminated and not info["success"]:  # Launcher: a random Save made a note nobody asked for;
+                assert env_id in ("GuiGym-Launcher-v0", "GuiGym-Login-v0")  # Login: a reset link sent, or locked out
                 continue
             assert _succeeds(env, info), (level, seed)
+
+
+def _press(env, elements, wid):
+    e = next(e for e in elements if e["id"] == wid)
+    return env.step(Click(*_center(e["box"])))
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_a_reset_link_sent_fails_login_only_under_strict(level):
+    """"Send reset link" mails the user: recorded either way, a failure only with strict=True
+    (by default Login compares the session, as the published tables were trained)."""
+    for strict in (True, None):
+        env = gym.make("GuiGym-Login-v0", level=level, strict=strict, extra_obs=("elements",))
+        for seed in range(4):
+            obs, info = env.reset(seed=seed)
+            if level == "hard":  # starts on the home screen
+                app = env.unwrapped.scenario["task"]["app"]
+                obs, *_, info = env.step(OpenApp(app))
+            obs, _, terminated, _, info = _press(env, obs["elements"], "forgot")
+            assert not terminated
+            obs, _, terminated, _, info = _press(env, obs["elements"], "reset_send")
+            app = env.unwrapped.scenario["task"]["app"]
+            assert env.unwrapped.get_state()["state"]["apps"][app]["data"]["reset_sent"] is True
+            if strict:
+                assert terminated and not info["success"] and not info["reference"]
+            else:
+                assert not terminated
+                assert _succeeds(env, info), (level, seed)
+        env.close()

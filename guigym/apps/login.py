@@ -22,7 +22,10 @@ Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
     Success when signed in as the instructed user with the instructed remember-me choice.
-    Failure (terminated) when signed in with the wrong remember-me choice, or locked out. At
+    Failure (terminated) when signed in with the wrong remember-me choice, or locked out; with
+    ``gym.make(..., strict=True)`` also once "Send reset link" was pressed (a mail went out
+    that the task did not ask for: OpenApps' rule, a side effect; by default it is ignored,
+    as the published Login tables were trained). At
     hard, Sign in with the wrong remember-me choice opens the code screen without signing in:
     not yet a failure (Back, set the checkbox, sign in again; the reference does so).
 Registered ids:
@@ -60,10 +63,16 @@ class LoginTask(Task):
 
 @register_app
 class LoginApp(App):
-    """Sign-in behaviour; ``data`` gets ``attempts``, ``locked`` and, once signed in,
+    """Sign-in behaviour; ``data`` gets ``attempts``, ``locked``, ``reset_sent`` (once "Send reset
+    link" was pressed: a mail went out, a side effect under ``strict=True``) and, once signed in,
     ``session = {"user", "remember"}``."""
 
     kind = "login"
+
+    def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
+        sent = state["data"].get("reset_sent", True)
+        bad = [] if type(sent) is bool else [f"data.reset_sent: {sent!r:.40} is not a bool"]
+        return [*super().state_problems(spec, state), *bad]
 
     def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:
         vals, data = state["values"], state["data"]
@@ -90,6 +99,7 @@ class LoginApp(App):
                 vals["code_error"] = "That code is not right"
         elif w.action == "reset":
             vals["reset_msg"] = "If the account exists, we sent a reset link."
+            data["reset_sent"] = True
         elif w.action == "register":
             vals["signup_msg"] = "Registration is closed right now."
         elif w.to is not None:
@@ -166,6 +176,7 @@ class LoginFamily(Family):
     apps = BRANDS + STUB_APPS
     task_type = LoginTask
     templates = {"easy": ("sign_in",), "medium": ("remember", "no_remember"), "hard": ("remember", "no_remember")}
+    lenient = True  # only the session is compared, unless strict=True (then a reset link sent fails)
 
     def template(self, scenario: Scenario) -> str:
         remember = scenario["task"]["remember"]  # type: ignore[typeddict-item]
@@ -229,14 +240,17 @@ class LoginFamily(Family):
         return state["apps"][self._task(scenario)["app"]]
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
-        sess = self._app_state(scenario, state)["data"].get("session")
+        data = self._app_state(scenario, state)["data"]
+        sess = data.get("session")
         t = self._task(scenario)
-        if not sess:
+        if not sess or (data.get("reset_sent") and self.strict(scenario)):
             return False
         return sess["user"] == t["user"] and (t["remember"] is None or sess["remember"] == t["remember"])
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool:
         data = self._app_state(scenario, state)["data"]
+        if data.get("reset_sent") and self.strict(scenario):  # a mail sent that nobody asked for: no undo
+            return True
         return bool(data.get("locked")) or (bool(data.get("session")) and not self.success(scenario, state))
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:

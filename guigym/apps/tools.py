@@ -178,11 +178,15 @@ def clock_app(rng: np.random.Generator, n_alarms: int) -> AppSpec:
 
 # --- Contacts ----------------------------------------------------------------------------
 def place_call(state: AppState, sid: str) -> None:
-    """Record a call placed from the person's screen ``sid`` in ``data["calls"]`` (made on the
-    first call: a state without calls is what it was before calls were recorded). No task asks
-    for a call and none can be taken back, so a family with a Contacts app fails the task once
-    there is one (:func:`calls_placed`): a side effect, as OpenApps counts them."""
-    state["data"].setdefault("calls", []).append(sid)
+    """Record a call placed from the person's screen ``sid`` in ``data["calls"]``: the screens
+    called from, sorted, each once (made on the first call, so a state without calls is what
+    it was before calls were recorded; a set, so two states are equal exactly when their
+    "Calling ..." lines are). No task asks for a call and none can be taken back, so a family
+    with a Contacts app fails the task once there is one (:func:`calls_placed`): a side
+    effect, as OpenApps counts them."""
+    calls = state["data"].get("calls", [])
+    if sid not in calls:
+        state["data"]["calls"] = sorted([*calls, sid])
 
 
 def calls_placed(state: AppState) -> bool:
