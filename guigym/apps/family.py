@@ -81,9 +81,10 @@ class Family:
     description: str = ""
     apps: tuple[str, ...] = ()
     task_type: type = Task
-    #: Whether success compares only the instructed changes by default (Login, Settings, Launcher:
-    #: a reset link sent or a stray switch is not a failure); then ``gym.make(..., strict=True)`` puts ``"strict": True``
-    #: in the task and the family compares the whole state. Other families are always strict.
+    #: Whether success compares only the instructed changes by default (Login, Settings,
+    #: Launcher: a reset link sent or a stray switch is not a failure); then ``gym.make(...,
+    #: strict=True)`` puts ``"strict": True`` in the task and the family compares the whole
+    #: state. Other families are always strict.
     lenient: bool = False
     #: Whether some tasks ask a question: then ``Answer`` joins the env's action space (only
     #: such families have it, so the others' spaces stay as they were).
