@@ -39,6 +39,7 @@ def _on_person_screen(env, seed: int, level: str):
 
 
 def _press(env, elements, suffix: str):
+    """Click the element whose id ends with ``suffix``."""
     e = next(e for e in elements if e["id"].endswith(suffix))
     x0, y0, x1, y1 = e["box"]
     return env.step(Click((x0 + x1) // 2, (y0 + y1) // 2))
@@ -107,3 +108,32 @@ def test_a_bad_reset_link_record_is_refused():
             with pytest.raises(ValueError, match=r"data\.reset_sent"):
                 env.unwrapped.set_state(bad)
     env.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("env_id,kwargs", [("GuiGym-Contacts-v0", {}), ("GuiGym-Launcher-v0", {"strict": True})])
+def test_a_call_pressed_in_chromium_fails_the_task_too(env_id, kwargs):
+    """The browser backend clicks the real button; the event, the record and the failure are the mock's."""
+    env = gym.make(env_id, backend="browser", extra_obs=("elements",), **kwargs)
+    try:
+        name, elements = _on_person_screen(env, 0, "easy")
+        _, reward, terminated, _, info = _press(env, elements, ".call")
+        assert info["event"].widget.endswith(".call")
+        assert terminated and reward == 0 and not info["success"]
+        assert env.unwrapped.get_state()["state"]["apps"][name]["data"]["calls"] == [info["event"].widget[:-len(".call")]]
+    finally:
+        env.close()
+
+
+@pytest.mark.browser
+def test_a_reset_link_sent_in_chromium_fails_strict_login():
+    env = gym.make("GuiGym-Login-v0", backend="browser", strict=True, extra_obs=("elements",))
+    try:
+        obs, _ = env.reset(seed=0)
+        obs, _, terminated, _, _ = _press(env, obs["elements"], "forgot")
+        assert not terminated
+        _, reward, terminated, _, info = _press(env, obs["elements"], "reset_send")
+        assert info["event"].widget == "reset_send"
+        assert terminated and reward == 0 and not info["success"]
+    finally:
+        env.close()
