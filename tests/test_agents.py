@@ -94,11 +94,13 @@ def test_open_loop_noise_free_oracle_succeeds(envs, env_id):
 
 #: Where a corrupted step commits a change that cannot be taken back, re-planning cannot undo
 #: it and the noisy loop stays below 95 %: a Save with a corrupted time or date (Calendar), a
-#: mail or message sent or a note saved with a corrupted text (Mail, Phone) fails the task at
-#: once. Measured on the 90 episodes below: Calendar 94.4 %, Mail 87.8 %, Phone 75.6 %, CrossApp
-#: 81.1 % (every task ends in such sends and saves, two or three at hard); the floors sit a few
-#: points under. Re-planning must still beat open loop everywhere.
-MIN_REPLAN_SUCCESS = {"GuiGym-Calendar-v0": 0.9, "GuiGym-Mail-v0": 0.83, "GuiGym-Phone-v0": 0.7, "GuiGym-CrossApp-v0": 0.76}
+#: mail or message sent or a note saved with a corrupted text (Mail, Phone), a call placed from
+#: a person's screen (Contacts, Phone, CrossApp) fails the task at once. Measured on the 90
+#: episodes below: Calendar 94.4 %, Mail 87.8 %, Contacts 90.0 %, Phone 73.3 %, CrossApp 81.1 %
+#: (every CrossApp task ends in such sends and saves, two or three at hard); the floors sit a
+#: few points under. Re-planning must still beat open loop everywhere.
+MIN_REPLAN_SUCCESS = {"GuiGym-Calendar-v0": 0.9, "GuiGym-Mail-v0": 0.83, "GuiGym-Contacts-v0": 0.86, "GuiGym-Phone-v0": 0.7,
+                      "GuiGym-CrossApp-v0": 0.76}
 
 
 @pytest.mark.parametrize("env_id", IDS)
