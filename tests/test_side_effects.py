@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 import guigym  # noqa: F401  (registers the ids)
-from guigym.actions import Click
+from guigym.actions import Click, OpenApp
 from tests.conftest import follow_reference
 
 CONTACT_KINDS = ("contacts", "addressbook", "phonebook")
@@ -137,3 +137,49 @@ def test_a_reset_link_sent_in_chromium_fails_strict_login():
         assert terminated and reward == 0 and not info["success"]
     finally:
         env.close()
+
+
+def _without(snapshot, app: str, key: str):
+    out = copy.deepcopy(snapshot)
+    out["state"]["apps"][app]["data"].pop(key, None)
+    return out
+
+
+@pytest.mark.parametrize("env_id,suffix,key", [("GuiGym-Login-v0", "reset_send", "reset_sent"), ("GuiGym-Launcher-v0", ".call", "calls")])
+def test_the_record_changes_nothing_under_the_default_rule(env_id, suffix, key):
+    """Login's reset link and Launcher's calls fail only with strict=True: by default a state with
+    the record shows, rewards and plans exactly as the same state without it (the published
+    tables' episodes are unchanged)."""
+    env = gym.make(env_id, extra_obs=("elements",), reward_mode="shaped")
+    twin = gym.make(env_id, extra_obs=("elements",), reward_mode="shaped")
+    checked = 0
+    for seed in range(4):
+        if env_id == "GuiGym-Login-v0":
+            obs, info = env.reset(seed=seed)
+            app = env.unwrapped.scenario["task"]["app"]
+            if env.unwrapped.get_state()["state"]["fg"] != app:  # hard starts on the home screen
+                obs, *_, info = env.step(OpenApp(app))
+            obs, *_ = _press(env, obs["elements"], "forgot")
+        else:
+            app, elements = _on_person_screen(env, seed, "easy")
+            obs = {"elements": elements}
+        obs, reward, terminated, _, info = _press(env, obs["elements"], suffix)
+        assert key in env.unwrapped.get_state()["state"]["apps"][app]["data"] and not terminated
+        twin.reset(seed=seed)
+        for _ in range(60):
+            snap = env.unwrapped.get_state()
+            twin.unwrapped.set_state(_without(snap, app, key))
+            tobs = twin.unwrapped.observe()
+            assert (tobs["screenshot"] == obs["screenshot"]).all() and tobs["instruction"] == obs["instruction"]
+            assert [s.action for s in twin.unwrapped.reference()] == [s.action for s in info["reference"]]
+            step = info["reference"][0].action
+            obs, reward, terminated, truncated, info = env.step(step)
+            _, t_reward, t_terminated, _, t_info = twin.step(step)
+            assert (reward, terminated, info["success"]) == (t_reward, t_terminated, t_info["success"])
+            checked += 1
+            if terminated or truncated:
+                break
+        assert info["success"]
+    assert checked >= 8
+    env.close()
+    twin.close()
