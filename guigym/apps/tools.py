@@ -11,7 +11,8 @@ that draws its content from the scenario's ``rng``. Specs are plain JSON.
 * Clock (``"clock"``): alarms as switches ("6:30 AM", detail "Weekdays"), an "Add alarm"
   button that opens a do-nothing time picker, links to Timer/Stopwatch/World clock.
 * Contacts (``"contacts"``): an alphabetical list of people; a person's screen shows the
-  phone number, a "Favourite" switch and Call/Message buttons that only show a message.
+  phone number, a "Favourite" switch, a Call button that places a call (recorded in
+  ``data["calls"]``: :func:`place_call`) and a Message button that only shows a message.
 """
 
 from __future__ import annotations
