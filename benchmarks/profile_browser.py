@@ -60,7 +60,7 @@ def _kind(pid: int) -> str:
     return f"chromium {kind}" + (f" ({sub})" if sub else "")
 
 
-def cpu_by_part(be: BrowserBackend) -> dict[str, float]:
+def cpu_by_part() -> dict[str, float]:
     """CPU seconds so far of this process's threads (by name) and of its descendants (by part)."""
     names = {t.native_id: t.name for t in threading.enumerate()}
     out: dict[str, float] = {}
@@ -155,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         oracle_run(env, 200, args.level)  # warm-up: the browser started, caches filled
-        before, t0 = cpu_by_part(be), time.perf_counter()
+        before, t0 = cpu_by_part(), time.perf_counter()
         secs, n, _ = oracle_run(env, args.steps, args.level)
-        wall, after = time.perf_counter() - t0, cpu_by_part(be)
+        wall, after = time.perf_counter() - t0, cpu_by_part()
         print(f"\noracle policy: {n / secs:.1f} steps/s, {1e3 * wall / n:.2f} ms a step (resets counted)\n")
         print("| process or thread | CPU ms per oracle step |\n|---|---:|")
         parts = sorted(((k, after[k] - before.get(k, 0.0)) for k in after), key=lambda kv: -kv[1])
