@@ -26,6 +26,7 @@ import gymnasium as gym
 from _args import at_least, env_and_level  # benchmarks/, the script's folder (on sys.path)
 
 import guigym  # noqa: F401  (registers the ids)
+from guigym.backends import procfs
 from guigym.backends.browser import process_tree
 from guigym.env import gui_env
 
@@ -102,15 +103,7 @@ def anchor_sps(steps: int, width: int = 360, height: int = 640) -> float:
 
 def cpu_seconds() -> float:
     """CPU time (user + system) of this process and every running descendant (node, Chromium)."""
-    total = 0
-    for pid in process_tree(os.getpid()):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(c for pid in process_tree(os.getpid()) if (c := procfs.cpu_seconds(pid)) is not None)
 
 
 def chromium_pids() -> list[int]:

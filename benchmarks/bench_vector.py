@@ -39,6 +39,7 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 import guigym  # noqa: F401  (registers the ids)
 from guigym.actions import ACTION_TYPES, DIRECTIONS, Action, Back, Click, OpenApp, Scroll, Type
+from guigym.backends.procfs import cpu_seconds
 
 if TYPE_CHECKING:
     from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
@@ -94,15 +95,7 @@ CPU: dict[str, tuple[float, float]] = {}
 
 def _proc_cpu(pids: list[int]) -> float:
     """User + system CPU seconds of processes ``pids`` so far (Linux ``/proc``; 0 elsewhere)."""
-    total = 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
+    return sum(c for pid in pids if (c := cpu_seconds(pid)) is not None)
 
 
 def vector(venv: gym.vector.VectorEnv, steps: int, oracle: bool, name: str = "") -> float:

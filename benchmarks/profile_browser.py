@@ -33,21 +33,9 @@ from _args import at_least, env_and_level  # benchmarks/, the script's folder (o
 import guigym  # noqa: F401  (registers the ids)
 from guigym.backends import browser as browser_module
 from guigym.backends.browser import BrowserBackend, decode_png, payload
-from guigym.backends.procfs import cmdline, process_tree
+from guigym.backends.procfs import cmdline, cpu_seconds, process_tree
 from guigym.bench import oracle_run
 from guigym.env import gui_env
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu(path: str) -> float | None:
-    """User + system CPU seconds in a ``/proc/.../stat`` file (None if gone)."""
-    try:
-        with open(path) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def _kind(pid: int) -> str:
@@ -65,14 +53,14 @@ def cpu_by_part() -> dict[str, float]:
     names = {t.native_id: t.name for t in threading.enumerate()}
     out: dict[str, float] = {}
     for tid in os.listdir("/proc/self/task"):
-        c = _cpu(f"/proc/self/task/{tid}/stat")
+        c = cpu_seconds(os.getpid(), tid)
         if c is not None:
             key = f"python thread {names.get(int(tid), 'other')}"
             out[key] = out.get(key, 0.0) + c
     for pid in process_tree(os.getpid()):
         if pid == os.getpid():
             continue
-        c = _cpu(f"/proc/{pid}/stat")
+        c = cpu_seconds(pid)
         if c is not None:
             key = _kind(pid)
             out[key] = out.get(key, 0.0) + c

@@ -6,11 +6,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
-from guigym.backends.procfs import alive, cmdline, process_tree, stat
+from guigym.backends.procfs import alive, cmdline, cpu_seconds, process_tree, stat
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 
@@ -63,3 +64,35 @@ def test_a_stopped_process_is_alive() -> None:
 def test_bad_pids() -> None:
     assert cmdline(None) == b"" and cmdline(-1) == b""
     assert stat(-1) is None and stat("self/../1/nope") is None and not alive(-1)
+    assert cpu_seconds(-1) is None and cpu_seconds(os.getpid(), -1) is None
+
+
+def test_cpu_seconds_of_a_process_and_of_one_thread() -> None:
+    """CPU time agrees with the kernel's count for the process (``os.times``) and grows with work;
+    a thread's own count holds only what that thread did."""
+    before, idle_tid = cpu_seconds(os.getpid()), None
+    ready, done = threading.Event(), threading.Event()
+
+    def idle() -> None:
+        nonlocal idle_tid
+        idle_tid = threading.get_native_id()
+        ready.set()
+        done.wait()
+
+    t = threading.Thread(target=idle)
+    t.start()
+    ready.wait()
+    try:
+        end = time.process_time() + 0.3
+        while time.process_time() < end:  # busy on this thread only
+            pass
+        after = cpu_seconds(os.getpid())
+        assert before is not None and after is not None and after - before >= 0.25
+        own = os.times()
+        assert abs(after - (own.user + own.system)) < 0.05  # clock ticks: 10 ms each
+        mine = cpu_seconds(os.getpid(), threading.get_native_id())
+        assert mine is not None and mine >= 0.25
+        assert cpu_seconds(os.getpid(), idle_tid) is not None and cpu_seconds(os.getpid(), idle_tid) < 0.05
+    finally:
+        done.set()
+        t.join()

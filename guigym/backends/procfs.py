@@ -1,5 +1,5 @@
-"""What Linux's ``/proc`` says about a process: its command line, state, parent, descendants and
-memory. The browser backend finds, watches and cleans up after its Chromium and Playwright
+"""What Linux's ``/proc`` says about a process: its command line, state, parent, descendants,
+memory and CPU time. The browser backend finds, watches and cleans up after its Chromium and Playwright
 processes with these; elsewhere (no ``/proc``) each returns its documented empty answer.
 """
 
@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["alive", "cmdline", "pids", "private_kib", "process_tree", "pss_kib", "stat"]
+__all__ = ["alive", "cmdline", "cpu_seconds", "pids", "private_kib", "process_tree", "pss_kib", "stat"]
+
+#: clock ticks per second, the unit of CPU times in ``/proc`` (-1 where unknown)
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else -1
 
 
 def cmdline(pid: int | None) -> bytes:
@@ -19,18 +22,35 @@ def cmdline(pid: int | None) -> bytes:
         return b""
 
 
-def stat(pid: int | str) -> tuple[str, int] | None:
-    """``(state, ppid)`` of ``pid`` (state: ``R``, ``S``, ``D``, ``T`` stopped, ``Z`` zombie, ...),
-    or None if it is gone or ``/proc`` cannot be read."""
+def _stat_fields(path: str) -> list[bytes] | None:
+    """The fields of a ``/proc/.../stat`` file after the command name, from the state on (None if
+    it cannot be read)."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
+        with open(path, "rb") as f:
             data = f.read()
     except OSError:
         return None
     # the command name in brackets may hold spaces and ')': the fields follow the last ')'
-    rest = data[data.rfind(b")") + 2:].split()
+    return data[data.rfind(b")") + 2:].split()
+
+
+def stat(pid: int | str) -> tuple[str, int] | None:
+    """``(state, ppid)`` of ``pid`` (state: ``R``, ``S``, ``D``, ``T`` stopped, ``Z`` zombie, ...),
+    or None if it is gone or ``/proc`` cannot be read."""
+    rest = _stat_fields(f"/proc/{pid}/stat")
     try:
-        return rest[0].decode(), int(rest[1])
+        return (rest[0].decode(), int(rest[1])) if rest is not None else None
+    except (IndexError, ValueError):
+        return None
+
+
+def cpu_seconds(pid: int | str, tid: int | str | None = None) -> float | None:
+    """User + system CPU seconds that ``pid`` has used so far (its thread ``tid`` alone, if
+    given), or None if it is gone or ``/proc`` cannot be read. The benchmarks measure CPU per
+    step with it."""
+    rest = _stat_fields(f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat")
+    try:
+        return (int(rest[11]) + int(rest[12])) / _TICK if rest is not None and _TICK > 0 else None
     except (IndexError, ValueError):
         return None
 
