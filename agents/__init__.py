@@ -9,9 +9,11 @@ executors.
 * :mod:`agents.vlm` — :class:`VLMPlanner`, :class:`VLMExecutor`, :func:`load_vlm` (Hugging Face
   image-text-to-text checkpoints; needs ``torch`` and ``transformers``, imported lazily).
 * :mod:`agents.tiny_vlm` — :func:`build_tiny_qwen25vl`, a tiny random Qwen2.5-VL for tests.
+* :mod:`agents.tiny_policy` — :class:`TinyPlanner`, the small policy ``train_small.py`` trains
+  (needs ``torch``, imported lazily).
 * ``python -m agents.evaluate`` — the evaluation CLI.
 
-``import agents`` needs neither torch nor transformers; the VLM names load on first use.
+``import agents`` needs neither torch nor transformers; the VLM names and ``TinyPlanner`` load on first use.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ _LAZY = {
     "VLM": "agents.vlm",
     "load_vlm": "agents.vlm",
     "build_tiny_qwen25vl": "agents.tiny_vlm",
+    "TinyPlanner": "agents.tiny_policy",
 }
 
 __all__ = [
@@ -64,6 +67,7 @@ __all__ = [
     "VLM",
     "load_vlm",
     "build_tiny_qwen25vl",
+    "TinyPlanner",
 ]
 
 

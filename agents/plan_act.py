@@ -405,6 +405,15 @@ class EpisodeLoop:
             self.rec.frames.append(annotate(self.obs["screenshot"], None, "success" if self.rec.success else "failed"))
 
 
+def _check_agent(agent: Any, who: str) -> None:
+    """A ``TypeError`` for anything but a :class:`PlanActAgent` (a planner passed as it is, the
+    usual slip, gets the fix), before any env is reset."""
+    if not isinstance(agent, PlanActAgent):
+        hint = ("; it looks like a planner: wrap it, PlanActAgent(planner) or PlanActAgent(planner, executor)"
+                if callable(getattr(agent, "plan", None)) else "")
+        raise TypeError(f"{who} needs a PlanActAgent, got {type(agent).__name__}{hint}")
+
+
 def run_episode(
     env: Any,
     agent: PlanActAgent,
@@ -426,6 +435,7 @@ def run_episode(
     broken planner cannot loop forever. ``record_frames`` keeps annotated frames
     (:func:`guigym.viz.annotate`) for a GIF.
     """
+    _check_agent(agent, "run_episode")
     opts = dict(options or {})
     if level is not None:
         opts["level"] = level
@@ -466,6 +476,7 @@ def run_episodes(
     at a decision point of seed ``seeds[i]``: after the reset and after every step that did
     not end the episode (``history``: the actions executed so far).
     """
+    _check_agent(agent, "run_episodes")
     records: list[Optional[EpisodeRecord]] = [None] * len(seeds)
     running: dict[int, tuple[int, EpisodeLoop]] = {}
     todo = iter(range(len(seeds)))

@@ -78,6 +78,8 @@ class Scroll:
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
             raise ValueError(f"Scroll direction must be one of {DIRECTIONS}, got {self.direction!r}")
+        if (self.x is None) != (self.y is None):  # as the text formats say: half a point is no point
+            raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={self.x!r}, y={self.y!r}")
 
 
 @dataclass(frozen=True)

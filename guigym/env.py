@@ -19,7 +19,7 @@ from guigym import allocator
 from guigym.action_text import ActionParseError, _short, format_action, parse_action
 from guigym.actions import ACTION_CLASSES, Action, Answer, Back, OpenApp, RefStep, Type, as_int, checked_action
 from guigym.apps import FAMILIES
-from guigym.apps.base import View, clean_text, copy_state, find_app, printable, role_id, start_state
+from guigym.apps.base import TEXT_KINDS, View, clean_text, copy_state, find_app, printable, role_id, start_state
 from guigym.apps.draws import Draws
 from guigym.apps.schema import AppState, DeviceState, Scenario
 from guigym.apps.snapshot import snapshot_problems
@@ -505,17 +505,26 @@ class GuiEnv(gym.Env):
         """Lay out every screen of every app's stack (``set_state``'s dry run): Back shows the
         screens under the current one, ``OpenApp`` another app's top screen, so a snapshot whose
         stacks hold a screen no app can show must fail here, not some steps later. Raises what
-        showing such a screen raises."""
+        showing such a screen raises, and ``ValueError`` for a focus that is no text field of its
+        app's top screen (only a click on a field focuses it: Type would report an input event
+        on a button or checkbox)."""
         state = cast(DeviceState, self._state)  # set_state's _load made it current
         for name, app in state["apps"].items():
             stack = app["stack"]
             for k in range(len(stack), 0, -1):
                 if name == state["fg"] and k == len(stack):
-                    continue  # on screen: drawn already
-                # Back clears the focus; an app brought back by OpenApp keeps its own
-                shown: AppState = {**app, "stack": stack[:k], "focus": app["focus"] if k == len(stack) else None}
-                st: DeviceState = {**state, "fg": name, "apps": {**state["apps"], name: shown}}
-                self._oracle.screen(st, state_key(st))  # type: ignore[union-attr]
+                    v = cast(View, self._view)  # on screen: drawn already
+                else:
+                    # Back clears the focus; an app brought back by OpenApp keeps its own
+                    shown: AppState = {**app, "stack": stack[:k], "focus": app["focus"] if k == len(stack) else None}
+                    st: DeviceState = {**state, "fg": name, "apps": {**state["apps"], name: shown}}
+                    v = self._oracle.screen(st, state_key(st))[0]  # type: ignore[union-attr]
+                if k == len(stack) and app["focus"] is not None:
+                    under = v.backdrop if v.backdrop is not None else v  # a pop-up over the screen keeps its focus
+                    w = under.find(app["focus"])
+                    if w is None or w.kind not in TEXT_KINDS:
+                        what = "no widget" if w is None else f"a {w.kind}, not a text field"
+                        raise ValueError(f"app {name!r}: its focus {app['focus']!r} is {what} of screen {stack[-1]!r}")
 
     def _reference(self) -> list[RefStep] | None:
         return self._oracle.reference(self._state, self._key)  # type: ignore[union-attr, arg-type]

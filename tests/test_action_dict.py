@@ -29,8 +29,15 @@ def test_canonical_dict_round_trip(action, d):
     assert action_from_dict(d) == action
 
 
-def test_scroll_with_half_a_point_has_no_point():
-    assert action_to_dict(Scroll("up", 5, None)) == {"type": "scroll", "direction": "up"}
+@pytest.mark.parametrize("x, y", [(5, None), (None, 5)])
+def test_scroll_with_half_a_point_is_refused(x, y):
+    """As in the text formats ("scroll needs both 'x' and 'y'"): a Scroll has a whole point or
+    none (it used to be taken silently as none, while the same scroll as text was refused)."""
+    with pytest.raises(ValueError, match="Scroll needs both x and y, or neither"):
+        Scroll("up", x, y)
+    with pytest.raises(ValueError, match="Scroll needs both x and y, or neither"):
+        action_from_dict({"type": "scroll", "direction": "up", **({"x": x} if x is not None else {"y": y})})
+    assert action_to_dict(Scroll("up")) == {"type": "scroll", "direction": "up"}
 
 
 def test_from_dict_casts_like_json_data():

@@ -336,3 +336,22 @@ def test_element_executor_unchanged_in_the_lockstep_loop():
     finally:
         pool.close()
     assert all(r.success for r in recs)
+
+
+def test_a_planner_passed_as_the_agent_is_told_to_wrap_it() -> None:
+    """The usual slip, ``run_episode(env, planner)``: a TypeError that says how to wrap it, before
+    the env is reset (it was an AttributeError from inside the loop)."""
+    env = gym.make("GuiGym-Login-v0")
+    with pytest.raises(TypeError, match=r"run_episode needs a PlanActAgent, got OraclePlanner; .*PlanActAgent\(planner\)"):
+        run_episode(env, OraclePlanner(horizon=8), seed=0)
+    with pytest.raises(TypeError, match=r"run_episodes needs a PlanActAgent, got NoneType$"):
+        run_episodes(InlineEnvPool(lambda: gym.make("GuiGym-Login-v0"), 1), None, [0], limit=5)  # type: ignore[arg-type]
+    assert run_episode(env, PlanActAgent(OraclePlanner(horizon=8)), seed=0).success
+    env.close()
+
+
+def test_tiny_planner_is_importable_from_agents() -> None:
+    from agents import TinyPlanner
+    from agents.tiny_policy import TinyPlanner as Same
+
+    assert TinyPlanner is Same

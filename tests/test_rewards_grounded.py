@@ -354,3 +354,11 @@ def test_grounded_reward_real_env(env_id):
         env.unwrapped.set_state(before)
         assert grounded_reward(env, ref[1].action, state=later) == 1.0
         assert env.unwrapped.get_state() == later  # left in `state`
+
+
+@pytest.mark.parametrize("env", [None, object(), "GuiGym-Login-v0"])
+def test_something_that_is_no_env_is_a_type_error(env):
+    with pytest.raises(TypeError, match=r'grounded_reward needs a guigym env \(gym.make\("GuiGym-..."\)\), got'):
+        grounded_reward(env, Back())
+    with pytest.raises(TypeError, match="grounded_rewards needs a guigym env"):
+        grounded_rewards(env, [Back()])

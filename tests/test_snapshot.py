@@ -11,8 +11,10 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
+from guigym.actions import Click, OpenApp, Type
 from guigym.apps.snapshot import snapshot_problems
 from guigym.env import HISTORY_LEN, STATE_VERSION, GuiEnv
+from guigym.events import Event
 from guigym.registration import env_ids
 from guigym.variation import AXES
 
@@ -240,3 +242,57 @@ def test_a_state_seen_valid_is_not_checked_again_and_a_changed_copy_is(monkeypat
     e.set_state(snap)  # another episode's state: checked in full, once
     e.set_state(snap)
     assert stacks == [1] and e.get_state() == snap
+
+
+@pytest.mark.parametrize("focus,match", [("remember", "is a checkbox, not a text field"), ("signin", "is a button, not a text field"),
+                                         ("nope", "is no widget of screen 'main'")])
+def test_a_focus_on_no_text_field_is_refused(focus: str, match: str) -> None:
+    """Only a click on a text field focuses it; a snapshot focusing a checkbox, a button or no
+    widget at all used to load, and Type then reported an input event on that widget (which
+    the grounded reward matches against the reference's)."""
+    env = gym.make("GuiGym-Login-v0")
+    env.reset(seed=0)
+    snap = env.unwrapped.get_state()
+    app = snap["state"]["fg"]
+    snap["state"]["apps"][app]["focus"] = focus
+    _refused(env, snap, f"app '{app}': its focus '{focus}' {match}")
+    snap["state"]["apps"][app]["focus"] = "user"  # the user-name field: loads, and Type types into it
+    env.unwrapped.set_state(snap)
+    assert env.unwrapped.step(Type("bob"))[4]["event"] == Event("input", "user", "bob")
+    env.close()
+
+
+def test_a_background_apps_focus_is_checked_on_its_own_screen() -> None:
+    """An app brought back by OpenApp keeps its focus, so a background app's is checked too, on
+    its own top screen (CrossApp easy seed 0: Mail's list has a search field, ``q``)."""
+    e = gym.make("GuiGym-CrossApp-v0", level="easy")
+    e.reset(seed=0)
+    snap = e.unwrapped.get_state()
+    assert snap["state"]["fg"] == "home"
+    snap["state"]["apps"]["Mail"]["focus"] = "m:1"
+    _refused(e, snap, "app 'Mail': its focus 'm:1' is")
+    snap["state"]["apps"]["Mail"]["focus"] = "q"
+    e.unwrapped.set_state(snap)
+    e.unwrapped.step(OpenApp("Mail"))
+    assert e.unwrapped.step(Type("lunch"))[4]["event"] == Event("input", "q", "lunch")
+    e.close()
+
+
+def test_a_field_focused_under_a_pop_up_loads() -> None:
+    """A pop-up that appears over a focused field keeps the focus (Back or a button of the
+    pop-up uncovers it): the check looks under the pop-up, so such a snapshot of a real episode
+    loads into another env."""
+    src = gym.make("GuiGym-Login-v0", variation={"popup": "rate", "popup_at": 2})
+    _, info = src.reset(seed=0)
+    assert isinstance(info["reference"][0].action, Click)
+    for _ in range(2):  # a click on a field, Type into it: the pop-up comes up after the second step
+        _, _, _, _, info = src.step(info["reference"][0].action)
+    snap = src.unwrapped.get_state()
+    fg = snap["state"]["fg"]
+    assert snap["state"]["apps"][fg]["focus"] is not None and snap["state"].get("popup") == 0
+    dst = gym.make("GuiGym-Login-v0", variation={"popup": "rate", "popup_at": 2})
+    dst.reset(seed=1)
+    dst.unwrapped.set_state(snap)
+    assert dst.unwrapped.get_state() == snap
+    src.close()
+    dst.close()

@@ -439,3 +439,14 @@ def test_easyr1_bounds_follow_a_negative_format_weight(cases) -> None:
     r = easyr1_adapter("trajectory", horizon=8, format_weight=-1.0)
     assert (r.low, r.high) == pytest.approx((low - 1.0, high))
     check_bounded(r, cases, max_examples=N, shrink=False)
+
+
+@pytest.mark.parametrize("check", [run_all_checks, applicable_checks, *CHECKS.values()])
+def test_a_bare_reward_function_gets_told_how_to_wrap_it(check) -> None:
+    """The natural first try, a reward function passed as it is, is a TypeError that names
+    RewardUnderTest (it was an AttributeError from inside, or a check failure naming an input)."""
+    def mine(text, reference):
+        return 1.0
+
+    with pytest.raises(TypeError, match=r"needs a RewardUnderTest, got function: wrap a reward function"):
+        check(mine) if check is applicable_checks else check(mine, [])

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from guigym.actions import Action, Click, Scroll, Type
-from guigym.apps.base import View
+from guigym.apps.base import TEXT_KINDS, View
 from guigym.events import Event
 from guigym.layout import Box, Layout, scroll_delta
 
@@ -74,7 +74,8 @@ def event_for(action: Action, v: View, lay: Layout) -> tuple[Event | None, str |
             return None, None
         return (Event("page", None, delta) if v.grid else Event("scroll", "body", delta)), None
     if isinstance(action, Type):
-        if v.focus is None or v.find(v.focus) is None:
+        w = v.find(v.focus) if v.focus is not None else None
+        if w is None or w.kind not in TEXT_KINDS:  # no field (set_state refuses such a focus)
             return None, "Type needs a focused text field; click one first"
         return Event("input", v.focus, action.text), None
     return None, f"{type(action).__name__} is not a pointer or keyboard action"

@@ -481,10 +481,8 @@ class BrowserBackend(Backend):
             return self._wheel_event(out["events"]), None
         if isinstance(action, Type):
             w = v.find(v.focus) if v.focus is not None else None
-            if w is None:
+            if w is None or w.kind not in TEXT_KINDS:
                 return event_for(action, v, lay)  # the mock's "needs a focused text field"
-            if w.kind not in TEXT_KINDS:
-                return Event("input", v.focus, action.text), None  # nothing to type into; the app ignores it
             if action.text:  # the runtime keeps the focused field's content selected: this replaces it
                 out = self._input([("Input.insertText", {"text": action.text})], until="input")
             else:

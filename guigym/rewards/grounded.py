@@ -81,6 +81,17 @@ def _private(snapshot: Any) -> Any:
     return {k: v if k == "scenario" else copy_state(v) for k, v in snapshot.items()}
 
 
+def _gui(env: Any, who: str) -> Any:
+    """``env.unwrapped``, if it can be set to a state, stepped and asked for the reference (a
+    guigym env, or a test double of one); else a ``TypeError`` naming ``who``, not an
+    ``AttributeError`` from deep inside."""
+    u = getattr(env, "unwrapped", None)
+    if not all(callable(getattr(u, m, None)) for m in ("get_state", "set_state", "reference", "step")):
+        got = type(u if u is not None else env).__name__
+        raise TypeError(f'{who} needs a guigym env (gym.make("GuiGym-...")), got {got}')
+    return u
+
+
 def grounded_reward(
     env: Any,
     pred: Union[Action, PlanStep, str, None],
@@ -109,7 +120,7 @@ def grounded_reward(
     ``state`` is never changed by the episode; the static scenario, which no env changes, is shared).
     """
     check_fmt(fmt)
-    u = env.unwrapped
+    u = _gui(env, "grounded_reward")
     target = _private(u.get_state() if state is None else state)
     if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
         pred = cast("Optional[PlanStep]", _first_predicted(pred, fmt, plan=True, whole_text=True))  # parse_plan's steps
@@ -144,6 +155,6 @@ def grounded_rewards(
     """:func:`grounded_reward` for each of a group of G candidates, all from one state ``s``
     (default: the current state), the GRPO group of TraceR1 stage 2. The env is left in ``s``.
     """
-    u = env.unwrapped
+    u = _gui(env, "grounded_rewards")
     s = u.get_state() if state is None else state
     return [grounded_reward(env, p, state=s, executor=executor, fmt=fmt) for p in preds]

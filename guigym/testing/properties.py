@@ -100,6 +100,15 @@ def _where(case: Case) -> str:
     return f"case {case.id} ({case.instruction!r}); reference: {refs}"
 
 
+def _require(reward: Any, who: str) -> None:
+    """A ``TypeError`` that says how to wrap a bare reward function, instead of an
+    ``AttributeError`` (or a check failure) from deep inside a check."""
+    if not isinstance(reward, RewardUnderTest):
+        raise TypeError(f"{who} needs a RewardUnderTest, got {type(reward).__name__}: wrap a reward function, e.g. "
+                        "RewardUnderTest('mine', low=0, high=1, score_text=fn) for fn(text, reference) -> float, "
+                        "or score_plan=fn for fn(steps, reference) -> float")
+
+
 def _fail(check: str, reward: RewardUnderTest, case: Optional[Case], detail: str) -> AssertionError:
     where = f"\n  {_where(case)}" if case is not None else ""
     return AssertionError(f"{check}: {reward.name} {detail}{where}")
@@ -235,6 +244,7 @@ def check_never_raises(
 ) -> None:
     """No text (valid, near-valid or garbage, in any format) and no plan makes the reward
     raise; an exception is reported as an ``AssertionError`` naming the input."""
+    _require(reward, "check_never_raises")
     live = _live(cases)
 
     def body(data: Any) -> None:
@@ -257,6 +267,7 @@ def check_bounded(reward: RewardUnderTest, cases: Iterable[Case], low: Optional[
     """Every score — of any text, random plan, the reference, its corruptions, the reference
     cycled to 8 steps and one step repeated 8 times — is a finite number in ``[low, high]``
     (default: the reward's declared range)."""
+    _require(reward, "check_bounded")
     live = _live(cases)
     lo = reward.low if low is None else low
     hi = reward.high if high is None else high
@@ -298,6 +309,7 @@ def check_garbage_never_beats_valid(
     made them unparsable) scores no more than any valid completion: random plans, the
     reference, and plans that repeat one step (which a repetition penalty can push below
     zero). ``at_bottom=True`` also asks that such text scores exactly ``reward.low``."""
+    _require(reward, "check_garbage_never_beats_valid")
     if reward.score_text is None:
         raise TypeError(f"check_garbage_never_beats_valid: {reward.name} has no score_text")
     live = _live(cases)
@@ -351,6 +363,7 @@ def check_reference_is_best(
     of it — a step of the wrong type, a click moved outside its target box, a wrong argument
     (scroll direction, typed text, app, answer), steps dropped, duplicated or shuffled — through
     every channel of the reward."""
+    _require(reward, "check_reference_is_best")
     live = _live(cases)
     check = "check_reference_is_best"
 
@@ -457,6 +470,7 @@ def check_rescale_invariant(
     penalty compare pixel distances). Target sizes are :data:`MODEL_SIZES` (or ``sizes``)
     and random ones between half and three times the screenshot (per axis).
     """
+    _require(reward, "check_rescale_invariant")
     live = _live(cases)
     check = "check_rescale_invariant"
     geo = _Geometry(margin, min_separation)
@@ -500,6 +514,7 @@ CHECKS: dict[str, Callable[..., None]] = {
 def applicable_checks(reward: RewardUnderTest) -> list[str]:
     """The names of the checks that apply to ``reward`` (garbage needs ``score_text``;
     rescaling is skipped when ``rescale_invariant=False``)."""
+    _require(reward, "applicable_checks")
     names = list(CHECKS)
     if reward.score_text is None:
         names.remove("garbage_never_beats_valid")
@@ -513,6 +528,7 @@ def run_all_checks(reward: RewardUnderTest, cases: Iterable[Case], max_examples:
     """Run every applicable check (or those named in ``checks``, keys of :data:`CHECKS`)
     on ``cases``; returns the names run. All checks run; if any fails, one
     ``AssertionError`` lists every failure."""
+    _require(reward, "run_all_checks")
     cases = list(cases)
     names = list(checks) if checks is not None else applicable_checks(reward)
     unknown = [n for n in names if n not in CHECKS]
