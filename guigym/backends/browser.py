@@ -84,7 +84,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -119,6 +119,12 @@ GC_EVERY = 256
 #: a page's renderer keeps growing slowly even with :data:`GC_EVERY` (Settings, 6 steps an
 #: episode: +47 MiB PSS over 400 episodes); a new page costs ~30-60 ms, ~0.1 ms a reset.
 RECYCLE_EVERY = 500
+#: The layer snapshots a page has made (one a ``show``, ~3 KiB each in the renderer: Login easy,
+#: 1,800 shows) are freed together every this many shows, by ``LayerTree.disable`` + ``enable``
+#: in that show's round trip: two commands every 256 shows instead of a ``releaseSnapshot`` in
+#: every one (each command is relayed by Chromium's browser process, Playwright's driver and its
+#: Python loop: ~0.5 ms a reset).
+RELEASE_EVERY = 256
 #: The face of the text records without a ``font`` (the default look): pygame's own font
 #: (FreeSansBold), the file the mock draws them from, registered like a bundled font (regular
 #: weight: a bold record is emboldened once more, as pygame does). With the system face the
@@ -296,6 +302,7 @@ class _Tab:
     layers: list[dict[str, Any]] | None = None  # the page's layer tree, as last reported
     renderer: int | None = None  # the pid of the renderer process that draws it
     next_snapshot: int | None = None  # the id LayerTree.makeSnapshot will return next, once known
+    snapshots: int = 0  # snapshots made since the page's last LayerTree.disable (which frees them all)
     fonts: set[str] = field(default_factory=set)  # bundled fonts (guigym.fonts) the page has loaded
 
     def on_layers(self, event: dict[str, Any]) -> None:
@@ -810,30 +817,32 @@ class BrowserBackend(Backend):
         if self.gc_every > 0 and self._shows % self.gc_every == 0:  # same round trip; order does not matter
             calls.insert(0, ("HeapProfiler.collectGarbage", {}))
             self.collections += 1
-        if self._snapshot_id is not None:  # made for a view whose screenshot nobody asked for
-            calls.insert(0, ("LayerTree.releaseSnapshot", {"snapshotId": self._snapshot_id}))
-            self._snapshot_id = None
+        self._snapshot_id = None  # one made for a view whose screenshot nobody asked for: freed below
         layer = self._content_layer() if self._layer_ok is not False else None
         guess = None
         if layer is not None:
+            tab = cast(_Tab, self._tab)
+            if tab.snapshots >= RELEASE_EVERY:  # free every snapshot made on this page so far
+                calls[:0] = [("LayerTree.disable", {}), ("LayerTree.enable", {})]
+                tab.snapshots = 0
             calls.append(("LayerTree.makeSnapshot", {"layerId": layer}))
+            tab.snapshots += 1
             # the renderer numbers snapshots 1, 2, 3, ...: replay the one being made in the same
             # round trip (no extra one for the screenshot); a wrong guess fails harmlessly
-            guess = str(self._tab.next_snapshot) if self._tab is not None and self._tab.next_snapshot is not None else None
+            guess = str(tab.next_snapshot) if tab.next_snapshot is not None else None
             if guess is not None:
-                calls += [("LayerTree.replaySnapshot", {"snapshotId": guess}), ("LayerTree.releaseSnapshot", {"snapshotId": guess})]
-        res = self._send_all(calls, optional=2 if guess is not None else 0)
+                calls.append(("LayerTree.replaySnapshot", {"snapshotId": guess}))
+        res = self._send_all(calls, optional=1 if guess is not None else 0)
         if guess is not None:
-            (replay, release), res = res[-2:], res[:-2]
+            replay, res = res[-1], res[:-1]
         if layer is not None:
             made = str(res[-1].get("snapshotId"))
             res = res[:-1]
             self._tab.next_snapshot = int(made) + 1 if made.isdigit() else None  # type: ignore[union-attr]
             self._snapshot_id = made
             if guess == made:
-                if not isinstance(release, BaseException):
-                    self._snapshot_id = None  # released already
                 if not isinstance(replay, BaseException):
+                    self._snapshot_id = None  # replayed: nothing left for screenshot()
                     self._shot = self._decoded(replay)
                     if self._shot is None:
                         self.frames["fallback"] += 1
@@ -954,8 +963,7 @@ class BrowserBackend(Backend):
         one and it proves to be that view (frame id), else a composited frame."""
         sid, self._snapshot_id = self._snapshot_id, None
         if sid is not None:
-            res = self._send_all([("LayerTree.replaySnapshot", {"snapshotId": sid}), ("LayerTree.releaseSnapshot", {"snapshotId": sid})])
-            shot = self._decoded(res[0])
+            shot = self._decoded(self._send("LayerTree.replaySnapshot", {"snapshotId": sid}))
             if shot is not None:
                 self.frames["layer"] += 1
                 return shot
