@@ -161,8 +161,9 @@ class Args:
     """GRPO iterations (rollouts + one update each; 0: no training, only the held-out evaluation
     of the untrained policy)"""
     time_limit_min: float = 0.0
-    """stop training after this many minutes of wall time (0: no limit; stage switch stays at
-    ``stage1_frac`` of the iterations)"""
+    """stop training after this many minutes of this process's wall time (a resumed run counts
+    from its own start; 0: no limit; stage switch stays at ``stage1_frac`` of the iterations);
+    the policy trained so far is evaluated"""
     episodes_per_iter: int = 4
     """plan-act episodes rolled out with the current (sampling) policy per iteration"""
     rollout_max_steps: int = 8
@@ -276,7 +277,8 @@ class Args:
     """grpo: this file's GRPO; ppo: the stable-baselines3 PPO baseline on the SB3-wrapped env
     (``agents/sb3_baseline.py``), success vs env steps"""
     ppo_steps: int = 80_000
-    """``--algo ppo``: total env steps (the measured setting, ``agents.sb3_baseline.PPO_SETTING``)"""
+    """``--algo ppo``: total env steps (the measured setting, ``agents.sb3_baseline.PPO_SETTING``),
+    rounded up to whole rollouts of 256"""
     # --- evaluation
     eval_episodes: int = 100
     """held-out episodes for the final evaluation (seeds ``eval_seed`` …)"""
@@ -389,7 +391,8 @@ def arg_problems(args: Args) -> list[str]:
         out.append(f"--seed must be < 2**32, got {args.seed}")
     # the held-out seeds must be disjoint from the training seeds [0, TRAIN_SEEDS) and from the
     # validation seeds that pick the checkpoint (else the "held-out" success is measured on seen tasks)
-    held_out = range(args.eval_seed, args.eval_seed + args.eval_episodes)
+    # (--algo ppo has held-out seeds of its own and no validation: ppo_ignored() names --eval-seed)
+    held_out = range(args.eval_seed, args.eval_seed + args.eval_episodes) if args.algo == "grpo" else range(0)
     val = range(VAL_SEED, VAL_SEED + (args.val_episodes if args.val_every else 0))
     if held_out and held_out.start < TRAIN_SEEDS:
         out.append(f"--eval-seed {args.eval_seed}: the held-out seeds must be >= {TRAIN_SEEDS} (training uses seeds "
@@ -405,6 +408,8 @@ def arg_problems(args: Args) -> list[str]:
         out.append("--policy vlm needs --vlm-path (a local checkpoint)")
     elif args.policy == "vlm" and args.vlm_path is not None and not Path(args.vlm_path).is_dir():  # (set: the branch above)
         out.append(f"--vlm-path {args.vlm_path}: no such directory (a local Hugging Face checkpoint)")
+    elif args.policy == "vlm" and args.vlm_path is not None and not (Path(args.vlm_path) / "config.json").is_file():
+        out.append(f"--vlm-path {args.vlm_path}: no config.json there, so not a Hugging Face checkpoint folder")
     if args.policy == "vlm" and args.advantage == "step":
         out.append("--advantage step needs per-step token spans; the VLM policy has none (use --advantage trajectory)")
     if args.plan_steps == "ungrounded" and args.executor == "none":
@@ -566,7 +571,10 @@ def make_rollout_pool(args: Args) -> EnvPool:
         print(f"train_small.py: --rollout-workers {args.rollout_workers} starts {n}: the pool holds max(--episodes-per-iter, "
               f"--eval-batch) = {n} envs, one per worker at most (raise --episodes-per-iter to use more)", file=sys.stderr)
     if args.ray_address:
-        return RayEnvPool(env_fn, n, actors=args.rollout_workers, address=args.ray_address)
+        try:
+            return RayEnvPool(env_fn, n, actors=args.rollout_workers, address=args.ray_address)
+        except ConnectionError as e:  # no cluster there (guigym.distributed says why and what to do): a usage error
+            raise UsageError(f"train_small.py: --ray-address {args.ray_address}: {e}") from None
     return ProcessEnvPool(env_fn, n, workers=args.rollout_workers)
 
 
@@ -888,8 +896,9 @@ def episode_metrics(args: Args, recs: list[EpisodeRecord], visited: list[list[Vi
         exec_rep += sum(1 for a, b in zip(targets, targets[1:]) if same_target(a, b))
         exec_n += max(0, len(acts) - 1)
     out = summarize(recs)
-    out["plan_repetition"] = float(np.mean(reps)) if reps else 0.0
-    out["exec_repetition"] = exec_rep / exec_n if exec_n else 0.0
+    # no repeat is possible in one-step plans or one-action episodes (0); no episode at all: nothing to average
+    out["plan_repetition"] = float(np.mean(reps)) if reps else 0.0 if recs else float("nan")
+    out["exec_repetition"] = exec_rep / exec_n if exec_n else 0.0 if recs else float("nan")
     out["first_step_acc"] = float(np.mean(first)) if first else float("nan")
     out["later_step_acc"] = float(np.mean(later)) if later else float("nan")
     out["seeds"] = [seeds[0], seeds[-1]] if seeds else []
@@ -1258,7 +1267,7 @@ class Trainer:
         if a.resume:  # before the old outputs go: the checkpoint is one of them
             rows, best, last_val = self.restore()
             print(f"{self.run_name}: resuming after iteration {len(rows)} of {a.iterations}", file=sys.stderr, flush=True)
-        old = ("eval.json", "policy.pt", "curves.png", "interrupted.json") + (() if a.resume else (CHECKPOINT,))
+        old = ("eval.json", "policy.pt", "curves.png", "interrupted.json", "ppo.zip") + (() if a.resume else (CHECKPOINT,))
         for name in old:  # a previous run's, in a reused folder
             _remove(self.out / name)
         _write_atomic(self.out / "args.json", to_json(asdict(a)))
@@ -1278,9 +1287,13 @@ class Trainer:
             bar = tqdm(range(len(rows), a.iterations), initial=len(rows), total=a.iterations, disable=not a.progress,
                        desc=self.run_name[:40], dynamic_ncols=True)
             stop = _StopOnSigint()
+            started, timed_out = time.time(), False  # --time-limit-min counts this process's time (a resumed run's too)
             with stop:
                 for it in bar:
-                    if stop.requested or (a.time_limit_min and time.time() - self.t0 > 60 * a.time_limit_min):
+                    if stop.requested:
+                        break
+                    if a.time_limit_min and time.time() - started > 60 * a.time_limit_min:
+                        timed_out = True
                         break
                     row = self.iteration(it)
                     if a.val_every and ((it + 1) % a.val_every == 0 or it + 1 == a.iterations):
@@ -1303,6 +1316,9 @@ class Trainer:
                     bar.set_postfix(stage=row["stage"], R=f"{row.get('reward_mean', nan):.2f}",
                                     val=f"{last_val.get('success_rate', nan):.2f}")
             bar.close()
+        if timed_out:
+            print(f"{self.run_name}: --time-limit-min {a.time_limit_min:g} reached after {len(rows)} of {a.iterations} iterations; "
+                  "evaluating the policy trained so far", file=sys.stderr, flush=True)
         train_time = time.time() - self.t0
         selected, selected_val = (rows[-1]["iter"] if rows else None), None
         if stop.requested and rows:  # what --resume goes on from, before the selected policy is loaded
@@ -1336,7 +1352,7 @@ class Trainer:
         result: dict[str, Any] = {
             "run_name": self.run_name, "env_id": a.env_id, "level": a.level, "stage": a.stage, "policy_kind": a.policy,
             "train_time_s": round(train_time, 1), "iterations": len(rows), "env_steps": self.env_steps,
-            "checkpoint": a.checkpoint, "selected_iter": selected,
+            "checkpoint": a.checkpoint, "selected_iter": selected, "stopped_by_time_limit": timed_out,
             "selected_val_success": selected_val,
             "policy": evaluate(a, planner_for(self.policy, True, a.horizon), seeds, max_steps=a.eval_max_steps, executor=self.executor,
                                pool=self.pool),
@@ -1357,10 +1373,11 @@ class Trainer:
         # the result's summary, with or without --progress (a quiet run still says where it went)
         rnd = result.get("random", {}).get("success_rate")
         print(
-            f"{self.run_name}: held-out success {result['policy']['success_rate']:.3f} on {len(seeds)} seeds "
-            + (f"(random planner {rnd:.3f}); " if rnd is not None else "")
-            + f"mean steps {result['policy']['mean_steps']:.1f}; "
-            f"train {train_time:.0f} s, total {result['total_time_s']:.0f} s -> {self.out}"
+            (f"{self.run_name}: held-out success {result['policy']['success_rate']:.3f} on {len(seeds)} seeds "
+             + (f"(random planner {rnd:.3f}); " if rnd is not None else "")
+             + f"mean steps {result['policy']['mean_steps']:.1f}; " if seeds else
+             f"{self.run_name}: no held-out evaluation (--eval-episodes 0); ")
+            + f"train {train_time:.0f} s, total {result['total_time_s']:.0f} s -> {self.out}"
             + ("" if plotted or not rows else " (no matplotlib: no PNG)")  # no rows (--iterations 0): nothing to plot
         )
         return result
@@ -1486,20 +1503,44 @@ def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: 
     return out
 
 
+class UsageError(SystemExit):
+    """Bad flags: the message on stderr and exit status 2, as tyro's (and argparse's) own usage
+    errors (``SystemExit(message)`` exits 1). ``str()`` is the message."""
+
+    def __init__(self, message: str) -> None:
+        print(message, file=sys.stderr)
+        super().__init__(2)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
     args = tyro.cli(Args, args=argv, description=__doc__.split("\n")[0])
     problems = arg_problems(args)
     if problems:
-        raise SystemExit("train_small.py: " + "\n  ".join(["bad arguments:", *problems]))
+        raise UsageError("train_small.py: " + "\n  ".join(["bad arguments:", *problems]))
     if args.algo == "ppo":
         from agents.sb3_baseline import ppo_setting, train_ppo
 
         # the measured setting (docs/ppo_baseline.md): smaller action space, action history, tuned PPO
         name = args.run_name or f"{args.env_id}__{args.level}__ppo__{args.seed}__{int(time.time())}"
+        setting = ppo_setting(args.env_id, args.level, args.ppo_steps)
+        # SB3 trains whole rollouts (n_envs x n_steps env steps): say so rather than overshoot silently
+        rollout = setting["n_envs"] * setting["ppo_kwargs"]["n_steps"]
+        setting["total_timesteps"] = -(-args.ppo_steps // rollout) * rollout
+        if setting["total_timesteps"] != args.ppo_steps:
+            print(f"train_small.py: --ppo-steps {args.ppo_steps} trains {setting['total_timesteps']} env steps (whole PPO "
+                  f"rollouts of {setting['n_envs']} envs x {setting['ppo_kwargs']['n_steps']} steps)", file=sys.stderr)
+        out = Path(args.out_dir) / name
+        for old in ("eval.json", "ppo.zip", "curves.csv", "curves.png", "policy.pt", "timing.csv", "interrupted.json", CHECKPOINT):
+            _remove(out / old)  # a previous run's (GRPO's or PPO's), in a reused folder
+        out.mkdir(parents=True, exist_ok=True)
+        _write_atomic(out / "args.json", to_json(asdict(args)))
         try:
-            return train_ppo(**ppo_setting(args.env_id, args.level, args.ppo_steps), seed=args.seed,
-                             out_dir=Path(args.out_dir) / name, eval_episodes=args.eval_episodes,
-                             eval_every=max(1, args.ppo_steps // 8), progress=args.progress, threads=args.threads)
+            return train_ppo(**setting, seed=args.seed, out_dir=out, eval_episodes=args.eval_episodes,
+                             eval_every=max(1, max(args.ppo_steps, rollout) // 8), progress=args.progress, threads=args.threads)
         except KeyboardInterrupt:  # as GRPO's: a message and status 130, not a traceback
             print(f"train_small.py: interrupted; {Path(args.out_dir) / name} has no eval.json (not a finished run)",
                   file=sys.stderr)

@@ -116,7 +116,7 @@ def build_agent(args: argparse.Namespace, vlm: Any = None) -> PlanActAgent:
         planner: Any = OraclePlanner(horizon=args.horizon, noise=args.noise, grounded=not args.ungrounded)
     elif args.planner == "random":
         planner = RandomPlanner(horizon=args.horizon)
-    elif args.planner == "tiny":  # main() made sure there is a --checkpoint file
+    elif args.planner == "tiny":  # main() made sure there is a --checkpoint file (a run folder's policy.pt)
         from agents.tiny_policy import TinyPlanner, TinyPolicy
 
         policy = TinyPolicy.load(args.checkpoint)
@@ -184,7 +184,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--strict", action="store_true",
                    help="Login, Settings and Launcher: success compares the whole state (gym.make(..., strict=True))")
     p.add_argument("--model", default=None, help="vlm: local Hugging Face checkpoint directory")
-    p.add_argument("--checkpoint", default=None, help="tiny: a train_small.py run's policy.pt (greedy plans, its own T)")
+    p.add_argument("--checkpoint", default=None, help="tiny: a train_small.py run's policy.pt, or its run folder (greedy plans, its own T)")
     p.add_argument("--tiny-model", action="store_true", help="vlm: build and use a tiny random Qwen2.5-VL (smoke test)")
     p.add_argument("--format", choices=("json", "function", "mobile_use"), default="json", help="vlm answer format")
     p.add_argument("--history", type=int, default=4, help="vlm: K, past actions in the prompt")
@@ -237,9 +237,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.json and (problem := _unwritable(args.json)):  # else found only after the model loads
         problems.append(f"--json {args.json}: {problem}")
     if args.planner == "tiny" and not args.checkpoint:
-        problems.append("--planner tiny needs --checkpoint (a train_small.py run's policy.pt)")
-    if args.checkpoint and not Path(args.checkpoint).is_file():
-        problems.append(f"--checkpoint {args.checkpoint}: no such file")
+        problems.append("--planner tiny needs --checkpoint (a train_small.py run's policy.pt or its run folder)")
+    if args.checkpoint and Path(args.checkpoint).is_dir():  # a train_small.py run folder: its policy.pt
+        if (Path(args.checkpoint) / "policy.pt").is_file():
+            args.checkpoint = str(Path(args.checkpoint) / "policy.pt")
+        else:
+            problems.append(f"--checkpoint {args.checkpoint}: a folder without policy.pt (a train_small.py run folder has one "
+                            "once the run ends or is stopped with Ctrl-C; a PPO run's ppo.zip is not a tiny policy)")
+    elif args.checkpoint and not Path(args.checkpoint).is_file():
+        problems.append(f"--checkpoint {args.checkpoint}: no such file or folder (a train_small.py run's policy.pt or its run folder)")
     # each of these ran silently without effect (a plain train-split run, no GIFs) or ended in a traceback
     if args.split != "train" and args.variations == "none":
         problems.append(f"--split {args.split} needs --variations (a preset or grid): without one every instance is the family's own")

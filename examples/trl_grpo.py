@@ -6,7 +6,9 @@ actions; :class:`guigym.rewards.trl.TrajectoryReward` scores the plan against th
 reference (rescaled to the model's image size) and :class:`~guigym.rewards.trl.FormatReward`
 checks the ``<answer>…</answer>`` form (a ``<think>`` block before it optional, as the prompt
 says and as ``train_small.py`` scores it). The same rewards serve any
-trainer that takes TRL-style reward functions.
+trainer that takes TRL-style reward functions. At the end the trained model and its processor
+are saved in ``--out`` (a checkpoint folder like ``--model``'s, loadable with
+:func:`agents.vlm.load_vlm`; TRL saves no intermediate checkpoints).
 
     guigym export --env GuiGym-Login-v0 --episodes 100 --out data/login
     python -m agents.tiny_vlm out/tiny-qwen25vl            # or a real Qwen2.5-VL checkpoint dir
@@ -46,7 +48,7 @@ class Args:
     model: str
     """local checkpoint folder (Qwen2.5-VL or any image-text-to-text model)"""
     out: str = "runs/trl_grpo"
-    """TRL output folder"""
+    """output folder: the trained model and its processor (a checkpoint folder like --model's) and TRL's files"""
     max_steps: int = 2
     """optimizer steps"""
     max_rows: int = 64
@@ -82,6 +84,9 @@ def arg_problems(args: Args) -> list[str]:
         problems.append(f"--data {args.data}: no steps.jsonl there (write one with `guigym export --out {args.data}`)")
     if not Path(args.model).is_dir():
         problems.append(f"--model {args.model}: not a folder (a local checkpoint folder, e.g. from `python -m agents.tiny_vlm`)")
+    elif not any((Path(args.model) / f).is_file() for f in ("config.json", "adapter_config.json")):  # load_vlm's test
+        problems.append(f"--model {args.model}: not a Hugging Face checkpoint (no config.json in that folder; "
+                        "pass the folder of a downloaded checkpoint or one from `python -m agents.tiny_vlm`)")
     if problem := folder_problem(args.out):
         problems.append(f"--out {args.out}: {problem}")
     if args.fmt not in FORMATS:
@@ -166,8 +171,11 @@ def main(args: Args) -> dict:
     trainer = trl.GRPOTrainer(model=vlm.model.train(), reward_funcs=rewards, args=config, train_dataset=dataset,
                           processing_class=vlm.processor)
     result = trainer.train()
-    print(f"trained {result.global_step} steps; last log: {trainer.state.log_history[-1]}")
-    return {"global_step": result.global_step, "log_history": trainer.state.log_history}
+    # save_strategy="no" keeps TRL from writing a checkpoint per step: the one model worth keeping is
+    # saved here (Trainer.save_model writes the processing_class's files with the weights)
+    trainer.save_model(args.out)
+    print(f"trained {result.global_step} steps; last log: {trainer.state.log_history[-1]}; model saved in {args.out}")
+    return {"global_step": result.global_step, "log_history": trainer.state.log_history, "out": args.out}
 
 
 def cli(argv: list[str] | None = None) -> dict:

@@ -47,6 +47,7 @@ import math
 import numbers
 import os
 import pickle
+import socket
 import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -76,6 +77,9 @@ __all__ = ["CODECS", "ActorFailure", "EnvActor", "PackedFrame", "RayVectorEnv", 
 CODECS = (None, "zlib", "png")
 #: Keys every info from this module carries (also on success, so vector infos always have them).
 FAILED, FAILURE = "actor_failed", "actor_error"
+#: Seconds a ``host:port`` address gets to accept a TCP connection before ``ray.init`` (which would
+#: otherwise retry an address where nothing listens for minutes).
+CONNECT_TIMEOUT_S = 5.0
 
 EnvSource = str | Callable[[], gym.Env]
 
@@ -255,7 +259,8 @@ class RayVectorEnv(VectorEnv):
         copy: return writable copies of the screenshots from :meth:`reset_envs`/:meth:`step_envs`,
             and from :meth:`reset`/:meth:`step` a batch of its own; ``False`` returns read-only
             zero-copy views that pin their object in Ray's store, and the batch the next call overwrites.
-        address: passed to ``ray.init`` when Ray is not initialised.
+        address: passed to ``ray.init`` when Ray is not initialised; a ``host:port`` that accepts no TCP
+            connection within ``CONNECT_TIMEOUT_S``, or ``"auto"`` with no cluster running, raises :class:`ConnectionError`.
         init_kwargs: more ``ray.init`` arguments (a local start defaults to no dashboard, WARNING logs).
         actor_options: Ray ``.options()`` for the actors: one mapping for all or one per actor
             (e.g. ``{"num_cpus": 1}``, ``{"resources": {"node_a": 1}}``, ``{"scheduling_strategy": "SPREAD"}``).
@@ -319,7 +324,7 @@ class RayVectorEnv(VectorEnv):
             if address is None:  # ray.init refuses these when it joins an existing cluster
                 kw.setdefault("include_dashboard", False)
                 kw.setdefault("logging_level", "WARNING")
-            ray.init(address=address, **kw)
+            _init_ray(address, kw)
 
         self.num_actors, self.envs_per_actor = num_actors, envs_per_actor
         self.num_envs = num_actors * envs_per_actor
@@ -716,6 +721,36 @@ def _empty_obs(space: gym.Space[Any]) -> Any:
         return batch[0]
 
     return first(space, create_empty_array(space, n=1, fn=np.zeros))
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an explicit ``[ray://]host:port`` address; ``None`` for ``"auto"``,
+    ``"local"`` and anything else ``ray.init`` resolves itself."""
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    host = host.strip("[]")  # an IPv6 literal: [::1]:6379
+    return (host, int(port)) if sep and host and port.isdigit() else None
+
+
+def _no_cluster(address: str | None, why: str) -> str:
+    return (f"RayVectorEnv: no Ray cluster answers at address={address!r} ({why}). Start one with `ray start --head` "
+            f"(then address=\"auto\" on that machine, or the address it prints elsewhere), or pass address=None "
+            f"(or \"local\") to start a local Ray in this process.")
+
+
+def _init_ray(address: str | None, kw: dict[str, Any]) -> None:
+    """``ray.init(address=address, **kw)``, failing fast with one clear :class:`ConnectionError`
+    when no cluster answers (Ray's own is a long traceback, or a hang of minutes on a dead port)."""
+    hp = _host_port(address) if address else None
+    if hp is not None:
+        try:
+            socket.create_connection(hp, timeout=CONNECT_TIMEOUT_S).close()
+        except OSError as e:
+            raise ConnectionError(_no_cluster(address, f"a TCP connection to it failed: {e or type(e).__name__}")) from e
+    try:
+        ray.init(address=address, **kw)
+    except ConnectionError as e:  # "auto" without a running cluster, or a port that is not Ray's
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        raise ConnectionError(_no_cluster(address, lines[0][:200].rstrip(".") if lines else type(e).__name__)) from e
 
 
 def _summary(e: BaseException) -> str:

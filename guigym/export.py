@@ -28,6 +28,7 @@ import argparse
 import hashlib
 import json
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
@@ -276,8 +277,13 @@ def main(argv: list[str] | None = None) -> int:
                     pass
     if problems:
         p.error("; ".join(problems))
-    out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend,
-                 variation=args.variation, split=args.split or "train")
+    try:
+        out = export(args.env, args.episodes, args.out, args.level, args.seed, args.backend,
+                     variation=args.variation, split=args.split or "train")
+    except KeyboardInterrupt:  # as train_small.py: one line and status 130, not a traceback
+        print(f"guigym export: interrupted; nothing of this export was kept in {args.out} "
+              "(an earlier export there is left whole)", file=sys.stderr)
+        return 130
     print(f"wrote {out / 'episodes.jsonl'}, {out / 'steps.jsonl'} and {out / 'screenshots'}/")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -410,7 +411,10 @@ def test_evaluate_cli(tmp_path, capsys):
     (["--noise", "1.5"], "--noise must be in [0, 1]"),
     (["--max-steps", "0"], "--max-steps must be >= 1"),
     (["--planner", "tiny"], "--planner tiny needs --checkpoint"),
-    (["--planner", "tiny", "--checkpoint", "no/such/policy.pt"], "no such file"),
+    (["--planner", "tiny", "--checkpoint", "no/such/policy.pt"], "--checkpoint no/such/policy.pt: no such file or folder"),
+    # a folder was "no such file"; a train_small.py run folder now means its policy.pt
+    (["--planner", "tiny", "--checkpoint", os.path.dirname(__file__)],
+     f"--checkpoint {os.path.dirname(__file__)}: a folder without policy.pt"),
     (["--seed", "-5"], "--seed must be >= 0, got -5"),
     (["--save-gif", "never.gif", "--gif-episodes", "-1"], "--gif-episodes must be >= 1 with --save-gif"),
     (["--json", "/nonexistent/dir/x.jsonl"], "--json /nonexistent/dir/x.jsonl: no such directory"),
@@ -448,6 +452,20 @@ def test_evaluate_names_a_bad_flag_before_it_starts(argv, says, capsys):
     assert e.value.code == 2  # argparse's usage error, not a traceback from inside the run
     err = capsys.readouterr()
     assert says in err.err and "planner, T=" not in err.out
+
+
+def test_evaluate_takes_a_train_small_run_folder_as_its_checkpoint(tmp_path, capsys):
+    # `--checkpoint runs/s1` (the run folder train_small.py prints) was "no such file": it means runs/s1/policy.pt
+    torch = pytest.importorskip("torch")
+    from agents.evaluate import main
+    from agents.tiny_policy import TinyConfig, TinyPolicy
+
+    torch.manual_seed(0)
+    TinyPolicy(TinyConfig(horizon=3)).save(str(tmp_path / "policy.pt"))
+    assert main(["--env", "GuiGym-Login-v0", "--level", "easy", "--planner", "tiny", "--checkpoint", str(tmp_path),
+                 "--episodes", "1", "--max-steps", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "tiny planner, T=3" in out and "success" in out
 
 
 @pytest.mark.parametrize("argv,says", [

@@ -14,6 +14,7 @@ import functools
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -166,6 +167,41 @@ def test_a_timeout_of_none_or_a_bad_retry_count_is_a_clear_error(kw: dict[str, A
     name = next(iter(kw))
     with pytest.raises(ValueError, match=f"^{name} must be (a finite number of seconds > 0|an int >= 0)"):
         RayVectorEnv(ENV, **kw)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_address_where_no_cluster_listens_is_a_clear_error_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ray.init retried 127.0.0.1:1 for minutes (its GCS client waits per try); now a TCP check fails first
+    import guigym.distributed as dist
+
+    monkeypatch.setattr(dist.ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(dist.ray, "init", lambda *a, **k: pytest.fail("ray.init called for an address where nothing listens"))
+    address = f"127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    with pytest.raises(ConnectionError, match=f"no Ray cluster answers at address='{address}'.*ray start --head.*address=None"):
+        RayVectorEnv(ENV, address=address)
+    assert time.monotonic() - t0 < 10
+
+
+def test_auto_with_no_cluster_running_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ray's own ConnectionError (what ray.init("auto") raises with no cluster) came as a 30-line traceback
+    import guigym.distributed as dist
+
+    def no_cluster(*a: Any, **k: Any) -> None:
+        raise ConnectionError("Could not find any running Ray instance. Please specify the one to connect to by setting "
+                              "`--address` flag or `RAY_ADDRESS` environment variable.")
+
+    monkeypatch.setattr(dist.ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(dist.ray, "init", no_cluster)
+    with pytest.raises(ConnectionError, match="address='auto' .*Could not find any running Ray instance.*ray start --head") as e:
+        RayVectorEnv(ENV, address="auto")
+    assert isinstance(e.value.__cause__, ConnectionError) and "\n" not in str(e.value)
+    assert dist._host_port("auto") is None and dist._host_port("ray://[::1]:10001") == ("::1", 10001)
 
 
 def test_env_actor_isolates_each_envs_failure() -> None:

@@ -37,6 +37,13 @@ def test_trl_grpo_smoke(tmp_path):
     assert out["global_step"] == 2
     logs = [h for h in out["log_history"] if "rewards/trajectory_reward/mean" in h]
     assert len(logs) == 2 and all(math.isfinite(h["loss"]) for h in logs)
+    # the trained model was thrown away (save_strategy="no", no save_model): --out stayed empty
+    from agents.vlm import load_vlm
+
+    run = tmp_path / "run"
+    assert out["out"] == str(run) and (run / "config.json").is_file() and any(run.glob("*.safetensors"))
+    shapes = {n: p.shape for n, p in load_vlm(run).model.named_parameters()}  # weights and processor load back
+    assert shapes == {n: p.shape for n, p in load_vlm(model).model.named_parameters()}
 
 
 def test_trl_grpo_format_reward_follows_its_prompt():
@@ -58,6 +65,7 @@ def test_trl_grpo_format_reward_follows_its_prompt():
 @pytest.mark.parametrize("change,says", [
     ({"data": "nowhere"}, "--data nowhere: no steps.jsonl there"),  # a FileNotFoundError after loading the model
     ({"model": "no_model"}, "--model no_model: not a folder"),  # went looking on the Hugging Face hub
+    ({"model": "data"}, "--model data: not a Hugging Face checkpoint (no config.json in that folder"),  # a traceback
     ({"fmt": "bogus"}, "--fmt bogus: must be one of json, function, mobile_use"),  # a ValueError after loading
     ({"num_generations": 1}, "--num-generations must be >= 2"),  # TRL's ValueError after loading
     ({"max_steps": 0}, "--max-steps must be >= 1, got 0"),  # TRL trained a step anyway
@@ -75,6 +83,7 @@ def test_trl_grpo_names_a_bad_argument_before_it_loads_the_model(change, says, t
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "steps.jsonl").write_text("")
     (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
     (tmp_path / "a_file").write_text("keep me")
     monkeypatch.chdir(tmp_path)
 
@@ -100,4 +109,21 @@ def test_trl_grpo_script_reports_bad_flags_as_a_usage_error(tmp_path):
                        capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 2, r.stderr[-2000:]
     assert "--max-steps must be >= 1" in r.stderr and "--data" in r.stderr and "--model" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "run").exists()
+
+
+def test_trl_grpo_script_says_a_folder_without_config_json_is_no_checkpoint(tmp_path):
+    # load_vlm's FileNotFoundError came as a traceback (exit 1) after the other checks passed
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "steps.jsonl").write_text("")
+    (tmp_path / "empty").mkdir()
+    script = Path(__file__).resolve().parents[1] / "examples" / "trl_grpo.py"
+    r = subprocess.run([sys.executable, str(script), "--data", str(tmp_path / "data"), "--model", str(tmp_path / "empty"),
+                        "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert f"--model {tmp_path / 'empty'}: not a Hugging Face checkpoint (no config.json" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "run").exists()

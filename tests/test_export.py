@@ -96,3 +96,34 @@ def test_export_refuses_a_screenshots_folder_that_is_not_an_export(tmp_path, cap
         cli(["export", "--episodes", "1", "--out", str(tmp_path)])
     assert "no earlier guigym export" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["mine.png", "screenshots"]
+
+
+def test_ctrl_c_on_the_export_command_is_one_line_and_status_130(tmp_path):
+    # the CLI dumped a KeyboardInterrupt traceback and died on the signal
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import guigym.export as export_mod
+
+    out = export_mod.export("GuiGym-Login-v0", 1, tmp_path / "d", progress=False)
+    before = (out / "episodes.jsonl").read_bytes()
+    p = subprocess.Popen([sys.executable, "-m", "guigym", "export", "--episodes", "100000", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
+    try:
+        end = time.monotonic() + 60
+        while not (out / ".screenshots.partial").exists():  # it is writing episodes: inside export()
+            assert p.poll() is None and time.monotonic() < end, "the export did not start writing"
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    assert f"guigym export: interrupted; nothing of this export was kept in {out}" in err.splitlines()[-1]
+    assert (out / "episodes.jsonl").read_bytes() == before
+    assert sorted(q.name for q in out.iterdir()) == ["episodes.jsonl", "screenshots", "steps.jsonl"]

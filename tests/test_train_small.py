@@ -693,7 +693,12 @@ def test_seed_ranges_and_paths_are_checked_before_training(tmp_path):
                                                      out_dir=str(tmp_path / "ppo"))) == []
     with pytest.raises(SystemExit) as e:
         train_small.main(["--out-dir", str(a_file), "--no-progress"])
-    assert "--out-dir" in str(e.value.code)
+    assert e.value.code == 2 and "--out-dir" in str(e.value)  # exit status 2, as tyro's own usage errors
+    (tmp_path / "not_a_model").mkdir()
+    assert "--vlm-path" in "".join(train_small.arg_problems(train_small.Args(policy="vlm", vlm_path=str(tmp_path / "not_a_model"))))
+    # the validation seeds' overlap is GRPO's: --algo ppo says only that it ignores --eval-seed
+    assert train_small.arg_problems(train_small.Args(algo="ppo", eval_seed=20_000, out_dir=str(tmp_path / "p"))) == [
+        "--algo ppo ignores --eval-seed: its held-out seeds are 100000 + 1000 * seed onwards (101000-101099 for --seed 1)"]
 
 
 def test_flat_groups_are_counted_whether_or_not_they_are_skipped(tmp_path, monkeypatch):
@@ -908,3 +913,60 @@ def test_uir1_stage1_scores_a_step_without_arguments_as_uir1_reward_does():
     args = train_small.Args(stage1_reward="uir1", horizon=1, stage="1", group_size=2)
     got = [terms[0] for terms in train_small.stage1_step_rewards(args, group, comps)]
     assert got == [uir1_reward(t, ref, require_think=False) for t in texts] == [0.0, 3.0]
+
+
+def test_time_limit_counts_this_process_only(tmp_path, monkeypatch, capsys):
+    """``--time-limit-min`` is per process (README): a resumed run whose earlier process trained
+    for an hour still trains on (it used to stop at once, evaluate, and drop its checkpoint, a
+    finished run at 2 of 5 iterations); a limit that is reached says so and is in eval.json."""
+    args = dict(iterations=5, stage="both", val_every=0)
+    real = train_small.Trainer.iteration
+
+    def iteration(self, it):
+        if it == 2 and not self.args.resume:
+            raise RuntimeError("preempted")
+        return real(self, it)
+
+    monkeypatch.setattr(train_small.Trainer, "iteration", iteration)
+    with pytest.raises(RuntimeError, match="preempted"):
+        train_small.train(_tiny_args(tmp_path, "long", save_every=2, **args))
+    ckpt = tmp_path / "long" / "checkpoint.pt"
+    saved = torch.load(ckpt, weights_only=False)
+    saved["train_time_s"] = 3600.0  # the first process trained for an hour
+    torch.save(saved, ckpt)
+    res = train_small.train(_tiny_args(tmp_path, "long", save_every=2, resume=True, time_limit_min=1.0, **args))
+    assert res["iterations"] == 5 and res["stopped_by_time_limit"] is False
+    assert res["train_time_s"] >= 3600  # the run's time still counts both processes
+
+    capsys.readouterr()
+    res = train_small.train(_tiny_args(tmp_path, "short", time_limit_min=1e-9, **args))
+    assert res["iterations"] == 0 and res["stopped_by_time_limit"] is True
+    assert "--time-limit-min 1e-09 reached after 0 of 5 iterations" in capsys.readouterr().err
+    assert json.loads((tmp_path / "short" / "eval.json").read_text())["stopped_by_time_limit"] is True
+
+
+def test_no_held_out_episodes_leaves_nothing_averaged(tmp_path, capsys):
+    """``--eval-episodes 0``: every metric of the evaluation is null (the repetition rates were
+    0.0), and the summary line says there was no evaluation (it printed "nan")."""
+    res = train_small.train(_tiny_args(tmp_path, "none", iterations=1, val_every=0, eval_episodes=0))
+    for who in ("policy", "random"):
+        assert res[who]["episodes"] == 0 and math.isnan(res[who]["plan_repetition"]) and math.isnan(res[who]["exec_repetition"])
+    saved = json.loads((tmp_path / "none" / "eval.json").read_text())
+    assert saved["policy"]["plan_repetition"] is None and saved["policy"]["exec_repetition"] is None
+    out = capsys.readouterr().out
+    assert "no held-out evaluation (--eval-episodes 0)" in out and "nan" not in out
+
+
+def test_a_ray_address_where_no_cluster_answers_is_a_usage_error(tmp_path):
+    """``--ray-address host:port`` with nothing listening: exit status 2 and guigym.distributed's
+    one-paragraph reason, at once (Ray retried such an address for minutes)."""
+    pytest.importorskip("ray")
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on (bound, not listening, for the test's length)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        with pytest.raises(SystemExit) as e:
+            train_small.main(["--rollout-workers", "1", "--episodes-per-iter", "1", "--eval-batch", "1", "--iterations", "1",
+                              "--ray-address", f"127.0.0.1:{port}", "--out-dir", str(tmp_path), "--no-progress"])
+    assert e.value.code == 2 and f"--ray-address 127.0.0.1:{port}: RayVectorEnv: no Ray cluster answers" in str(e.value)

@@ -164,3 +164,26 @@ def test_vlm_run_resumed_from_a_lora_checkpoint_is_the_run_never_stopped(tiny, t
     ea, eb = (json.loads((tmp_path / d / "eval.json").read_text()) for d in ("whole", "split"))  # NaN as null
     assert ea["policy"] == eb["policy"] and ea["selected_iter"] == eb["selected_iter"] == resumed["selected_iter"]
     assert ea["policy"]["success_rate"] == whole["policy"]["success_rate"]
+
+
+def test_ppo_into_a_grpo_runs_folder_replaces_its_outputs_and_says_how_many_steps_it_trains(tmp_path, capsys):
+    """A run into an existing folder first removes that folder's old outputs, whichever algorithm
+    wrote them (a PPO run left GRPO's policy.pt and timing.csv beside ppo.zip, and the reverse);
+    --algo ppo writes args.json too; and a budget that is no whole number of PPO rollouts is
+    rounded up with a word, the evaluations spread over what is trained (--ppo-steps 64 trained
+    256 steps, evaluated at 8-step intervals: 32 times)."""
+    pytest.importorskip("stable_baselines3")
+    train_small.train(train_small.Args(iterations=1, episodes_per_iter=1, rollout_max_steps=2, states_per_iter=2, group_size=2,
+                                       horizon=2, val_every=0, eval_episodes=1, eval_max_steps=2, progress=False,
+                                       save_model=True, out_dir=str(tmp_path), run_name="x"))
+    assert (tmp_path / "x" / "policy.pt").exists() and (tmp_path / "x" / "timing.csv").exists()
+    res = train_small.main(["--algo", "ppo", "--ppo-steps", "64", "--eval-episodes", "2", "--out-dir", str(tmp_path),
+                            "--run-name", "x", "--no-progress"])
+    assert "--ppo-steps 64 trains 256 env steps (whole PPO rollouts of 8 envs x 32 steps)" in capsys.readouterr().err
+    assert res["total_timesteps"] == 256 and len(res["curve"]) <= 10
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == ["args.json", "curves.csv", "curves.png", "eval.json", "ppo.zip"]
+    assert json.loads((tmp_path / "x" / "args.json").read_text())["algo"] == "ppo"
+    train_small.train(train_small.Args(iterations=1, episodes_per_iter=1, rollout_max_steps=2, states_per_iter=2, group_size=2,
+                                       horizon=2, val_every=0, eval_episodes=1, eval_max_steps=2, progress=False,
+                                       out_dir=str(tmp_path), run_name="x"))
+    assert not (tmp_path / "x" / "ppo.zip").exists()

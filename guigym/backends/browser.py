@@ -40,7 +40,8 @@ argument, never as source code.
 Memory: the page's garbage is collected every :data:`GC_EVERY` shows (an idle headless page
 otherwise lets its heap grow for thousands of steps), and every :data:`RECYCLE_EVERY` resets
 the page is replaced by a fresh one (new context and renderer process; at a reset, never
-inside an episode). No spare renderer process is kept.
+inside an episode). The layer snapshots that screenshots replay are freed together every
+:data:`RELEASE_EVERY` shows. No spare renderer process is kept.
 
 Faults: every DevTools call runs under a deadline (``timeout_s``): a browser that hangs is
 killed. Once the browser or the page's renderer has died (a failed call, Chromium's crash
