@@ -766,6 +766,10 @@ def _raise_failures(got: dict[int, Any], what: str) -> None:
     for actors that died or hung (already replaced; their envs need a reset)."""
     bad = {k: v for k, v in got.items() if isinstance(v, _Failed)}
     for v in bad.values():
+        if isinstance(v.error, RayTaskError) and isinstance(v.error.cause, BaseException):
+            # the env's own exception (type(e) is ValueError, not Ray's RayTaskError(ValueError)), as
+            # reset's are; Ray's error, with the actor's traceback, is its cause
+            raise v.error.cause from v.error
         if v.error is not None:
             raise v.error.as_instanceof_cause() if isinstance(v.error, RayTaskError) else v.error
     if bad:

@@ -367,7 +367,7 @@ class GuiVectorEnv(AsyncVectorEnv):
             if reported is not None:  # it could not make its envs, said why and ended (before reading a large message)
                 self._dead[w], self._dead_error[w] = f"worker failed: {_gist(_error_text(reported))}", reported
             else:
-                self._dead[w] = f"worker process died ({type(e).__name__} on send; exit code {self._procs[w].exitcode})"
+                self._dead[w] = _died(self._procs[w], f"{type(e).__name__} on send")
 
     def _last_words(self, w: int) -> tuple[BaseException, str] | None:
         """The ``(exception, traceback)`` worker ``w`` sent before ending (its envs could not be
@@ -426,11 +426,7 @@ class GuiVectorEnv(AsyncVectorEnv):
                 try:
                     ok, payload = pipe.recv()
                 except (EOFError, OSError) as e:
-                    p = self._procs[w]
-                    p.join(0.5)
-                    code = p.exitcode
-                    sig = f" (signal {signal.Signals(-code).name})" if code is not None and code < 0 else ""
-                    fail(w, WorkerDied(f"worker process died: exit code {code}{sig} ({type(e).__name__} on receive)"))
+                    fail(w, WorkerDied(_died(self._procs[w], f"{type(e).__name__} on receive")))
                     self._dead[w] = "died"
                     continue
                 except Exception as e:  # noqa: BLE001 - the reply pickled there but cannot be unpickled here: its envs fail
@@ -835,6 +831,16 @@ def _seconds(v: Any, low: float, open_low: bool = False) -> bool:
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
         return False
     return float(v) > low if open_low else float(v) >= low
+
+
+def _died(p: Any, how: str) -> str:
+    """What ``info["worker_error"]`` says of a worker process that is gone, found out by ``how``
+    (a send to it or a receive from it failed): the same words either way (a worker killed while
+    idle is found on the next send), with its exit code and signal once it is reaped."""
+    p.join(0.5)
+    code = p.exitcode
+    sig = f" (signal {signal.Signals(-code).name})" if code is not None and code < 0 else ""
+    return f"worker process died: exit code {code}{sig} ({how})"
 
 
 def _gist(text: str) -> str:

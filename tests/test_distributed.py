@@ -310,10 +310,12 @@ def test_bad_arguments_are_clear_errors(cluster: Cluster, venv: RayVectorEnv) ->
     with pytest.raises(ValueError, match="unknown level"):
         RayVectorEnv(ENV, level="extreme")
     # an env method that raises is the caller's error, as its own type; the actor lives on
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError) as e:
         venv.call("no_such_method")
-    with pytest.raises(ValueError, match="not a valid get_state"):
+    assert type(e.value) is AttributeError  # not Ray's RayTaskError(AttributeError)
+    with pytest.raises(ValueError, match="not a valid get_state") as e:
         venv.call_envs([2], "set_state", {"version": 1})
+    assert type(e.value) is ValueError
     assert venv.restarts == [0, 0]
     assert venv.call_envs([3, 1], "level") == ["easy", "easy"]
     (_, info), = venv.reset_envs([0], [1], options={"level": "hard"})

@@ -315,6 +315,8 @@ def test_sigkilled_worker_is_restarted_and_close_leaves_nothing() -> None:
         time.sleep(0.2)
         obs, info = venv.reset(seed=3)
         assert list(info["worker_failed"]) == [False, False, True] and all(obs["instruction"])
+        # found on the send, in the words (docs/vector.md) a kill during a step gets on the receive
+        assert info["worker_error"][2].startswith("worker process died: exit code -9 (signal SIGKILL) ("), info["worker_error"][2]
         seen += venv.processes
     finally:
         t = time.monotonic()
