@@ -23,7 +23,10 @@ interrupted sweep resumes.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import csv
+import io
 import itertools
 import json
 import shlex
@@ -40,7 +43,10 @@ import tyro
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _args import at_least  # noqa: E402  (benchmarks/, the script's folder: on sys.path)
 from agents.json_out import to_json  # noqa: E402  (result files as strict JSON)
+from guigym.registration import id_level_problem  # noqa: E402
+from guigym.viz import folder_problem  # noqa: E402
 
 # UI-R1's recipe, with its trainer's std-scaled group advantage (TRL's GRPOTrainer of the time)
 UIR1 = ["--stage1-reward", "uir1", "--horizon", "1", "--stage", "1", "--rollout-actor", "reference", "--scale-rewards"]
@@ -166,6 +172,15 @@ class Args:
     """bootstrap resamples for the 95 % intervals"""
 
 
+def train_argv(args: Args, setting: str, seed: int) -> list[str]:
+    """The ``train_small.py`` flags of the run of ``setting`` with ``seed``."""
+    argv = ["--env-id", args.env_id, "--level", args.level, "--seed", str(seed), "--out-dir", args.out,
+            "--run-name", f"{setting}__{seed}", "--no-progress", *SETTINGS[setting], *shlex.split(args.extra)]
+    if args.iterations is not None:
+        argv += ["--iterations", str(args.iterations)]
+    return argv
+
+
 def run_one(args: Args, setting: str, seed: int) -> Optional[dict[str, Any]]:
     name = f"{setting}__{seed}"
     done = Path(args.out) / name / "eval.json"
@@ -173,10 +188,7 @@ def run_one(args: Args, setting: str, seed: int) -> Optional[dict[str, Any]]:
         return json.loads(done.read_text())
     if args.table_only:
         return None
-    cmd = [sys.executable, str(ROOT / "train_small.py"), "--env-id", args.env_id, "--level", args.level, "--seed", str(seed),
-           "--out-dir", args.out, "--run-name", name, "--no-progress", *SETTINGS[setting], *shlex.split(args.extra)]
-    if args.iterations is not None:
-        cmd += ["--iterations", str(args.iterations)]
+    cmd = [sys.executable, str(ROOT / "train_small.py"), *train_argv(args, setting, seed)]
     t = time.time()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0 or not done.exists():
@@ -354,15 +366,93 @@ def _task(args: Args) -> tuple[str, str]:
     return env_id, level
 
 
-def main(args: Args) -> dict[str, Any]:
+def usage_parser() -> argparse.ArgumentParser:
+    """The parser that reports a bad value found after tyro's parse: a usage error (exit status
+    2, one line naming the flag), as tyro's own."""
+    return argparse.ArgumentParser(prog=Path(__file__).name, usage="%(prog)s [-h] [OPTIONS]")
+
+
+def _tyro_message(text: str) -> str:
+    """The message of tyro's error box (its first line under the title), on one line."""
+    lines = [ln.strip(" │╭╮╰╯") for ln in text.splitlines()]
+    lines = [ln for ln in lines if ln and set(ln) - set("-─ ") and not ln.startswith("For full helptext")]
+    return lines[1] if len(lines) > 1 else (lines[0] if lines else text.strip())
+
+
+def train_problems(args: Args, setting: str, seed: int) -> list[str]:
+    """What ``train_small.py`` would refuse in the run of ``setting`` with ``seed``, found by
+    parsing its flags in this process as the run will (tyro, then ``train_small.arg_problems``)
+    without training anything."""
+    import tyro
+
+    import train_small
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
+            parsed = tyro.cli(train_small.Args, args=train_argv(args, setting, seed))
+    except SystemExit:
+        return [_tyro_message(err.getvalue())]
+    return train_small.arg_problems(parsed)
+
+
+def check_args(args: Args, settings: list[str]) -> None:
+    """Every bad flag is a usage error before the first run starts (the runs failed one by one
+    and left an empty table, or the statistics failed after all the training); ``settings``:
+    ``--settings`` with the claims' baselines added."""
+    p = usage_parser()
     bad = [s for s in args.settings if s not in SETTINGS]
     if bad:
-        raise SystemExit(f"unknown settings {bad}; choose from {list(SETTINGS)}")
+        p.error(f"--settings: unknown {', '.join(bad)}; choose from {', '.join(SETTINGS)}")
+    if not args.settings:
+        p.error("--settings: give at least one setting")
+    twice = sorted({s for s in args.settings if args.settings.count(s) > 1})
+    if twice:
+        p.error(f"--settings: {', '.join(twice)} given twice (a setting's runs share their folders)")
+    if not args.seeds:
+        p.error("--seeds: give at least one seed")
+    at_least(p, 0, seeds=args.seeds)
+    if max(args.seeds) >= 2**32:  # train_small's limit (numpy's legacy seeding)
+        p.error(f"--seeds must be < 2**32, got {max(args.seeds)}")
+    twice_seeds = sorted({s for s in args.seeds if args.seeds.count(s) > 1})
+    if twice_seeds:
+        p.error(f"--seeds: {' '.join(map(str, twice_seeds))} given twice (one run folder, counted twice in the table)")
+    at_least(p, 1, workers=args.workers, bootstrap=args.bootstrap)
+    if (problem := id_level_problem(args.env_id, args.level)) is not None:
+        p.error(problem if problem.startswith("--") else f"--env-id: {problem}")
+    try:
+        shlex.split(args.extra)
+    except ValueError as e:
+        p.error(f"--extra {args.extra!r}: {e}")
+    if (problem := folder_problem(args.out)) is not None:
+        p.error(f"--out {args.out}: {problem}")
+    jobs = [(s, seed) for seed in args.seeds for s in settings]
+    if args.table_only:
+        if args.rerun:
+            p.error("--rerun with --table-only: nothing is trained, so no run would be read (drop one of them)")
+        if not any((Path(args.out) / f"{s}__{seed}" / "eval.json").exists() for s, seed in jobs):
+            p.error(f"--out {args.out}: no runs there (no <setting>__<seed>/eval.json of these --settings and --seeds) "
+                    "to tabulate; run the sweep without --table-only first")
+        return
+    given = " ".join(([f"--extra {args.extra!r}"] if args.extra else [])
+                     + ([f"--iterations {args.iterations}"] if args.iterations is not None else []))
+    checked: set[str] = set()
+    for s, seed in jobs:  # one run per setting that will train (a finished run is reused, not run again)
+        if s in checked or ((Path(args.out) / f"{s}__{seed}" / "eval.json").exists() and not args.rerun):
+            continue
+        checked.add(s)
+        problems = train_problems(args, s, seed)
+        if problems:
+            p.error(f"{given or f'--settings {s}'}: train_small.py refuses the run {s}__{seed}: {'; '.join(problems)}")
+
+
+def main(args: Args) -> dict[str, Any]:
     settings = list(args.settings)
     for s in list(settings):
         for c in CLAIMS.get(s, []):
             if c.baseline not in settings:
                 settings.append(c.baseline)
+    check_args(args, settings)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = [(s, seed) for seed in args.seeds for s in settings]

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train_small.py l
 
 import gymnasium as gym  # noqa: E402
 import torch  # noqa: E402
+from _args import at_least  # noqa: E402  (benchmarks/, the script's folder: on sys.path)
 
 import train_small as ts  # noqa: E402
 from agents.env_pool import ProcessEnvPool  # noqa: E402
@@ -43,14 +44,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="worker processes of the env pool")
     p.add_argument("--eval-batch", type=int, default=16, help="episodes evaluated at once in lockstep")
     a = p.parse_args(argv)
+    # each of these was a traceback after the whole evaluation one episode at a time, or an
+    # evaluation with train_small's defaults instead of the run's settings
+    at_least(p, 1, workers=a.workers, eval_batch=a.eval_batch)
     if not a.policy.is_file():
         p.error(f"no policy file at {a.policy}")
     saved = a.policy.with_name("args.json")
+    if not saved.is_file():
+        p.error(f"policy {a.policy}: no args.json beside it (the run's settings: env, level, evaluation), so not a "
+                "train_small.py run folder")
     fields = {f.name for f in dataclasses.fields(ts.Args)}
-    kw = {k: v for k, v in json.loads(saved.read_text()).items() if k in fields} if saved.is_file() else {}
+    try:
+        kw = {k: v for k, v in json.loads(saved.read_text()).items() if k in fields}
+    except (ValueError, AttributeError, OSError) as e:  # not JSON, or not an object
+        p.error(f"policy {a.policy}: {saved} is not a train_small.py args.json ({type(e).__name__}: {' '.join(str(e).split())})")
     args = ts.Args(**{**kw, "progress": False, "eval_batch": a.eval_batch})
     torch.set_num_threads(args.threads)
-    policy = TinyPolicy.load(str(a.policy))
+    try:
+        policy = TinyPolicy.load(str(a.policy))
+    except Exception as e:  # a truncated or foreign file: said, not a traceback
+        p.error(f"policy {a.policy}: not a tiny policy saved by train_small.py ({type(e).__name__}: {' '.join(str(e).split())})")
     policy.eval()
     planner = ts.planner_for(policy, True, args.horizon)
     seeds = list(range(args.eval_seed, args.eval_seed + args.eval_episodes))

@@ -49,6 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     at_least(p, 1, rounds=args.rounds, steps=args.steps)  # as every benchmark script
     at_least(p, 0, cpu=args.cpu)
+    # taskset failed on a core this process may not run on (CalledProcessError in the first cell)
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    if args.cpu not in cores:
+        runs = [(c, c) for c in cores[:1]]  # the cores as ranges: 0-127, not 128 numbers
+        for c in cores[1:]:
+            runs[-1:] = [(runs[-1][0], c)] if c == runs[-1][1] + 1 else [runs[-1], (c, c)]
+        said = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+        p.error(f"--cpu {args.cpu}: not a core this process may run on (cores {said})")
     cells: dict[tuple[str, str, str], dict[str, list[tuple[float, float]]]] = {}
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GUIGYM_MALLOC_TUNING"}
     for rnd in range(args.rounds):

@@ -22,18 +22,23 @@ not change the cost).
 
 from __future__ import annotations
 
+import argparse
+import inspect
 import json
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Any, Literal, NoReturn, Optional
 
 import tyro
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+if str(ROOT / "benchmarks") not in sys.path:  # tests load this file by its path
+    sys.path.append(str(ROOT / "benchmarks"))
+from _args import at_least  # noqa: E402  (benchmarks/, the script's folder)
 
 
 @dataclass
@@ -61,9 +66,80 @@ class Args:
     iterations: int = 2
     """iterations timed (the first also warms up CUDA kernels; each is reported)"""
     checkpoint: Optional[str] = None
-    """reuse a checkpoint folder built earlier (default: build one in a temporary folder)"""
+    """a folder for the random checkpoint: reused when it holds one of --size (its config.json), else
+    built there at --size and kept for the next run (default: built in a temporary folder, removed after)"""
     json_out: Optional[str] = None
     """also write the figures to this JSON file"""
+
+
+class UsageError(SystemExit):
+    """A usage error (exit status 2) whose ``str()`` is its message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageParser(argparse.ArgumentParser):
+    """Reports a bad value found after tyro's parse as argparse does (``prog: error: ...`` on
+    stderr, exit status 2), before anything is built."""
+
+    def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
+        if message:
+            self._print_message(message, sys.stderr)
+        raise UsageError((message or "").strip())
+
+
+def _saved_hidden_size(path: Path) -> Optional[int]:
+    """The text model's width in ``path/config.json`` (None: none readable)."""
+    try:
+        config: Any = json.loads((path / "config.json").read_text())
+        width = config.get("text_config", {}).get("hidden_size", config.get("hidden_size"))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return width if isinstance(width, int) else None
+
+
+def check_args(args: Args) -> str:
+    """Every bad flag is a usage error before a model is built or loaded; the device to use."""
+    import torch
+
+    from agents.tiny_vlm import QWEN25VL_3B, build_tiny_qwen25vl
+    from guigym.viz import folder_problem, writable_problem
+
+    p = UsageParser(prog=Path(__file__).name, usage="%(prog)s [-h] [OPTIONS]")
+    at_least(p, 1, states=args.states, group_size=args.group_size, horizon=args.horizon, max_new_tokens=args.max_new_tokens,
+             groups_per_minibatch=args.groups_per_minibatch, iterations=args.iterations)
+    at_least(p, 0, lora_rank=args.lora_rank)
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    try:
+        kind = torch.device(device)
+    except (RuntimeError, ValueError) as e:
+        p.error(f"--device {args.device}: not a torch device ({' '.join(str(e).split())}); use cpu, cuda or auto")
+    if kind.type not in ("cpu", "cuda"):
+        p.error(f"--device {args.device}: use cpu, cuda (cuda:N) or auto")
+    if kind.type == "cuda" and not torch.cuda.is_available():
+        p.error(f"--device {args.device}: torch sees no CUDA GPU here")
+    if kind.type == "cuda" and kind.index is not None and kind.index >= torch.cuda.device_count():
+        p.error(f"--device {args.device}: torch sees {torch.cuda.device_count()} CUDA GPU(s)")
+    if args.size == "3b" and kind.type != "cuda":
+        p.error(f"--size 3b needs a GPU (--device cuda), got --device {args.device}: 3.75 B parameters; use --size tiny on a CPU")
+    if args.checkpoint is not None:
+        path = Path(args.checkpoint)
+        if (problem := folder_problem(path)) is not None:
+            p.error(f"--checkpoint {args.checkpoint}: {problem}")
+        width = _saved_hidden_size(path)
+        want = QWEN25VL_3B["hidden_size"] if args.size == "3b" else inspect.signature(build_tiny_qwen25vl).parameters["hidden_size"].default
+        if width is not None and width != want:
+            p.error(f"--checkpoint {args.checkpoint}: holds a model of text width {width}, not --size {args.size}'s {want}")
+    if args.json_out is not None:
+        out = Path(args.json_out)
+        if (problem := "is a folder" if out.is_dir() else writable_problem(out)) is not None:
+            p.error(f"--json-out {args.json_out}: {problem}")
+    return device
 
 
 def main(args: Args) -> dict:
@@ -77,10 +153,8 @@ def main(args: Args) -> dict:
     from agents.tiny_vlm import QWEN25VL_3B, build_tiny_qwen25vl
     from agents.vlm_policy import VLMPolicy
 
-    device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    device = check_args(args)
     cuda = device.startswith("cuda")
-    if args.size == "3b" and not cuda:
-        raise SystemExit("--size 3b needs a GPU (--device cuda): 3.75 B parameters; use --size tiny on a CPU")
     out: dict = {"size": args.size, "device": torch.cuda.get_device_name() if cuda else "cpu", "args": vars(args).copy()}
 
     def peak_gib() -> Optional[float]:  # CUDA's allocator peak (None on a CPU)
@@ -146,6 +220,7 @@ def main(args: Args) -> dict:
         out["reserved_gib"] = round(torch.cuda.max_memory_reserved() / 2**30, 2)
     print(json.dumps({k: v for k, v in out.items() if k != "iterations"}), flush=True)
     if args.json_out:
+        Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)  # checked up front: it can be made
         Path(args.json_out).write_text(json.dumps(out, indent=2) + "\n")
     if tmp is not None:
         tmp.cleanup()

@@ -17,9 +17,10 @@ step feeds the hash: the observation (screenshot bytes, instruction, elements, h
 reward, terminated, truncated, ``repr`` of ``info["reference"]``, ``info["elements"]``,
 ``info["event"]``, ``info["success"]``, ``info["action_error"]`` and the ``get_state()`` JSON.
 Prints one hash per id × level and the total; two runs of the same code print the same.
-With ``--variation`` (a preset or axis of :mod:`guigym.variation`) every env is made with it
-(and ``--split``), so the varied episodes are hashed instead: the same check for the varied
-paths (looks, interruptions, adversarial rows, long descriptions, relabelled chrome).
+With ``--variation`` (a preset name of :mod:`guigym.variation`, e.g. ``all`` or ``appearance``;
+its ``PRESETS``, not a single axis) every env is made with it (and ``--split``), so the varied
+episodes are hashed instead: the same check for the varied paths (looks, interruptions,
+adversarial rows, long descriptions, relabelled chrome).
 """
 
 from __future__ import annotations

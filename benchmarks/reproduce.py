@@ -23,6 +23,7 @@ finished runs are reused unless ``--rerun``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import shutil
@@ -42,7 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import ablations  # noqa: E402
 import ppo_baseline  # noqa: E402
+from _args import at_least  # noqa: E402  (benchmarks/, on sys.path)
 from agents.json_out import to_json  # noqa: E402  (ablations put the repository on sys.path)
+from guigym.viz import folder_problem  # noqa: E402
 
 RESULTS = ROOT / "docs" / "results"
 #: The horizon sweep's task: references from reset longer than most horizons swept (see the README).
@@ -372,20 +375,48 @@ def update_readme(names: list[str]) -> list[str]:
     return done
 
 
-def main(args: Args) -> None:
+#: The tables of ``--table readme``, in the order they are made.
+README_TABLES = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "options", "horizon", "contacts", "robustness"]
+
+
+def check_args(args: Args) -> None:
+    """Every bad flag is a usage error (exit status 2, the flag named) before anything trains or
+    is written (an empty --seeds ended in an IndexError after tables were written, a negative
+    one in a failed run)."""
+    p = argparse.ArgumentParser(prog=Path(__file__).name, usage="%(prog)s [-h] [OPTIONS]")
     if args.archive:
         if args.table not in SWEEPS:
-            raise SystemExit(f"--archive: --table must be one of the sweeps {sorted(SWEEPS)}")
+            p.error(f"--archive: --table must be one of the sweeps {', '.join(sorted(SWEEPS))}, got {args.table}")
+        return
+    for flag, seeds in (("--seeds", args.seeds), ("--ppo-seeds", args.ppo_seeds)):
+        if not seeds:
+            p.error(f"{flag}: give at least one seed")
+        twice = sorted({s for s in seeds if seeds.count(s) > 1})
+        if twice:
+            p.error(f"{flag}: {' '.join(map(str, twice))} given twice (one run, reported twice)")
+        if max(seeds) >= 2**32:  # train_small's and numpy's limit
+            p.error(f"{flag} must be < 2**32, got {max(seeds)}")
+    at_least(p, 0, seeds=args.seeds, ppo_seeds=args.ppo_seeds)
+    at_least(p, 1, workers=args.workers)
+    names = README_TABLES if args.table == "readme" else [args.table]
+    unknown = [n for n in args.skip if n not in names]
+    if unknown:
+        p.error(f"--skip {' '.join(unknown)}: not among the tables of --table {args.table}: {', '.join(names)}")
+    if set(names) <= set(args.skip):
+        p.error(f"--skip {' '.join(args.skip)}: skips every table of --table {args.table}, so nothing would be made")
+    if (problem := folder_problem(args.out)) is not None:
+        p.error(f"--out {args.out}: {problem}")
+
+
+def main(args: Args) -> None:
+    check_args(args)
+    if args.archive:
         copied = archive_runs(args.table, Path(args.out) / args.table)
         print(f"archived {len(copied)} finished runs to {ARCHIVE / args.table}: {', '.join(copied) or '-'}")
         return
     # the horizon sweep trains for hours on 2 cores (Settings hard, 25 runs): its archived runs are
     # reused (only the table is recomputed) unless --rerun; --skip horizon leaves its block as it is
-    readme = ["defaults", "ablations", "ppo", "ppo200", "uir1", "stage2ug", "options", "horizon", "contacts", "robustness"]
-    names = readme if args.table == "readme" else [args.table]
-    unknown = sorted(set(args.skip) - set(names))
-    if unknown:
-        raise SystemExit(f"--skip {unknown}: not among the tables of --table {args.table}: {names}")
+    names = README_TABLES if args.table == "readme" else [args.table]
     names = [n for n in names if n not in args.skip]
     tables: dict[str, Callable[[Args], str]] = {"defaults": defaults_table, "ablations": ablations_table, "ppo": ppo_table,
                                                 "contacts": contacts_table, "robustness": robustness_table,

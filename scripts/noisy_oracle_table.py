@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import os
+import sys
 import time
 from argparse import Namespace
 from concurrent.futures import ProcessPoolExecutor
@@ -25,11 +26,16 @@ from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+BENCHMARKS = str(Path(__file__).resolve().parents[1] / "benchmarks")
+if BENCHMARKS not in sys.path:  # benchmarks/_args.py: --ids read as the benchmarks read it
+    sys.path.append(BENCHMARKS)
 
 import guigym  # noqa: E402,F401
+from _args import at_least, ids_and_levels  # noqa: E402
 from guigym.env import gui_env  # noqa: E402
-from guigym.registration import env_ids  # noqa: E402
+from guigym.registration import env_ids, id_levels  # noqa: E402
 from guigym.variation import grid  # noqa: E402
+from guigym.viz import writable_problem  # noqa: E402
 
 NOISE, HORIZON = 0.2, 8
 SPLITS = ("train", "test")
@@ -66,16 +72,26 @@ def _spread(rates: list[tuple[str, float]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--episodes", type=int, default=100, help="seeds 0..N-1 per variant, env id and level")
-    p.add_argument("--ids", default="all", help="comma-separated env ids, or 'all'")
+    p.add_argument("--ids", default="all", help="comma-separated family names (Login) or env ids (GuiGym-Login-v0, "
+                   "guigym:GuiGym-Login-v0), or 'all'")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (one env id and split each)")
     p.add_argument("--out", default="docs/results/noisy_oracle.md")
     a = p.parse_args(argv)
-    ids = env_ids() if a.ids == "all" else [i.strip() for i in a.ids.split(",") if i.strip()]
-    unknown = sorted(set(ids) - set(env_ids()))
-    if unknown or not ids:
-        p.error(f"--ids: unknown env ids {unknown}; registered: {', '.join(env_ids())}")
-    if a.episodes < 1 or a.jobs < 1:
-        p.error(f"--episodes and --jobs must be >= 1, got {a.episodes} and {a.jobs}")
+    if a.ids.strip() == "all":
+        ids = env_ids()
+    elif not a.ids.replace(",", "").strip():
+        p.error(f"--ids {a.ids!r}: give at least one env id or family name (or 'all')")
+    else:  # every level of each id runs: a level all ids have only serves the check of the names
+        shared = set.intersection(*({lv for i, lv in id_levels() if i == e} for e in env_ids()))
+        ids, _ = ids_and_levels(p, a.ids, min(shared, default=""))
+    at_least(p, 1, episodes=a.episodes, jobs=a.jobs)
+    out = Path(a.out)
+    if out.suffix == ".json":
+        p.error(f"--out {a.out}: the table and the rates beside it ({out.name}) would be one file; give the table another "
+                "suffix (.md)")
+    for path in (out, out.with_suffix(".json")):  # checked before the cells run (about 15 minutes)
+        if (problem := "is a folder" if path.is_dir() else writable_problem(path)) is not None:
+            p.error(f"--out {a.out}: {problem}" if path == out else f"--out {a.out}: {path} {problem}")
     t0 = time.perf_counter()
     jobs = [(i, s) for i in ids for s in SPLITS]
     results = {}
@@ -101,7 +117,6 @@ def main(argv: list[str] | None = None) -> int:
     cmd = "PYTHONPATH=. python scripts/noisy_oracle_table.py" + (f" --episodes {a.episodes}" if a.episodes != 100 else "") + (
         f" --ids {a.ids}" if a.ids != "all" else "")
     lines += ["", f"<sub>`{cmd}` (every variant's rate: `{Path(a.out).with_suffix('.json').name}`)</sub>"]
-    out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     every = {f"{i} {s}": results[(i, s)] for i, s in jobs}

@@ -135,6 +135,7 @@ def test_trl_grpo_refuses_a_seed_numpy_refuses_and_an_infinite_learning_rate(tmp
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "steps.jsonl").write_text("")
     (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")  # a checkpoint folder (one without is refused too)
     monkeypatch.chdir(tmp_path)
     base = {"data": "data", "model": "model", "out": "run"}
     assert ex.arg_problems(ex.Args(**base)) == []
@@ -353,4 +354,140 @@ def test_noisy_oracle_table_writes_the_spread_of_every_cell(tmp_path, monkeypatc
     env.close()
     assert rates["GuiGym-Login-v0 test"]["hard"][-1] == [name, summary["success_rate"]]
     code, _, err = run_script(SCRIPTS / "noisy_oracle_table.py", ["--ids", "GuiGym-Nope-v0"], monkeypatch, capsys)
-    assert code == 2 and "unknown env ids" in err
+    assert code == 2 and "--ids 'GuiGym-Nope-v0': GuiGym-Nope-v0 names no registered id" in error_line(err)
+
+
+def test_noisy_oracle_table_reads_ids_as_the_benchmarks_do(tmp_path, monkeypatch, capsys) -> None:
+    """``--ids`` takes family names and ``guigym:`` ids (benchmarks/_args.py), each id once."""
+    out = tmp_path / "noisy.md"
+    code, printed, err = run_script(SCRIPTS / "noisy_oracle_table.py", ["--ids", "Login,guigym:GuiGym-Login-v0", "--episodes", "1",
+                                                                        "--jobs", "1", "--out", str(out)], monkeypatch, capsys)
+    assert code == 0, err[-2000:]
+    assert [r.split(" | ")[:2] for r in out.read_text().splitlines() if r.startswith("| Login |")] == [
+        ["| Login", lv] for lv in ("easy", "medium", "hard")]
+    assert sorted(json.loads(out.with_suffix(".json").read_text())) == ["GuiGym-Login-v0 test", "GuiGym-Login-v0 train"]
+
+
+# --- benchmarks/: the same audit ---------------------------------------------------------------------
+BENCHMARKS = ROOT / "benchmarks"
+if str(BENCHMARKS) not in sys.path:  # the scripts import benchmarks/_args.py (their folder, on sys.path when run)
+    sys.path.append(str(BENCHMARKS))
+
+
+@pytest.mark.parametrize("script,args,says", [
+    # ablations.py: every run failed (an empty table, exit 0), or the statistics failed after all the training
+    ("benchmarks/ablations.py", ["--env-id", "Nope"], "--env-id: unknown env id Nope"),
+    ("benchmarks/ablations.py", ["--level", "extreme"], "--level extreme: GuiGym-Login-v0's levels are"),
+    ("benchmarks/ablations.py", ["--extra=--bogus 3"], "--extra '--bogus 3': train_small.py refuses the run full__1: "
+                                                        "Unrecognized options: --bogus, 3"),
+    ("benchmarks/ablations.py", ["--extra=--group-size 1"], "--extra '--group-size 1': train_small.py refuses the run"),
+    ("benchmarks/ablations.py", ["--iterations", "-1"], "--iterations -1: train_small.py refuses the run full__1"),
+    ("benchmarks/ablations.py", ["--seeds", "-1"], "--seeds must be >= 0, got -1"),
+    ("benchmarks/ablations.py", ["--seeds"], "--seeds: give at least one seed"),
+    ("benchmarks/ablations.py", ["--seeds", "1", "1"], "--seeds: 1 given twice"),  # counted twice, one folder
+    ("benchmarks/ablations.py", ["--settings"], "--settings: give at least one setting"),
+    ("benchmarks/ablations.py", ["--settings", "bogus"], "--settings: unknown bogus; choose from full, "),  # exit 1
+    ("benchmarks/ablations.py", ["--workers", "0"], "--workers must be >= 1, got 0"),  # silently 1
+    ("benchmarks/ablations.py", ["--bootstrap", "0"], "--bootstrap must be >= 1, got 0"),  # IndexError after training
+    ("benchmarks/ablations.py", ["--out", "{tmp}/a_file/runs"], "--out {tmp}/a_file/runs: {tmp}/a_file is not a folder"),
+    ("benchmarks/ablations.py", ["--table-only", "--out", "{tmp}/runs"], "--out {tmp}/runs: no runs there"),  # an empty table
+    # reproduce.py: an IndexError after tables were written, a failed run, SystemExit(message): exit 1
+    ("benchmarks/reproduce.py", ["--seeds"], "--seeds: give at least one seed"),
+    ("benchmarks/reproduce.py", ["--ppo-seeds"], "--ppo-seeds: give at least one seed"),
+    ("benchmarks/reproduce.py", ["--seeds", "1", "-2"], "--seeds must be >= 0, got 1 -2"),
+    ("benchmarks/reproduce.py", ["--workers", "0"], "--workers must be >= 1, got 0"),
+    ("benchmarks/reproduce.py", ["--skip", "bogus"], "--skip bogus: not among the tables of --table readme"),
+    ("benchmarks/reproduce.py", ["--archive", "--table", "ppo"], "--archive: --table must be one of the sweeps"),
+    # bench_vlm_step.py: each built (or loaded) the model first, or exited 1
+    ("benchmarks/bench_vlm_step.py", ["--size", "tiny", "--states", "0"], "--states must be >= 1, got 0"),
+    ("benchmarks/bench_vlm_step.py", ["--size", "tiny", "--lora-rank", "-1"], "--lora-rank must be >= 0, got -1"),
+    ("benchmarks/bench_vlm_step.py", ["--size", "tiny", "--device", "bogus"], "--device bogus: not a torch device"),
+    ("benchmarks/bench_vlm_step.py", ["--size", "3b", "--device", "cpu"], "--size 3b needs a GPU (--device cuda)"),
+    ("benchmarks/bench_vlm_step.py", ["--size", "tiny", "--json-out", "{tmp}/a_file/o.json"], "--json-out {tmp}/a_file/o.json: "),
+    ("benchmarks/bench_vlm_step.py", ["--size", "tiny", "--checkpoint", "{tmp}/a_file"], "--checkpoint {tmp}/a_file: exists and is not"),
+    # bench_malloc.py: taskset's CalledProcessError in the first cell
+    ("benchmarks/bench_malloc.py", ["--cpu", "100000"], "--cpu 100000: not a core this process may run on"),
+])
+def test_a_bad_benchmark_flag_is_a_usage_error_before_any_work(script, args, says, tmp_path, monkeypatch, capsys) -> None:
+    import subprocess as sp
+
+    (tmp_path / "a_file").write_text("keep me")
+    monkeypatch.chdir(tmp_path)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if script in ("benchmarks/ablations.py", "benchmarks/reproduce.py") and "--out" not in args:
+        args += ["--out", str(tmp_path / "runs")]
+    monkeypatch.setattr(sp, "run", lambda *a, **k: pytest.fail(f"a run started: {a}"))  # train_small, taskset
+    readme = (ROOT / "README.md").read_bytes()
+    code, _, err = run_script(ROOT / script, args, monkeypatch, capsys)
+    assert code == 2, err[-2000:]
+    assert says.replace("{tmp}", str(tmp_path)) in error_line(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]  # nothing written
+    assert (tmp_path / "a_file").read_text() == "keep me" and (ROOT / "README.md").read_bytes() == readme
+
+
+def test_ablations_accepts_every_setting_and_sweep_it_runs(tmp_path) -> None:
+    """The up-front check parses each run's train_small.py flags as the run will: every setting
+    and the sweeps reproduce.py runs pass it; --table-only passes where a run is finished."""
+    import ablations
+    import reproduce
+
+    out = str(tmp_path / "runs")
+    ablations.check_args(ablations.Args(settings=list(ablations.SETTINGS), out=out), list(ablations.SETTINGS))
+    for settings, extra in reproduce.SWEEPS.values():
+        ablations.check_args(ablations.Args(settings=settings, extra=extra, out=out), settings)
+    (tmp_path / "runs" / "full__3").mkdir(parents=True)
+    (tmp_path / "runs" / "full__3" / "eval.json").write_text("{}")
+    ablations.check_args(ablations.Args(settings=["full"], seeds=[3], out=out, table_only=True), ["full"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
+@pytest.mark.parametrize("files,argv,says", [
+    ({}, ["--workers", "0"], "--workers must be >= 1, got 0"),
+    ({}, ["--eval-batch", "0", "--workers", "-1"], "--workers must be >= 1, got -1; --eval-batch must be >= 1, got 0"),
+    ({"policy.pt": b"not torch"}, [], "no args.json beside it"),  # train_small's defaults, silently
+    ({"policy.pt": b"", "args.json": b"{}"}, [], "not a tiny policy saved by train_small.py (EOFError"),
+    ({"policy.pt": b"x", "args.json": b"[1]"}, [], "args.json is not a train_small.py args.json"),
+])
+def test_bench_eval_lockstep_refuses_a_run_it_cannot_evaluate(files, argv, says, tmp_path, monkeypatch, capsys) -> None:
+    """Each was a traceback (EOFError, UnpicklingError, ValueError after the whole evaluation one
+    at a time) or an evaluation with train_small's defaults instead of the run's settings."""
+    import bench_eval_lockstep
+
+    for name, data in {"policy.pt": b"", **files}.items():
+        (tmp_path / name).write_bytes(data)
+    monkeypatch.setattr(bench_eval_lockstep.ts, "evaluate", lambda *a, **k: pytest.fail("the evaluation started"))
+    with pytest.raises(SystemExit) as e:
+        bench_eval_lockstep.main([str(tmp_path / "policy.pt"), *argv])
+    assert e.value.code == 2 and says in error_line(capsys.readouterr().err)
+
+
+def test_bench_vlm_step_checkpoint_is_built_where_missing_and_reused(tmp_path, monkeypatch, capsys) -> None:
+    """``--checkpoint DIR`` is built where DIR holds none (the help said "reuse ... built earlier"
+    and it built one silently), then reused; one of another --size is a usage error, not figures
+    labelled with the wrong size."""
+    pytest.importorskip("transformers")
+    import bench_vlm_step
+
+    code, out, _ = run_script(ROOT / "benchmarks" / "bench_vlm_step.py", ["--help"], monkeypatch, capsys)
+    assert code == 0 and "else built there at --size and kept" in " ".join(out.replace("│", " ").split())
+    assert bench_vlm_step.check_args(bench_vlm_step.Args(size="tiny", device="cpu", checkpoint=str(tmp_path / "new"))) == "cpu"
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "config.json").write_text(json.dumps({"text_config": {"hidden_size": 2048}}))
+    with pytest.raises(SystemExit, match="holds a model of text width 2048, not --size tiny's 64") as e:
+        bench_vlm_step.check_args(bench_vlm_step.Args(size="tiny", device="cpu", checkpoint=str(tmp_path / "big")))
+    assert e.value.code == 2 and sorted(p.name for p in tmp_path.iterdir()) == ["big"]
+
+
+def test_hash_episodes_docstring_names_what_variation_takes() -> None:
+    """It said "a preset or axis"; an axis name (``theme``) is refused, a preset works."""
+    from guigym.variation import PRESETS
+    from guigym.variation import resolve as resolve_variation
+
+    import hash_episodes
+
+    doc = " ".join(hash_episodes.__doc__.split())
+    assert "preset or axis" not in doc and "a preset name of :mod:`guigym.variation`" in doc and "not a single axis" in doc
+    assert "all" in PRESETS and "appearance" in PRESETS and resolve_variation("appearance", "train")
+    with pytest.raises(SystemExit) as e:
+        hash_episodes.main(["--variation", "theme"])
+    assert e.value.code == 2
