@@ -78,8 +78,6 @@ class Scroll:
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
             raise ValueError(f"Scroll direction must be one of {DIRECTIONS}, got {self.direction!r}")
-        if (self.x is None) != (self.y is None):  # as the text formats say: half a point is no point
-            raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={self.x!r}, y={self.y!r}")
 
 
 @dataclass(frozen=True)
@@ -235,6 +233,8 @@ def action_from_dict(d: Mapping[str, Any]) -> Action:
         raise ValueError(f"unknown action type {t!r}; expected one of {ACTION_TYPES}")
     if t == "scroll":
         x, y = d.get("x"), d.get("y")
+        if (x is None) != (y is None):  # as in the text formats: a whole point or none
+            raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={x!r}, y={y!r}")
         return Scroll(d["direction"], None if x is None else _coord(x, "x"), None if y is None else _coord(y, "y"))
     cast: dict[str, Any] = {"x": lambda v: _coord(v, "x"), "y": lambda v: _coord(v, "y"), "name": str, "text": str}
     cls = _CLASS_OF[t]
@@ -272,6 +272,8 @@ def checked_action(a: Action) -> Action:
     if isinstance(a, Scroll):
         if not isinstance(a.direction, str) or a.direction not in DIRECTIONS:
             raise ValueError(f"Scroll direction must be one of {DIRECTIONS}")
+        if (a.x is None) != (a.y is None):  # as in the text formats: a whole point or none
+            raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={a.x!r}, y={a.y!r}")
         x = None if a.x is None else as_int(a.x, "x")
         return Scroll(str(a.direction), x, None if a.y is None else as_int(a.y, "y"))
     if isinstance(a, OpenApp):

@@ -5,11 +5,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
+import guigym  # noqa: F401  (registers the ids)
 import guigym.action_text as action_text
 import guigym.actions as actions
-from guigym.actions import ACTION_CLASSES, ACTION_TYPES, Back, Click, OpenApp, Scroll, Type, action_from_dict, action_to_dict
+from guigym.actions import (
+    ACTION_CLASSES,
+    ACTION_TYPES,
+    Back,
+    Click,
+    OpenApp,
+    Scroll,
+    Type,
+    action_from_dict,
+    action_to_dict,
+    checked_action,
+)
 from guigym.export import androidcontrol_action
 
 CANONICAL = [
@@ -31,12 +44,20 @@ def test_canonical_dict_round_trip(action, d):
 
 @pytest.mark.parametrize("x, y", [(5, None), (None, 5)])
 def test_scroll_with_half_a_point_is_refused(x, y):
-    """As in the text formats ("scroll needs both 'x' and 'y'"): a Scroll has a whole point or
-    none (it used to be taken silently as none, while the same scroll as text was refused)."""
+    """As in the text formats ("scroll needs both 'x' and 'y'"): a Scroll acts with a whole point
+    or none. Half a point used to be taken silently as none by the env, while the same scroll as
+    text was refused; now it is an invalid action (a no-op with ``action_error``), and the dict
+    parser refuses it as the text parser does."""
     with pytest.raises(ValueError, match="Scroll needs both x and y, or neither"):
-        Scroll("up", x, y)
+        checked_action(Scroll("up", x, y))
     with pytest.raises(ValueError, match="Scroll needs both x and y, or neither"):
         action_from_dict({"type": "scroll", "direction": "up", **({"x": x} if x is not None else {"y": y})})
+    env = gym.make("GuiGym-Settings-v0")
+    env.reset(seed=0)
+    before = env.unwrapped.get_state()["state"]
+    info = env.step(Scroll("down", x, y))[4]
+    assert "Scroll needs both x and y" in info["action_error"] and info["event"] is None
+    assert env.unwrapped.get_state()["state"] == before
     assert action_to_dict(Scroll("up")) == {"type": "scroll", "direction": "up"}
 
 
