@@ -120,11 +120,10 @@ GC_EVERY = 256
 #: a page's renderer keeps growing slowly even with :data:`GC_EVERY` (Settings, 6 steps an
 #: episode: +47 MiB PSS over 400 episodes); a new page costs ~30-60 ms, ~0.1 ms a reset.
 RECYCLE_EVERY = 500
-#: The layer snapshots a page has made (one a ``show``, ~3 KiB each in the renderer: Login easy,
-#: 1,800 shows) are freed together every this many shows, by ``LayerTree.disable`` + ``enable``
-#: in that show's round trip: two commands every 256 shows instead of a ``releaseSnapshot`` in
-#: every one (each command is relayed by Chromium's browser process, Playwright's driver and its
-#: Python loop: ~0.5 ms a reset).
+#: The layer snapshots a page has made (one a ``show``, a few KiB each in the renderer) are freed
+#: together every this many shows, by ``LayerTree.disable`` + ``enable`` in that show's round
+#: trip: two commands every 256 shows instead of a ``releaseSnapshot`` in every one (each command
+#: is relayed by Chromium's browser process, Playwright's driver and its Python loop).
 RELEASE_EVERY = 256
 #: The face of the text records without a ``font`` (the default look): pygame's own font
 #: (FreeSansBold), the file the mock draws them from, registered like a bundled font (regular
