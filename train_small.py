@@ -79,6 +79,7 @@ from agents.json_out import to_json  # noqa: E402
 from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
+from agents.vlm import holds_checkpoint  # noqa: E402  (torch and transformers load only with --policy vlm)
 from guigym.actions import ACTION_CLASSES, Action, PlanStep  # noqa: E402
 from guigym.env import gui_env
 from guigym.registration import id_level_problem  # noqa: E402
@@ -408,8 +409,9 @@ def arg_problems(args: Args) -> list[str]:
         out.append("--policy vlm needs --vlm-path (a local checkpoint)")
     elif args.policy == "vlm" and args.vlm_path is not None and not Path(args.vlm_path).is_dir():  # (set: the branch above)
         out.append(f"--vlm-path {args.vlm_path}: no such directory (a local Hugging Face checkpoint)")
-    elif args.policy == "vlm" and args.vlm_path is not None and not (Path(args.vlm_path) / "config.json").is_file():
-        out.append(f"--vlm-path {args.vlm_path}: no config.json there, so not a Hugging Face checkpoint folder")
+    elif args.policy == "vlm" and args.vlm_path is not None and not holds_checkpoint(args.vlm_path):  # what load_vlm loads
+        out.append(f"--vlm-path {args.vlm_path}: no config.json there (nor a LoRA adapter's adapter_config.json), "
+                   "so not a Hugging Face checkpoint folder")
     if args.policy == "vlm" and args.advantage == "step":
         out.append("--advantage step needs per-step token spans; the VLM policy has none (use --advantage trajectory)")
     if args.plan_steps == "ungrounded" and args.executor == "none":

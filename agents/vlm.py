@@ -303,13 +303,19 @@ def _image_only_processor(path: Union[str, Path], **kwargs: Any) -> Any:
     return ImageOnlyProcessor(image_processor=image_processor, tokenizer=tokenizer, chat_template=template)
 
 
+def holds_checkpoint(path: Union[str, Path]) -> bool:
+    """Whether the folder ``path`` holds what :func:`load_vlm` loads: ``config.json`` (a model) or
+    ``adapter_config.json`` (a LoRA adapter saved by :meth:`agents.vlm_policy.VLMPolicy.save`).
+    Command lines check their checkpoint flags with it before anything loads."""
+    return any((Path(path) / f).is_file() for f in ("config.json", "adapter_config.json"))
+
+
 def _checkpoint_dir(path: Union[str, Path]) -> Path:
-    """``path`` as a checkpoint folder: it must exist and hold ``config.json`` (a model) or
-    ``adapter_config.json`` (a LoRA adapter saved by :meth:`agents.vlm_policy.VLMPolicy.save`)."""
+    """``path`` as a checkpoint folder: it must exist and :func:`holds_checkpoint`."""
     p = Path(path)
     if not p.is_dir():
         raise FileNotFoundError(f"{path}: no such folder (expected a local Hugging Face checkpoint)")
-    if not any((p / f).is_file() for f in ("config.json", "adapter_config.json")):
+    if not holds_checkpoint(p):
         raise FileNotFoundError(f"{path}: not a Hugging Face checkpoint (no config.json)")
     return p
 

@@ -28,7 +28,7 @@ import tyro
 from PIL import Image
 
 from agents.grpo import GRPOConfig
-from agents.vlm import load_vlm, plan_messages
+from agents.vlm import holds_checkpoint, load_vlm, plan_messages
 from guigym.action_text import FORMATS
 from guigym.actions import RefStep, rescale_box, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
@@ -84,7 +84,7 @@ def arg_problems(args: Args) -> list[str]:
         problems.append(f"--data {args.data}: no steps.jsonl there (write one with `guigym export --out {args.data}`)")
     if not Path(args.model).is_dir():
         problems.append(f"--model {args.model}: not a folder (a local checkpoint folder, e.g. from `python -m agents.tiny_vlm`)")
-    elif not any((Path(args.model) / f).is_file() for f in ("config.json", "adapter_config.json")):  # load_vlm's test
+    elif not holds_checkpoint(args.model):
         problems.append(f"--model {args.model}: not a Hugging Face checkpoint (no config.json in that folder; "
                         "pass the folder of a downloaded checkpoint or one from `python -m agents.tiny_vlm`)")
     if problem := folder_problem(args.out):

@@ -224,6 +224,12 @@ def action_to_dict(a: Action) -> dict[str, Any]:
     return d
 
 
+def _whole_point(x: Any, y: Any) -> None:
+    """A Scroll's point is whole or absent, as in the text formats; half a point is a ``ValueError``."""
+    if (x is None) != (y is None):
+        raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={x!r}, y={y!r}")
+
+
 def action_from_dict(d: Mapping[str, Any]) -> Action:
     """Inverse of :func:`action_to_dict` (coordinates read as ``int``, floats rounded to the
     nearest pixel as :func:`~guigym.action_text.parse_action` rounds them, strings cast to
@@ -233,8 +239,7 @@ def action_from_dict(d: Mapping[str, Any]) -> Action:
         raise ValueError(f"unknown action type {t!r}; expected one of {ACTION_TYPES}")
     if t == "scroll":
         x, y = d.get("x"), d.get("y")
-        if (x is None) != (y is None):  # as in the text formats: a whole point or none
-            raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={x!r}, y={y!r}")
+        _whole_point(x, y)
         return Scroll(d["direction"], None if x is None else _coord(x, "x"), None if y is None else _coord(y, "y"))
     cast: dict[str, Any] = {"x": lambda v: _coord(v, "x"), "y": lambda v: _coord(v, "y"), "name": str, "text": str}
     cls = _CLASS_OF[t]
@@ -272,8 +277,7 @@ def checked_action(a: Action) -> Action:
     if isinstance(a, Scroll):
         if not isinstance(a.direction, str) or a.direction not in DIRECTIONS:
             raise ValueError(f"Scroll direction must be one of {DIRECTIONS}")
-        if (a.x is None) != (a.y is None):  # as in the text formats: a whole point or none
-            raise ValueError(f"Scroll needs both x and y, or neither (the main container), got x={a.x!r}, y={a.y!r}")
+        _whole_point(a.x, a.y)
         x = None if a.x is None else as_int(a.x, "x")
         return Scroll(str(a.direction), x, None if a.y is None else as_int(a.y, "y"))
     if isinstance(a, OpenApp):

@@ -696,6 +696,8 @@ def test_seed_ranges_and_paths_are_checked_before_training(tmp_path):
     assert e.value.code == 2 and "--out-dir" in str(e.value)  # exit status 2, as tyro's own usage errors
     (tmp_path / "not_a_model").mkdir()
     assert "--vlm-path" in "".join(train_small.arg_problems(train_small.Args(policy="vlm", vlm_path=str(tmp_path / "not_a_model"))))
+    (tmp_path / "not_a_model" / "adapter_config.json").write_text("{}")  # a LoRA adapter folder: load_vlm loads it
+    assert "--vlm-path" not in "".join(train_small.arg_problems(train_small.Args(policy="vlm", vlm_path=str(tmp_path / "not_a_model"))))
     # the validation seeds' overlap is GRPO's: --algo ppo says only that it ignores --eval-seed
     assert train_small.arg_problems(train_small.Args(algo="ppo", eval_seed=20_000, out_dir=str(tmp_path / "p"))) == [
         "--algo ppo ignores --eval-seed: its held-out seeds are 100000 + 1000 * seed onwards (101000-101099 for --seed 1)"]

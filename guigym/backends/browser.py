@@ -817,7 +817,7 @@ class BrowserBackend(Backend):
         if self.gc_every > 0 and self._shows % self.gc_every == 0:  # same round trip; order does not matter
             calls.insert(0, ("HeapProfiler.collectGarbage", {}))
             self.collections += 1
-        self._snapshot_id = None  # one made for a view whose screenshot nobody asked for: freed below
+        self._snapshot_id = None  # one made for a view whose screenshot nobody asked for: the next disable frees it
         layer = self._content_layer() if self._layer_ok is not False else None
         guess = None
         if layer is not None:
