@@ -79,6 +79,7 @@ from agents.json_out import to_json  # noqa: E402
 from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
+from agents.usage import UsageError  # noqa: E402
 from agents.vlm import holds_checkpoint  # noqa: E402  (torch and transformers load only with --policy vlm)
 from guigym.actions import ACTION_CLASSES, Action, PlanStep  # noqa: E402
 from guigym.env import gui_env
@@ -1503,19 +1504,6 @@ def first_step_mask(policy: Any, mask: torch.Tensor, comps: list[Any], horizon: 
     out = mask.clone()
     out[:, mask.shape[1] // max(1, horizon) :] = 0
     return out
-
-
-class UsageError(SystemExit):
-    """Bad flags: the message on stderr and exit status 2, as tyro's (and argparse's) own usage
-    errors (``SystemExit(message)`` exits 1). ``str()`` is the message."""
-
-    def __init__(self, message: str) -> None:
-        print(message, file=sys.stderr)
-        super().__init__(2)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def main(argv: Optional[list[str]] = None) -> dict[str, Any]:

@@ -23,7 +23,6 @@ interrupted sweep resumes.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
 import io
@@ -45,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from _args import at_least  # noqa: E402  (benchmarks/, the script's folder: on sys.path)
 from agents.json_out import to_json  # noqa: E402  (result files as strict JSON)
+from agents.usage import UsageParser  # noqa: E402
 from guigym.registration import id_level_problem  # noqa: E402
 from guigym.viz import folder_problem  # noqa: E402
 
@@ -366,10 +366,10 @@ def _task(args: Args) -> tuple[str, str]:
     return env_id, level
 
 
-def usage_parser() -> argparse.ArgumentParser:
+def usage_parser() -> UsageParser:
     """The parser that reports a bad value found after tyro's parse: a usage error (exit status
     2, one line naming the flag), as tyro's own."""
-    return argparse.ArgumentParser(prog=Path(__file__).name, usage="%(prog)s [-h] [OPTIONS]")
+    return UsageParser(prog=Path(__file__).name, usage="%(prog)s [-h] [OPTIONS]")
 
 
 def _tyro_message(text: str) -> str:

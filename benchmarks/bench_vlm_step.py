@@ -22,7 +22,6 @@ not change the cost).
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import json
 import sys
@@ -30,7 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NoReturn, Optional
+from typing import Any, Literal, Optional
 
 import tyro
 
@@ -39,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 if str(ROOT / "benchmarks") not in sys.path:  # tests load this file by its path
     sys.path.append(str(ROOT / "benchmarks"))
 from _args import at_least  # noqa: E402  (benchmarks/, the script's folder)
+from agents.usage import UsageParser  # noqa: E402
 
 
 @dataclass
@@ -70,27 +70,6 @@ class Args:
     built there at --size and kept for the next run (default: built in a temporary folder, removed after)"""
     json_out: Optional[str] = None
     """also write the figures to this JSON file"""
-
-
-class UsageError(SystemExit):
-    """A usage error (exit status 2) whose ``str()`` is its message."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(2)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class UsageParser(argparse.ArgumentParser):
-    """Reports a bad value found after tyro's parse as argparse does (``prog: error: ...`` on
-    stderr, exit status 2), before anything is built."""
-
-    def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
-        if message:
-            self._print_message(message, sys.stderr)
-        raise UsageError((message or "").strip())
 
 
 def _saved_hidden_size(path: Path) -> Optional[int]:
