@@ -70,8 +70,13 @@ def quoted(text: str) -> list[str]:
     >>> quoted("Click the 'Don't allow' button, then 'OK'")
     ["Don't allow", 'OK']
     """
+    return [q for _, _, q in _quoted_spans(text)]
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int, str]]:
+    """:func:`quoted`'s parts with where each lies in ``text`` (its marks included): ``(start, end, part)``."""
     last = {o: max(text.rfind(c) for c in cs) for o, cs in _CLOSERS.items()}
-    out: list[str] = []
+    out: list[tuple[int, int, str]] = []
     pos = 0
     while (o := _OPENER.search(text, pos)) is not None:
         i = o.start()
@@ -79,9 +84,36 @@ def quoted(text: str) -> list[str]:
         if m is None:
             pos = i + 1
             continue
-        out.append(next(g for g in m.groups() if g is not None))
+        out.append((i, m.end(), next(g for g in m.groups() if g is not None)))
         pos = m.end()
     return out
+
+
+#: The words that say "enter this text"; the quoted text after the first of them (outside quotes) is
+#: what a Type step types, wherever the field's label stands ("In the 'Username' field, type 'alice'").
+_ENTRY_VERB = re.compile(r"\b(?:type|enter|write|input)\b", re.IGNORECASE)
+
+
+def typed_text(instruction: str) -> Optional[str]:
+    """The text a Type step's ``instruction`` says to type: the first quoted text after its entry
+    verb (type, enter, write, input; one inside a quote does not count), else its first quoted
+    text; ``None`` without quotes.
+
+    >>> typed_text("Type 'alice' into the 'Username' field"), typed_text("In the 'Username' field, type 'alice'")
+    ('alice', 'alice')
+    >>> typed_text("In the 'Enter code' field, write '0421'"), typed_text("Enter 'Bob' in the 'Name' field")
+    ('0421', 'Bob')
+    """
+    spans = _quoted_spans(instruction)
+    if not spans:
+        return None
+    k = 0  # the first span that does not end before the verb (both in order: linear time)
+    for m in _ENTRY_VERB.finditer(instruction):
+        while k < len(spans) and spans[k][1] <= m.start():
+            k += 1
+        if k == len(spans) or spans[k][0] > m.start():  # outside every quote
+            return spans[k][2] if k < len(spans) else spans[0][2]
+    return spans[0][2]
 
 
 def normalize_label(s: str) -> str:
@@ -192,11 +224,11 @@ def names_label(instruction: str, label: str) -> bool:
     return m is not None and not _FILLER.sub(" ", src[: m.start()] + " " + src[m.end():]).split()
 
 
-# The actions whose one text argument is the first quoted text of the instruction, else what
-# this pattern captures. The captured text grows a word at a time (``_WORDS``: a non-space, then
-# runs of spaces each followed by a non-space, none crossing a line break), not a character at a
-# time as ``(.+?)`` did: that retried the tail after every space of a long run ("open x" + 8,000
-# spaces + "y" took 0.4 s). The same captures, except that a capture is never spaces only: where
+# The actions whose one text argument is a quoted text of the instruction (Type: typed_text's; the
+# others: the first), else what this pattern captures. The captured text grows a word at a time
+# (``_WORDS``: a non-space, then runs of spaces each followed by a non-space, none crossing a line
+# break), not a character at a time as ``(.+?)`` did: that retried the tail after every space of a
+# long run ("open x" + 8,000 spaces + "y" took 0.4 s). The same captures, except that a capture is never spaces only: where
 # ``(.+?)`` took one space ("answer ", "Reply with "), no match now, or the word the optional
 # parts give back ("with").
 _WORDS = r"\S(?:[^\S\n]*+\S)*?"
@@ -209,7 +241,8 @@ _TEXT_ARG: dict[str, tuple[type, re.Pattern[str]]] = {
 
 def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action]:
     """The action of a step that needs no pointing, read from its instruction: Back; Type
-    (the first quoted text: "Type 'alice' into …"); OpenApp ("Open the Notes app", or the
+    (:func:`typed_text`, the quoted text after "type": "Type 'alice' into …", "In the 'Username'
+    field, type 'alice'"); OpenApp ("Open the Notes app", or the
     quoted name); Scroll (the direction word); Answer (the first quoted text, or what follows
     "Answer"/"Reply": "Answer '3 pm'"). ``None`` for a click or when unreadable.
 
@@ -220,9 +253,9 @@ def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action
         return Back()
     if kind in _TEXT_ARG:
         cls, pattern = _TEXT_ARG[kind]
-        q = quoted(instruction)
-        if q:
-            return cls(q[0])
+        q = typed_text(instruction) if kind == "type" else next(iter(quoted(instruction)), None)
+        if q is not None:
+            return cls(q)
         m = pattern.search(instruction.strip().rstrip(".") if kind == "open_app" else instruction)
         return cls(m.group(1)) if m else None
     if kind == "scroll":

@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from typing import Any, Literal, Optional, Sequence
+from typing import Any, Iterable, Literal, Optional, Sequence
 
 from guigym.actions import DONE, MAX_STEPS, Answer, Click, OpenApp, PlanStep, RefStep, Scroll, Type  # noqa: F401 (Click: the doctests)
 from guigym.answers import canonical_answer
@@ -109,6 +109,24 @@ def _exact(pred: str, ref: str) -> float:
     return 1.0 if pred == ref else 0.0
 
 
+def visible_elements(elements: Any) -> Optional[list[Element]]:
+    """``elements`` as the rewards read them: the dicts that have an ``id`` (the rewards name
+    elements by id), ``None`` when there are none — what :func:`~guigym.rewards.load_elements`
+    makes of a dataset cell. An entry that is not such a dict was a ``KeyError``/``AttributeError``
+    deep inside the reward; it is dropped, as ``load_elements`` drops it. A string (a dataset
+    cell's JSON), a single dict or a non-iterable is the caller's mistake: a ``TypeError``.
+
+    >>> visible_elements([{"id": "ok", "box": (0, 0, 9, 9)}, {"label": "no id"}, "junk"])
+    [{'id': 'ok', 'box': (0, 0, 9, 9)}]
+    """
+    if elements is None:
+        return None
+    if isinstance(elements, (str, bytes, bytearray, dict)) or not isinstance(elements, Iterable):
+        raise TypeError(f"elements must be a list of element dicts (info['elements']) or None, got {type(elements).__name__}"
+                        + ("; read a dataset cell with guigym.rewards.load_elements" if isinstance(elements, (str, bytes)) else ""))
+    return [e for e in elements if isinstance(e, dict) and "id" in e] or None
+
+
 def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Element]] = None) -> bool:
     """Whether a grounding ``instruction`` names the target element of ``ref``.
 
@@ -131,6 +149,7 @@ def refers_to(instruction: str, ref: RefStep, elements: Optional[Sequence[Elemen
     """
     if not instruction or ref.target is None:
         return False
+    elements = visible_elements(elements)
     if elements and any(isinstance(e, dict) and e.get("id") == ref.target for e in elements):
         els = list(elements)
         scores = element_scores(instruction, els)
@@ -182,6 +201,7 @@ def action_similarity(
     """
     _check(similarity, text)
     check_ref(ref)
+    elements = visible_elements(elements)
     kind = pred_kind(pred)
     r = ref.action
     if kind is None or kind != r.type:
@@ -271,6 +291,7 @@ def step_target(
     >>> step_target(Click(30, 120), els, ref, t=0), step_target(Click(30, 120), els, ref, t=1)
     (('click', 'user'), ('click', 'ok'))
     """
+    elements = visible_elements(elements)
     kind = pred_kind(pred)
     if kind is None or kind == DONE:
         return None
@@ -405,6 +426,7 @@ def repetition(
     [0.0, 1.0]
     """
     _check_plan(pred)
+    elements = visible_elements(elements)
     if not 0 <= t < len(pred):
         raise IndexError(f"t={t} outside the predicted trajectory of length {len(pred)}")
     return _repetition([step_target(p, elements, ref, i) for i, p in enumerate(pred[: t + 1])], ref, t, radius)
@@ -459,6 +481,7 @@ def trajectory_step_rewards(
     check_real("radius", radius)
     _check(similarity, text)
     _check_plan(pred)
+    elements = visible_elements(elements)
     ref = list(ref)
     for r in ref:
         check_ref(r)

@@ -91,7 +91,8 @@ def load_reference(value: Any) -> list[RefStep]:
     """A reference trajectory from a dataset cell: a JSON string, one step dict, a list of
     step dicts (``RefStep.to_dict()``) or of :class:`RefStep`. Malformed data raises
     ``ValueError`` (it is a dataset bug, not a model error), here rather than deep inside a
-    reward: a step must have a ``box`` of four numbers (or none) and a string ``instruction``.
+    reward: a step must have a ``box`` of four numbers (or none), a string ``instruction`` and a
+    string ``label`` (or none).
     """
     try:
         if isinstance(value, (str, bytes)):
@@ -106,6 +107,8 @@ def load_reference(value: Any) -> list[RefStep]:
             raise ValueError(f"malformed reference: step {i + 1} has a box of {len(r.box)} values, expected (x0, y0, x1, y1)")
         if not isinstance(r.instruction, str):
             raise ValueError(f"malformed reference: step {i + 1} has instruction {_short(r.instruction, 200)}, expected a str")
+        if r.label is not None and not isinstance(r.label, str):  # the trajectory reward matched it as text: AttributeError
+            raise ValueError(f"malformed reference: step {i + 1} has label {_short(r.label, 200)}, expected a str or null")
     return steps
 
 
@@ -265,7 +268,8 @@ class TrajectoryReward(_ColumnReward):
     end of :func:`~guigym.rewards.trajectory_reward_range` (``−λ_rep·Σ_{t=2..T} γ^(t-1)``),
     so that no garbage outranks a valid plan in a GRPO group (a group-relative advantage
     would otherwise reward garbage over a bad but valid plan). Without a ``horizon`` the
-    bound is the infinite sum (``γ < 1`` needed). A number overrides it.
+    sum runs to ``T = MAX_STEPS`` (128), the most steps the reward scores, so it is finite for
+    ``γ = 1`` too (−127 with ``λ_rep = 1``). A number overrides it.
 
     >>> f = TrajectoryReward(horizon=5)
     >>> [round(r, 6) for r in f(["no plan here"], reference=[[]])]
