@@ -43,10 +43,13 @@ seeding, ``close``) and five differences:
   A worker that dies during ``reset`` is restarted and its reset repeated once (reported the
   same way). An exception raised by ``env.reset`` itself (a bad option) and errors in ``call`` /
   ``get_attr`` / ``set_attr`` are raised in the caller, as Gymnasium does, and leave the vector
-  env usable. More than ``max_restarts`` env restarts in all (a worker's restart counts one
-  for each of its envs) raise ``RuntimeError`` (an env that fails on every step is a bug to
-  fix, not to retry forever). An env that cannot be made at all makes the constructor raise its
-  exception (the worker's traceback attached), without a restart.
+  env usable. A worker that dies in ``call`` / ``get_attr`` / ``set_attr`` is restarted and the
+  error raised; the episodes its envs were in are lost, and the next step reports each as a
+  failed step (as above, without stepping the env), unless a reset comes first. More than
+  ``max_restarts`` env restarts in all (a worker's restart counts one for each of its envs) raise
+  ``RuntimeError`` (an env that fails on every step is a bug to fix, not to retry forever). An
+  env that cannot be made at all makes the constructor raise its exception (the worker's
+  traceback attached), without a restart.
 * **Per-env actions.** ``step`` also takes a list of ``num_envs`` actions, each anything
   ``env.step`` takes (an action's text, an :class:`~guigym.actions.Action`), as
   :class:`guigym.distributed.RayVectorEnv` does: a language model's policy gives one text per env.
@@ -210,7 +213,11 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._dead_error: dict[int, tuple[BaseException, str]] = {}  # worker -> the error it reported before a failed send
         self._reset_kwargs: list[dict[str, Any] | None] = [None] * self.num_envs
         self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset by the caller at least once (else stepping is a usage error)
-        self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # DISABLED: episode ended, not reset since (stepping it is a usage error)
+        # episode ended in the last step, not reset since (NEXT_STEP: the next step resets it; DISABLED: stepping it is a usage error)
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        #: env -> why: its worker was restarted in ``call``/``get_attr``/``set_attr`` while its episode ran; the
+        #: next step reports that episode's end (as a failed step) instead of stepping the env
+        self._lost: dict[int, str] = {}
         with clear_mpi_env_vars():
             try:
                 for w in range(n_workers):
@@ -518,6 +525,7 @@ class GuiVectorEnv(AsyncVectorEnv):
             if self._reset_kwargs[i] is not None or i in failed:
                 self._reset_done[i] = True
                 self._ended[i] = False
+                self._lost.pop(i, None)  # a new episode: the lost one ended unseen, as any reset ends an episode
             if i in failed:
                 info = {**info, "worker_failed": True, "worker_error": failed[i]}
             infos = self._add_info(infos, info, i)
@@ -533,12 +541,15 @@ class GuiVectorEnv(AsyncVectorEnv):
                                           str(self._state.value))
         if not self._reset_done.all():  # else each env's ResetNeeded would count as a failure and restart its worker
             raise gym.error.ResetNeeded(f"envs {np.flatnonzero(~self._reset_done).tolist()} were never reset; call reset() before step()")
-        if self._ended.any():  # DISABLED: the env would step on past its end (its reward paid again), as Gymnasium asserts
+        if self.autoreset_mode == AutoresetMode.DISABLED and self._ended.any():  # it would step on past its end, as Gymnasium asserts
             ended = np.flatnonzero(self._ended).tolist()
             raise gym.error.ResetNeeded(
                 f"envs {ended} ended their episodes (terminated or truncated) and autoreset_mode is Disabled: reset them "
                 f"first with reset(options={{'reset_mask': mask}}), mask True at {ended}; nothing was stepped")
-        self._send("step", per_env_actions(self.action_space, actions, self.num_envs))
+        items = per_env_actions(self.action_space, actions, self.num_envs)
+        for i in self._lost:  # its worker was restarted in a call: left alone, its lost episode's end is reported
+            items[i] = _LOST
+        self._send("step", items)
         self._state = AsyncState.WAITING_STEP
 
     def step_wait(self, timeout: float | None = None) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -559,11 +570,14 @@ class GuiVectorEnv(AsyncVectorEnv):
             pipe_obs, rewards[i], terms[i], truncs[i], info = payload
             if pipe_obs is not None:
                 self._pipe_obs[i] = pipe_obs
+        for i in [i for i in self._lost if replies[i][0]]:  # the worker left it alone: reported as a failed step below
+            failed[i] = self._lost.pop(i)
+        self._lost.clear()  # (the others' workers died in this step: reported as such)
         restarted: set[int] = set()  # workers restarted in this step
         for w, died in self._dead_workers(replies).items():  # restarted once, for all its envs
             self._restart(w, _error_text(died))
             restarted.add(w)
-        for i in list(failed):  # an env that raised: made anew
+        for i in [i for i in failed if not replies[i][0]]:  # an env that raised: made anew
             w = i // self.envs_per_worker
             if w not in restarted and self._rebuild(i, failed[i]):
                 restarted.add(w)
@@ -592,7 +606,7 @@ class GuiVectorEnv(AsyncVectorEnv):
                 infos = self._add_info(infos, {"final_obs": last, "final_info": final, **info, **fail}, i)
             else:  # its next step resets; the shared slot still shows its last obs
                 infos = self._add_info(infos, {**replies[i][1][4], **fail} if replies[i][0] else fail, i)
-        if self.autoreset_mode == AutoresetMode.DISABLED:  # ended envs must be reset before their next step
+        if self.autoreset_mode != AutoresetMode.SAME_STEP:  # NEXT_STEP: reset at the next step; DISABLED: by the caller first
             self._ended = terms | truncs
         return self._batch(self.copy), rewards, terms, truncs, infos
 
@@ -644,6 +658,9 @@ class GuiVectorEnv(AsyncVectorEnv):
         error: BaseException | None = None
         for w, died in self._dead_workers(replies).items():
             self._restart(w, str(died))
+            for i in self.worker_envs[w]:  # an episode under way is gone with the worker: the next step says so
+                if self._reset_done[i] and not self._ended[i]:
+                    self._lost[i] = f"worker restarted during call/get_attr/set_attr: {_gist(str(died))}"
         for i in range(self.num_envs):
             ok, payload = replies[i]
             if not ok:
@@ -699,6 +716,14 @@ class GuiVectorEnv(AsyncVectorEnv):
         spec = getattr(self, "spec", None)
         per = f", envs_per_worker={self.envs_per_worker}" if self.envs_per_worker > 1 else ""
         return f"GuiVectorEnv({spec.id + ', ' if spec is not None else ''}num_envs={self.num_envs}{per})"
+
+
+class _Lost:
+    """What a step sends instead of the action of an env whose episode was lost with its worker in a
+    ``call``: the worker leaves the env alone (the parent reports the lost episode's end)."""
+
+
+_LOST = _Lost()
 
 
 def per_env_actions(action_space: spaces.Space[Any], actions: Any, num_envs: int) -> list[Any]:
@@ -935,6 +960,8 @@ def _worker(first: int, env_fns: list[Any], pipe: Connection, shm: dict[Any, Any
 
         def step(j: int, action: Any) -> tuple[bool, Any]:
             env = envs[j]
+            if isinstance(action, _Lost):  # the parent reports its lost episode's end: untouched (a new one at the next step)
+                return True, (None, 0.0, False, False, {})
             if autoreset[j]:
                 obs, info = env.reset()
                 reward, terminated, truncated = 0.0, False, False
