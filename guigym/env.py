@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
 import itertools
@@ -266,7 +267,13 @@ class GuiEnv(gym.Env):
         extra = set(scenario["apps"]) - set(self.apps)
         if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
             raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")
-        self._load(scenario, start_state(scenario), history=[])
+        try:
+            self._load(scenario, start_state(scenario), history=[])
+        except BaseException:
+            if self._state is not None:  # the episode goes on: its screen on the renderer again, if it can
+                with contextlib.suppress(Exception):  # (a dead renderer: the reset's own error says so)
+                    self._refresh()
+            raise
         ref = self._reference()
         self._initial_len = max(1, len(ref or ()))
         obs = self._obs()
@@ -409,11 +416,18 @@ class GuiEnv(gym.Env):
                               f"this env's split is {self.split!r}", stacklevel=2)
 
     def reference(self) -> list[RefStep]:
-        """The dense reference trajectory from the current state (``[]`` if none)."""
+        """The dense reference trajectory from the current state (``[]`` if none). Before the
+        first ``reset()``: ``gym.error.ResetNeeded``, as from ``get_state()`` (an AttributeError
+        from deep inside, before)."""
+        if self._state is None:
+            raise gym.error.ResetNeeded("call reset() before reference(): there is no state yet")
         return list(self._reference() or [])
 
     def observe(self) -> dict[str, Any]:
-        """The observation of the current state (as ``reset``/``step`` return it)."""
+        """The observation of the current state (as ``reset``/``step`` return it); before the
+        first ``reset()``, ``gym.error.ResetNeeded``."""
+        if self._frame is None:
+            raise gym.error.ResetNeeded("call reset() before observe(): there is no screen yet")
         return self._obs()
 
     @property
@@ -473,12 +487,22 @@ class GuiEnv(gym.Env):
             raise ValueError(f"unknown level {level!r} for {self.family.name}; expected one of {self.family.levels}")
 
     def _load(self, scenario: Scenario, state: DeviceState, history: list[str | Action]) -> None:
+        """Make ``scenario`` in ``state`` the env's episode; if showing it fails, the env keeps its
+        episode as it was (a reset whose renderer failed left the new scenario, its oracle and an
+        empty history with the old state: an instruction and plans that were not the screen's)."""
+        old = (self.scenario, self._history, self._oracle, self._epoch, list(self._valid_states))
         if self.scenario is None or scenario is not self.scenario:
             self._oracle = Oracle(self.family, scenario, self.width, self.height)
             self._epoch = next(self._epochs)
             self._valid_states.clear()
         self.scenario, self._history = scenario, history
-        self._refresh(state)
+        try:
+            self._refresh(state)
+        except BaseException:
+            self.scenario, self._history, self._oracle, self._epoch, valid = old
+            self._valid_states.clear()
+            self._valid_states.extend(valid)
+            raise
 
     def _refresh(self, state: DeviceState | None = None, key: bytes | None = None) -> None:
         """Show ``state`` (default: the current one; ``key``: its ``state_key`` if known) and
