@@ -3,7 +3,7 @@ executors.
 
 * :mod:`agents.plan_act` — :class:`PlanActAgent`, :func:`run_episode`, :func:`run_episodes` (many
   episodes in lockstep on an env pool, batched planning), :class:`EpisodeRecord`,
-  :func:`summarize`, the :class:`Planner` / :class:`Executor` protocols.
+  :func:`summarize`, :func:`failure_counts`, the :class:`Planner` / :class:`Executor` protocols.
 * :mod:`agents.planners` — :class:`OraclePlanner` (optionally noisy), :class:`RandomPlanner`.
 * :mod:`agents.executors` — :class:`ElementExecutor` (element list, fuzzy label match).
 * :mod:`agents.vlm` — :class:`VLMPlanner`, :class:`VLMExecutor`, :func:`load_vlm` (Hugging Face
@@ -30,6 +30,7 @@ from agents.plan_act import (
     Plan,
     PlanActAgent,
     Planner,
+    failure_counts,
     run_episode,
     run_episodes,
     same_plan_step,
@@ -58,6 +59,7 @@ __all__ = [
     "run_episodes",
     "same_plan_step",
     "summarize",
+    "failure_counts",
     "OraclePlanner",
     "RandomPlanner",
     "corrupt_step",

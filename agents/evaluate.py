@@ -35,7 +35,7 @@ from tqdm import tqdm  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
 from agents.executors import ElementExecutor  # noqa: E402
-from agents.plan_act import EpisodeRecord, PlanActAgent, run_episode, summarize  # noqa: E402
+from agents.plan_act import EpisodeRecord, PlanActAgent, failure_counts, run_episode, summarize  # noqa: E402
 from agents.planners import OraclePlanner, RandomPlanner  # noqa: E402
 from guigym.action_text import escape_surrogates  # noqa: E402
 from guigym.env import gui_env
@@ -336,6 +336,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     f"no-op steps {summary['noop_rate']:.1%}",
                     flush=True,
                 )
+                if failures := failure_counts(records):  # why the env ended the others (info["failure"])
+                    print("  failed: " + "; ".join(f"{n} x {why}" for why, n in failures.items()), flush=True)
                 if args.save_gif:
                     from guigym.viz import save_gif
 

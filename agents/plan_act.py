@@ -23,6 +23,7 @@ previous plan's second". Steps are compared with :func:`guigym.rewards.same_acti
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
@@ -45,6 +46,7 @@ __all__ = [
     "run_episodes",
     "same_plan_step",
     "summarize",
+    "failure_counts",
     "NOOP",
 ]
 
@@ -203,7 +205,8 @@ class EpisodeRecord:
 
     ``plans[i]`` was made before env step ``plan_steps[i]``; ``actions[t]`` is the action
     executed at step ``t`` (``None`` for a no-op, with the reason in ``errors[t]``),
-    ``executed[t]`` the plan step it came from; ``rewards[t]`` the env reward.
+    ``executed[t]`` the plan step it came from; ``rewards[t]`` the env reward. ``failure``: why
+    an episode the env ended without success failed (its last ``info["failure"]``), else None.
     """
 
     env_id: Optional[str]
@@ -223,6 +226,7 @@ class EpisodeRecord:
     errors: list[Optional[str]] = field(default_factory=list)
     consistency_hits: int = 0
     consistency_total: int = 0
+    failure: Optional[str] = None
     frames: list[np.ndarray] = field(default_factory=list, repr=False)
 
     @property
@@ -249,7 +253,7 @@ class EpisodeRecord:
             "env_id": self.env_id, "level": self.level, "seed": self.seed, "instruction": self.instruction,
             "open_loop": self.open_loop, "horizon": self.horizon,
             "success": self.success, "steps": self.steps, "terminated": self.terminated, "truncated": self.truncated,
-            "total_reward": self.total_reward, "consistency": self.consistency,
+            "failure": self.failure, "total_reward": self.total_reward, "consistency": self.consistency,
             "consistency_hits": self.consistency_hits, "consistency_total": self.consistency_total,
             "plans": [
                 {"at": t, "steps": [_step_dict(s) for s in p], "text": p.text, "error": p.error}
@@ -399,6 +403,8 @@ class EpisodeLoop:
     def _finish(self) -> None:
         self.done = True
         self.rec.success = bool(self.info.get("success", False))
+        if self.rec.terminated and not self.rec.success:
+            self.rec.failure = self.info.get("failure")
         if self.record_frames:
             from guigym.viz import annotate
 
@@ -540,6 +546,19 @@ def summarize(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         "plan_consistency": hits / total if total else float("nan"),
         "noop_rate": noops / steps if steps else float("nan"),
     }
+
+
+def failure_counts(records: Sequence[EpisodeRecord]) -> dict[str, int]:
+    """How often each reason ended an episode as a failure (``EpisodeRecord.failure``), most
+    frequent first; episodes that succeeded, or were truncated, are not counted.
+
+    >>> recs = [EpisodeRecord("GuiGym-Login-v0", "easy", s, "", False, 1) for s in range(3)]
+    >>> recs[0].failure = recs[1].failure = "the account is locked (too many wrong sign-ins)"
+    >>> failure_counts(recs)
+    {'the account is locked (too many wrong sign-ins)': 2}
+    """
+    counts = Counter(r.failure for r in records if r.failure is not None)
+    return dict(counts.most_common())
 
 
 def describe(step: PlanStep) -> str:

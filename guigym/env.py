@@ -115,7 +115,8 @@ class GuiEnv(gym.Env):
     reference from this state; empty when done or failed), ``elements``, ``action_error``,
     ``event`` (the semantic event the action produced, or None), ``level``, ``variation`` (the
     axes applied, or None), ``template`` (the name of the task template the scenario is an
-    instance of, one of ``Family.templates[level]``).
+    instance of, one of ``Family.templates[level]``), ``failure`` (None, or, when the task can
+    no longer succeed, why in a few words: "a call was placed (no task asks for one, …)").
 
     Variation (``guigym.variation``): ``variation=None`` (default: the family's own instances),
     a preset of ``guigym.variation.PRESETS`` (``"none"``, ``"all"``, ``"appearance"``,
@@ -629,7 +630,18 @@ class GuiEnv(gym.Env):
             "level": self.scenario["level"],  # type: ignore[index]
             "variation": dict(v) if (v := self.scenario.get("variation")) is not None else None,  # type: ignore[union-attr]
             "template": self.family.template(self.scenario),  # type: ignore[arg-type]
+            "failure": None if success else self._failure(),
         }
+
+    def _failure(self) -> str | None:
+        """Why the task can no longer succeed from the current state (``Family.failed``'s reason),
+        or None while it can. Asked only of a state the oracle found no plan from: one per episode."""
+        if self._reference() is not None:
+            return None
+        why = self.family.failed(self.scenario, self._state)  # type: ignore[arg-type]
+        if isinstance(why, str):
+            return why
+        return "the task can no longer succeed" if why else "no plan reaches success from this state"
 
     def _show_window(self, frame: np.ndarray) -> None:
         """Show ``frame`` in pygame's window, (re)opened at this env's size when another env of the

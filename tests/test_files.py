@@ -149,6 +149,7 @@ def test_a_stray_deletion_fails_and_ends_the_episode() -> None:
     tap(env, sub_id(select_screen(TOP), "delete"))
     _, r, term, _, info = tap(env, sub_id(dialog_screen(TOP), "confirm"))
     assert (r, term, info["success"], info["reference"]) == (0.0, True, False, [])
+    assert info["failure"] == "a file or folder that should stay was deleted (Files has no trash)"
 
 
 def test_rename_prefills_rejects_a_clash_and_succeeds() -> None:

@@ -43,7 +43,9 @@ def test_lockout_fails_the_episode():
     fill(env, "pass", "nope")
     for i in range(3):
         _, r, term, _, info = click(env, "signin")
+        assert info["failure"] is None or i == 2
     assert term and not info["success"] and info["reference"] == []
+    assert info["failure"] == "the account is locked (too many wrong sign-ins)"
 
 
 def test_wrong_remember_choice_fails():
@@ -60,6 +62,7 @@ def test_wrong_remember_choice_fails():
     fill(env, "pass", task["password"])
     _, r, term, _, info = click(env, "signin")
     assert term and r == 0 and not info["success"]
+    assert info["failure"].startswith("signed in, but not as the task asks")
 
 
 def test_back_from_app_goes_home_on_hard():

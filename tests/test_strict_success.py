@@ -90,6 +90,7 @@ def test_launcher_strict_fails_on_a_note_it_was_not_asked_for():
         _, _, term, _, info = e.step(Click(*_center(next(x for x in info["elements"] if x["id"] == "save")["box"])))
         if e is env:
             assert term and not info["success"] and info["reference"] == []  # Notes cannot delete it: a failure
+            assert info["failure"] == "a note the task does not ask for was saved (Notes cannot delete one)"
         else:
             assert not term and info["reference"]  # the default ignores the extra note
             assert _succeeds(e, info)
@@ -175,6 +176,7 @@ def test_a_reset_link_sent_fails_login_only_under_strict(level):
             assert env.unwrapped.get_state()["state"]["apps"][app]["data"]["reset_sent"] is True
             if strict:
                 assert terminated and not info["success"] and not info["reference"]
+                assert info["failure"] == "a password-reset mail the task does not ask for was sent"
             else:
                 assert not terminated
                 assert _succeeds(env, info), (level, seed)

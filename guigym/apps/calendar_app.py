@@ -67,7 +67,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import FIRST_NAMES, ICON_COLORS
 from guigym.apps.dates import WEEKDAY_NAMES, month_abbr, month_name
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import WRONG_ANSWER, Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import time_label
 from guigym.apps.widgets import date_picker_rows, select_row, time_picker_rows
@@ -700,17 +700,17 @@ class CalendarFamily(Family):
 
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         old, new = self._split(scenario, state["apps"][APP]["data"]["events"])
         want_old, want_new = self._expected(scenario)
         start = {e["id"]: key_of(e) for e in scenario["apps"][APP]["events"]}
-        if new - want_new:  # an event nobody asked for (or a wrong one)
-            return True
-        if any(i not in old for i in want_old):  # deleted, but it should stay
-            return True
-        if any(k != start[i] and k != want_old.get(i) for i, k in old.items()):  # edited to something not asked
-            return True
-        return "answer" in state and not self.success(scenario, state)
+        if new - want_new:
+            return "an event the task does not ask for was added (or a wrong one)"
+        if any(i not in old for i in want_old):
+            return "an event that should stay was deleted"
+        if any(k != start[i] and k != want_old.get(i) for i, k in old.items()):
+            return "an event was changed in a way the task does not ask for"
+        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]

@@ -54,7 +54,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import CALL_PLACED, WRONG_ANSWER, Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, call_problems, calls_placed, place_call
 
@@ -368,13 +368,13 @@ class ContactsFamily(Family):
 
         return "answer" in state and answers_match(state["answer"], self._fact(scenario, ask))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
-        if calls_placed(state["apps"][APP]):  # a call nobody asked for: no undo
-            return True
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
+        if calls_placed(state["apps"][APP]):  # no undo
+            return CALL_PLACED
         have = {c["id"] for c in state["apps"][APP]["data"]["people"]}
-        if not set(self._expected(scenario)) <= have:  # a person deleted who should stay: no undo
-            return True
-        return "answer" in state and not self.success(scenario, state)
+        if not set(self._expected(scenario)) <= have:  # no undo
+            return "a contact that should stay was deleted"
+        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]

@@ -77,7 +77,20 @@ from guigym.apps.calendar_app import FORM, TIMES, CalendarFamily, hhmm, iso, key
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import email_address, person_screen, phone_number
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import (
+    CALL_PLACED,
+    CART_ITEM_ADDED,
+    CART_ITEM_REMOVED,
+    MAIL_MOVED,
+    MAIL_SENT,
+    NEW_CONVERSATION,
+    WRONG_MESSAGES,
+    Family,
+    Goal,
+    pick,
+    sample,
+    theme,
+)
 from guigym.apps.launcher import JOINS
 from guigym.apps.mail import INBOX, NEW, SEL, SENT, MailFamily, _Gen, mail_screen
 from guigym.apps.mail import when as mail_when
@@ -578,7 +591,7 @@ class CrossAppFamily(Family):
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         return self._success(scenario, state, self._digest(scenario, state))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         return self._failed(scenario, state, self._digest(scenario, state))
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
@@ -604,28 +617,37 @@ class CrossAppFamily(Family):
                 and not sapps[SHOP]["data"]["orders"] and cart_of(sapps[SHOP]) == want["cart0"]
                 and not calls_placed(sapps[CONTACTS]))
 
-    def _failed(self, scenario: Scenario, state: DeviceState, d: Digest) -> bool:
+    def _failed(self, scenario: Scenario, state: DeviceState, d: Digest) -> bool | str:
         want, apps, sapps = self._expected(scenario), scenario["apps"], state["apps"]
         notes, new_notes, boxes, sent, old_events, new_events = d
         if notes != want["notes0"]:
-            return True  # a note edited or deleted: no task asks for it
-        if new_notes - want["new_notes"]:  # a note nobody asked for (or with the wrong text)
-            return True
-        if sapps[CONTACTS]["data"]["people"] != apps[CONTACTS]["cards"] or calls_placed(sapps[CONTACTS]):
-            return True  # a person changed, or a call placed: no task asks for it
+            return "a note was edited or deleted (no task asks for it)"
+        if new_notes - want["new_notes"]:
+            return "a note the task does not ask for was saved (or one with the wrong title or text)"
+        if calls_placed(sapps[CONTACTS]):
+            return CALL_PLACED
+        if sapps[CONTACTS]["data"]["people"] != apps[CONTACTS]["cards"]:
+            return "a contact was changed (no task asks for it)"
         book = {t["name"]: t["msgs"] for t in sapps[MESSAGES]["data"]["threads"]}
-        if any(n not in want["book"] for n in book):  # a conversation nobody asked for
-            return True
+        if any(n not in want["book"] for n in book):
+            return NEW_CONVERSATION
         if not all(_reachable(book.get(n, []), w) for n, w in want["book"].items() if book.get(n) != w):
-            return True
-        if boxes != want["boxes0"] or sent - want["sends"]:
-            return True  # archived or deleted (nothing comes back), or a mail nobody asked for
-        if old_events != want["events0"] or new_events - want["events"]:
-            return True
+            return WRONG_MESSAGES
+        if boxes != want["boxes0"]:
+            return MAIL_MOVED
+        if sent - want["sends"]:
+            return MAIL_SENT
+        if old_events != want["events0"]:
+            return "an event was changed or deleted (no task asks for it)"
+        if new_events - want["events"]:
+            return "an event the task does not ask for was added (or a wrong one)"
         if sapps[SHOP]["data"]["orders"]:
-            return True
+            return "an order was placed (no task asks for one)"
         # a quantity changed is not yet a failure (the steppers can set it back); an item added or removed is
-        return set(cart_of(sapps[SHOP])) != set(want["cart0"])
+        have, cart0 = set(cart_of(sapps[SHOP])), set(want["cart0"])
+        if have - cart0:
+            return CART_ITEM_ADDED
+        return CART_ITEM_REMOVED if cart0 - have else False
 
     def _done(self, scenario: Scenario, state: DeviceState, j: CrossJob, d: Digest) -> bool:
         k = j["type"]

@@ -43,6 +43,17 @@ THEMES: tuple[dict[str, Any], ...] = (
 DEFAULT_THEME: dict[str, Any] = {k: v for k, v in THEMES[0].items() if k != "name"}
 
 
+# ``Family.failed``'s reasons (the env's ``info["failure"]``) that several families give.
+WRONG_ANSWER = "an answer that does not complete the task (wrong, or given before the rest of it was done)"
+CALL_PLACED = "a call was placed (no task asks for one, and it cannot be undone)"
+NEW_CONVERSATION = "a conversation the task does not ask for was started"
+WRONG_MESSAGES = "a message the task does not ask for was sent (messages cannot be unsent)"
+MAIL_MOVED = "a mail was archived or deleted by mistake (nothing leaves the archive or the trash)"
+MAIL_SENT = "a mail the task does not ask for was sent"
+CART_ITEM_ADDED = "an item the task does not ask for is in the cart (a wrong product, colour or size)"
+CART_ITEM_REMOVED = "an item that should stay was removed from the cart"
+
+
 @dataclass(frozen=True)
 class Goal:
     """The next thing the task needs: set ``widget`` (on ``screen`` of ``app``) to ``value``
@@ -144,8 +155,9 @@ class Family:
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         raise NotImplementedError
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
-        """True when the task can no longer succeed (the episode ends)."""
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
+        """Whether the task can no longer succeed (the episode ends): False while it can; else why
+        not, in a few words (the env's ``info["failure"]``), or True (no reason given)."""
         return False
 
     @staticmethod

@@ -810,9 +810,11 @@ class FilesFamily(Family):
         by_id = _by_id(app_state)
         return fid is None or app_state["stack"][-1] == file_screen(tree_path(by_id, by_id[fid]["parent"]), fid)
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         have = {n["id"] for n in state["apps"][APP]["data"]["nodes"]}
-        return not self._want(scenario)[1] <= have  # an item deleted that should stay: no trash
+        if not self._want(scenario)[1] <= have:
+            return "a file or folder that should stay was deleted (Files has no trash)"
+        return False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         """Put every kept item where the task wants it (moves by source and destination, then

@@ -47,7 +47,7 @@ import numpy as np
 
 from guigym.apps.base import HOME
 from guigym.apps.catalog import BRANDS, STUB_APPS, TOOL_APPS, stub_app
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import CALL_PLACED, Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, DeviceState, Scenario, Task, favourite_id
 from guigym.apps.tools import calls_placed, clock_app, contacts_app, note_tables, notes_app
 
@@ -199,10 +199,14 @@ class LauncherFamily(Family):
         return not self.strict(scenario) or (not self._stray_switches(scenario, state) and not self._extra_notes(scenario, state)
                                              and not calls_placed(state["apps"]["Contacts"]))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         """With ``strict``: a saved note the task does not ask for (Notes cannot delete one), or a
         call placed (Contacts' Call button; no task asks for one)."""
-        return self.strict(scenario) and (self._extra_notes(scenario, state) or calls_placed(state["apps"]["Contacts"]))
+        if not self.strict(scenario):
+            return False
+        if self._extra_notes(scenario, state):
+            return "a note the task does not ask for was saved (Notes cannot delete one)"
+        return CALL_PLACED if calls_placed(state["apps"]["Contacts"]) else False
 
     @staticmethod
     def _extra_notes(scenario: Scenario, state: DeviceState) -> bool:

@@ -247,11 +247,15 @@ class LoginFamily(Family):
             return False
         return sess["user"] == t["user"] and (t["remember"] is None or sess["remember"] == t["remember"])
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         data = self._app_state(scenario, state)["data"]
-        if data.get("reset_sent") and self.strict(scenario):  # a mail sent that nobody asked for: no undo
-            return True
-        return bool(data.get("locked")) or (bool(data.get("session")) and not self.success(scenario, state))
+        if data.get("reset_sent") and self.strict(scenario):  # no undo
+            return "a password-reset mail the task does not ask for was sent"
+        if data.get("locked"):
+            return "the account is locked (too many wrong sign-ins)"
+        if data.get("session") and not self.success(scenario, state):
+            return "signed in, but not as the task asks (another account, or 'remember me' set otherwise)"
+        return False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         t = self._task(scenario)

@@ -75,7 +75,7 @@ import numpy as np
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import MAIL_MOVED, MAIL_SENT, WRONG_ANSWER, Family, Goal, pick, sample, theme
 from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -854,14 +854,14 @@ class MailFamily(Family):
 
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         mails: list[MailRecord] = state["apps"][APP]["data"]["mails"]
         boxes, sends = self._want(scenario)
         if any(m["id"] in boxes and m["box"] != boxes[m["id"]] and m["box"] != INBOX for m in mails):
-            return True  # archived or deleted by mistake: nothing leaves the archive or the trash
+            return MAIL_MOVED
         if self._sent(scenario, mails) - sends:
-            return True  # a mail that should not have been sent
-        return "answer" in state and not self.success(scenario, state)
+            return MAIL_SENT
+        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         return permission_goal(scenario, state, APP, self._goal(scenario, state), self._needs_contacts(scenario))

@@ -61,7 +61,7 @@ import numpy as np
 
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
 from guigym.apps.permission import ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -558,14 +558,14 @@ class MessagesFamily(Family):
 
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         have = self._book(state["apps"][APP]["data"]["threads"])
         want, start = self._expected(scenario), self._start(scenario)
-        if any(n not in want and n not in start for n in have):  # a conversation nobody asked for
-            return True
+        if any(n not in want and n not in start for n in have):
+            return NEW_CONVERSATION
         if not all(_reachable(have.get(n, []), w) for n, w in want.items() if have.get(n) != w):
-            return True
-        return "answer" in state and not self.success(scenario, state)
+            return WRONG_MESSAGES
+        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         goal = self._goal(scenario, state)

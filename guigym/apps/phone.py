@@ -68,7 +68,7 @@ import numpy as np
 from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, register_app
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import CALL_PLACED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
 from guigym.apps.permission import permission_goal
@@ -692,36 +692,36 @@ class PhoneFamily(Family):
 
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
-        if calls_placed(state["apps"][CONTACTS]):  # a call nobody asked for: no undo
-            return True
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
+        if calls_placed(state["apps"][CONTACTS]):  # no undo
+            return CALL_PLACED
         want, have, start = self._expected(scenario), self._have(scenario, state), self._start(scenario)
         start_notes = start["notes"]
         w_notes, h_notes = start["want_notes"], self._fold_notes(have["notes"])
         for i, s in start_notes.items():
             if i not in h_notes:
-                if i in w_notes:  # deleted, but it should stay: no undo
-                    return True
-            elif h_notes[i] not in (s, w_notes.get(i)):  # changed, and not as asked
-                return True
-        if self._fold_new(have["new_notes"]) - start["want_new_notes"]:  # a new note nobody asked for
-            return True
+                if i in w_notes:  # no undo
+                    return "a note that should stay was deleted"
+            elif h_notes[i] not in (s, w_notes.get(i)):
+                return "a note was changed in a way the task does not ask for"
+        if self._fold_new(have["new_notes"]) - start["want_new_notes"]:
+            return "a note the task does not ask for was saved (or one with the wrong title or text)"
         start_cards = start["cards"]
         for i, c in start_cards.items():
             if i not in have["cards"] or have["cards"][i] not in (c, want["cards"][i]):
-                return True
+                return "a contact was deleted or changed in a way the task does not ask for"
         start_alarms_ = start["alarms"]
         for i, a in start_alarms_.items():
             if have["alarms"][i] not in (a, want["alarms"][i]):
-                return True
+                return "an alarm was changed in a way the task does not ask for"
         if Counter(have["new_alarms"]) - start["want_new_alarms"]:
-            return True
+            return "an alarm the task does not ask for was added (or one with the wrong time or repeats)"
         start_book = start["book"]
-        if any(n not in want["book"] and n not in start_book for n in have["book"]):  # a conversation nobody asked for
-            return True
+        if any(n not in want["book"] and n not in start_book for n in have["book"]):
+            return NEW_CONVERSATION
         if not all(_reachable(have["book"].get(n, []), w) for n, w in want["book"].items() if have["book"].get(n) != w):
-            return True
-        return "answer" in state and not self.success(scenario, state)
+            return WRONG_MESSAGES
+        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def _done(self, scenario: Scenario, state: DeviceState, j: PhoneJob) -> bool:
         want, have = self._expected(scenario), self._have(scenario, state)

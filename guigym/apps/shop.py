@@ -69,7 +69,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, id_problems, register_app
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import CART_ITEM_ADDED, CART_ITEM_REMOVED, WRONG_ANSWER, Family, Goal, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE
 from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
@@ -816,20 +816,20 @@ class ShopFamily(Family):
 
         return "answer" in state and answers_match(state["answer"], str(ask["fact"]))
 
-    def failed(self, scenario: Scenario, state: DeviceState) -> bool:
+    def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         app_state = state["apps"][APP]
         start, want, orders = self._expected(scenario)
         have_orders = self._orders(scenario, app_state)
-        if have_orders != orders[:len(have_orders)]:  # an order that differs from the instructed one
-            return True
+        if have_orders != orders[:len(have_orders)]:
+            return "an order was placed that differs from the one the task asks for"
         base, goal = (start, want) if len(have_orders) < len(orders) or not orders else ({}, {})
         have = cart_of(app_state)
-        if any(k not in base and k not in goal for k in have):  # an item nobody asked for (a wrong product, colour or size)
-            return True
-        if any(k not in have for k in base if k in goal):  # an item removed that should stay
-            return True
+        if any(k not in base and k not in goal for k in have):
+            return CART_ITEM_ADDED
+        if any(k not in have for k in base if k in goal):
+            return CART_ITEM_REMOVED
         # a wrong quantity is not yet a failure: the steppers can set it right until the order is placed
-        return "answer" in state and not self.success(scenario, state)
+        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         spec = scenario["apps"][APP]
