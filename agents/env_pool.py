@@ -8,7 +8,9 @@ env's ``get_state()`` after every reset and step. An :class:`EnvPool` does that:
 
 * ``reset(indices, seeds)`` → ``[(obs, info), …]`` in the order of ``indices``;
 * ``step(indices, actions)`` → ``[(obs, reward, terminated, truncated, info), …]``;
-* with ``with_state=True`` every ``info`` also has ``"state"``: ``env.unwrapped.get_state()``.
+* with ``with_state=True`` every ``info`` also has ``"state"``: ``env.unwrapped.get_state()``
+  (a :class:`RayEnvPool` env whose actor failed: the state of the last observation, which its
+  info repeats; the other pools raise :class:`EnvPoolError` instead).
 
 Results depend only on the envs, seeds and actions, never on how slots are spread over
 workers: the same calls give the same results for any number of workers (tested), which is
@@ -44,7 +46,8 @@ StepResult = tuple[Any, float, bool, bool, dict]
 
 class EnvPoolError(RuntimeError):
     """A worker died, hung past the pool's timeout, or its env raised (the message says which
-    slot and carries the worker's traceback). The pool is closed when this is raised."""
+    slot and carries the worker's traceback). The pool is closed when this is raised. A call to a
+    closed pool raises it too (``"the pool is closed"``), whichever the pool."""
 
 
 @runtime_checkable
@@ -258,14 +261,20 @@ class ProcessEnvPool:
 
 
 class RayEnvPool:
-    """Slots on ``actors`` Ray actors (:class:`guigym.distributed.RayVectorEnv`, its subset API
-    ``reset_envs``/``step_envs`` with ``record_state``), ``ceil(num_envs / actors)`` envs each.
+    """Slots on ``min(actors, num_envs)`` Ray actors (:class:`guigym.distributed.RayVectorEnv`, its
+    subset API ``reset_envs``/``step_envs`` with ``record_state``): exactly ``num_envs`` envs, as
+    evenly spread as they go (16 over 3 actors: 6, 5 and 5; no env is built that no slot uses).
 
     ``address`` is what ``ray.init`` takes (``"auto"``: the cluster ``ray start`` made); ``None``
     or ``"local"`` starts Ray in this process unless it is running. Screenshots are
-    zlib-compressed when joining a cluster (they may cross the network). A dead actor is
-    replaced and its episode reported as truncated with ``info["actor_failed"]``; the
-    rollout goes on (the run is then no longer deterministic).
+    zlib-compressed when joining a cluster (they may cross the network). A dead actor (or an
+    env that raises) does not close the pool, unlike the other pools' :class:`EnvPoolError`:
+    the actor is replaced and the env's step reported as truncated, reward 0, its last
+    observation, ``info["actor_failed"]`` (and, with ``with_state``, ``info["state"]`` of that
+    observation), again at every step until the slot is reset; the rollout goes on (the run is
+    then no longer deterministic). A reset that fails on fresh actors too raises
+    :class:`guigym.distributed.ActorFailure`. After :meth:`close`, calls raise
+    :class:`EnvPoolError` as the other pools' do.
     """
 
     def __init__(self, env_fn: Callable[[], gym.Env], num_envs: int, actors: int, address: Optional[str] = None,
@@ -275,15 +284,22 @@ class RayEnvPool:
         if num_envs < 1 or actors < 1:
             raise ValueError(f"num_envs and actors must be >= 1, got {num_envs} and {actors}")
         actors = min(actors, num_envs)
+        per, extra = divmod(num_envs, actors)  # the first `extra` actors hold one env more
         remote = address not in (None, "local")
         self.num_envs = num_envs
-        self.venv = RayVectorEnv(env_fn, num_actors=actors, envs_per_actor=-(-num_envs // actors), record_state=with_state,
-                                 compress="zlib" if remote else None, address=address if remote else None)
+        self.venv = RayVectorEnv(env_fn, num_actors=actors, envs_per_actor=[per + (k < extra) for k in range(actors)] if extra else per,
+                                 record_state=with_state, compress="zlib" if remote else None, address=address if remote else None)
+
+    def _assert_open(self) -> None:
+        if self.venv.closed:  # the same error as the other pools', not Gymnasium's ClosedEnvironmentError
+            raise EnvPoolError("the pool is closed")
 
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
+        self._assert_open()
         return self.venv.reset_envs(_check(indices, seeds, self.num_envs, "seeds"), list(seeds))
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
+        self._assert_open()
         return self.venv.step_envs(_check(indices, actions, self.num_envs, "actions"), list(actions))
 
     def close(self) -> None:

@@ -1,7 +1,8 @@
 """Scale-out on Ray: env actors behind a Gymnasium ``VectorEnv`` front (``pip install 'guigym[ray]'``).
 
-:class:`RayVectorEnv` runs ``num_actors × envs_per_actor`` envs in Ray actors (:class:`EnvActor`),
-on one machine or a cluster, either backend. Two ways to drive it:
+:class:`RayVectorEnv` runs ``num_actors × envs_per_actor`` envs in Ray actors (:class:`EnvActor`; or
+one count per actor, ``envs_per_actor=[6, 5, 5]``), on one machine or a cluster, either backend.
+Two ways to drive it:
 
 * **Gymnasium's VectorEnv API**: ``reset(seed=, options=)``, ``step(actions)`` with NEXT_STEP
   autoreset (``metadata["autoreset_mode"]``), ``call``, ``get_attr``, ``set_attr``, ``render``,
@@ -13,7 +14,8 @@ on one machine or a cluster, either backend. Two ways to drive it:
 Screenshots travel as numpy arrays through Ray's object store (zero-copy between processes of one
 node); ``compress="zlib"`` or ``"png"`` packs them losslessly in the actor for links between
 nodes (:func:`pack_frame`), and the info with zlib. ``record_state=True`` adds ``info["state"] =
-env.unwrapped.get_state()`` after every reset and step.
+env.unwrapped.get_state()`` after every reset and step (a failed step: the state of the last good
+observation, the one it repeats).
 
 **Failures.** Every remote call has a deadline (``timeout_s``; ``start_timeout_s`` for an actor's
 calls up to the first job its envs answer, usually their first reset). An actor that dies
@@ -25,10 +27,14 @@ info), the step is ``truncated`` with reward 0 and the last good observation, an
 (``step`` does so on the next call, like any finished episode; ``step_envs`` keeps reporting the
 failure until ``reset_envs``; an env whose episode ended raises ``ResetNeeded`` in ``step_envs``
 until ``reset_envs``). A reset that fails is retried ``reset_retries`` times (on a fresh actor
-if its actor died), then raises :class:`ActorFailure`; a ``ValueError`` or ``TypeError`` that
-``env.reset`` raises for the caller's seed or options (an unknown level) is raised at once, as
-its own type, not retried (as :class:`~guigym.vector.GuiVectorEnv` does). An env method that
-raises in ``call`` raises in the caller, as its own type. ``close()`` always returns.
+if its actor died), then raises :class:`ActorFailure` (when that reset is ``step``'s autoreset,
+the step's other results are lost with it: a caller that goes on stepping gets each env that
+stepped in it reported as failed at the next step, not stepped on, so that an episode that ended
+in the lost step does not go on past its end; the due autoresets are tried again). A
+``ValueError`` or ``TypeError`` that ``env.reset`` raises for the caller's seed or options (an
+unknown level) is raised at once, as its own type, not retried (as
+:class:`~guigym.vector.GuiVectorEnv` does). An env method that raises in ``call`` raises in the
+caller, as its own type. ``close()`` always returns.
 
 The codecs need no cluster:
 
@@ -244,7 +250,9 @@ _RemoteEnvActor = ray.remote(EnvActor)
 class RayVectorEnv(VectorEnv):
     """``num_actors × envs_per_actor`` envs in Ray actors, as one Gymnasium ``VectorEnv``.
 
-    Env ``i`` lives in actor ``i // envs_per_actor``. ``ray.init`` is called only when Ray is not
+    Env ``i`` lives in actor ``i // envs_per_actor`` (with one count per actor, actor ``k`` holds
+    the next ``envs_per_actor[k]`` envs: ``[2, 1]`` puts envs 0 and 1 on actor 0, env 2 on actor 1;
+    :meth:`actor_of`). ``ray.init`` is called only when Ray is not
     initialised yet (``address``: ``"auto"`` joins a running cluster; ``None`` starts a local one
     with ``init_kwargs``); :meth:`close` kills the actors and leaves Ray running.
 
@@ -252,10 +260,12 @@ class RayVectorEnv(VectorEnv):
         env: a registered id (made with ``gym.make(env, **env_kwargs)`` in each actor) or a
             picklable callable returning an env.
         num_actors: Ray actors (processes); each steps its envs one after another.
-        envs_per_actor: envs owned by each actor.
+        envs_per_actor: envs owned by each actor, or a list of one count per actor (``num_envs`` is
+            their sum: ``[6, 5, 5]`` for 16 envs on 3 actors, none idle).
         compress: ``None`` (raw numpy through the object store), ``"zlib"`` or ``"png"`` (the
             screenshot's codec; the info is then zlib-packed too).
-        record_state: add ``info["state"] = env.unwrapped.get_state()`` after every reset/step.
+        record_state: add ``info["state"] = env.unwrapped.get_state()`` after every reset/step (a
+            failed step's: the state of the last good observation, which it repeats).
         copy: return writable copies of the screenshots from :meth:`reset_envs`/:meth:`step_envs`,
             and from :meth:`reset`/:meth:`step` a batch of its own; ``False`` returns read-only
             zero-copy views that pin their object in Ray's store, and the batch the next call overwrites.
@@ -281,7 +291,7 @@ class RayVectorEnv(VectorEnv):
         self,
         env: EnvSource,
         num_actors: int = 1,
-        envs_per_actor: int = 1,
+        envs_per_actor: int | Sequence[int] = 1,
         *,
         compress: str | None = None,
         record_state: bool = False,
@@ -294,9 +304,16 @@ class RayVectorEnv(VectorEnv):
         reset_retries: int = 2,
         **env_kwargs: Any,
     ) -> None:
-        for name, v in (("num_actors", num_actors), ("envs_per_actor", envs_per_actor)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if not _count(num_actors):
+            raise ValueError(f"num_actors must be an int >= 1, got {num_actors!r}")
+        if isinstance(envs_per_actor, Sequence) and not isinstance(envs_per_actor, str):
+            counts = tuple(envs_per_actor)
+            if len(counts) != num_actors or not all(map(_count, counts)):
+                raise ValueError(f"envs_per_actor must be an int >= 1 or one such int per actor ({num_actors}), got {envs_per_actor!r}")
+        elif _count(envs_per_actor):
+            counts = (cast(int, envs_per_actor),) * num_actors
+        else:
+            raise ValueError(f"envs_per_actor must be an int >= 1 (or one per actor), got {envs_per_actor!r}")
         if compress not in CODECS:
             raise ValueError(f"unknown compress {compress!r}; expected one of {CODECS}")
         if not (isinstance(env, str) or callable(env)):
@@ -326,10 +343,16 @@ class RayVectorEnv(VectorEnv):
                 kw.setdefault("logging_level", "WARNING")
             _init_ray(address, kw)
 
-        self.num_actors, self.envs_per_actor = num_actors, envs_per_actor
-        self.num_envs = num_actors * envs_per_actor
+        self.num_actors = num_actors
+        #: As given: an int (each actor's envs), or a tuple with one count per actor.
+        self.envs_per_actor: int | tuple[int, ...] = envs_per_actor if isinstance(envs_per_actor, int) else counts
+        self.num_envs = sum(counts)
+        self._counts = counts
+        self._first = [sum(counts[:k]) for k in range(num_actors)]  # actor k holds envs _first[k] .. _first[k] + counts[k] - 1
+        self._home = [(k, j) for k, c in enumerate(counts) for j in range(c)]  # env i -> (its actor, its index there)
         self.timeout_s, self.start_timeout_s, self.reset_retries, self.copy = timeout_s, start_timeout_s, reset_retries, copy
-        self._actor_args = (env, dict(env_kwargs), envs_per_actor, compress, record_state)
+        self._record_state = record_state
+        self._actor_args = (env, dict(env_kwargs), compress, record_state)
         self._actor_options = per_actor
         self.actors: list[Any] = [self._spawn(k) for k in range(num_actors)]
         self._fresh = [True] * num_actors  # calls wait up to start_timeout_s until a job of its envs answers
@@ -338,6 +361,7 @@ class RayVectorEnv(VectorEnv):
         self._described: list[dict[str, Any] | None] = [None] * num_actors
         self._reset_done = np.zeros(self.num_envs, dtype=np.bool_)  # reset at least once (else stepping is a usage error)
         self._lost = [""] * self.num_envs  # why an env's episode is gone (its actor was replaced, it raised); "" = fine
+        self._last_state: list[Any] = [None] * self.num_envs  # record_state: the state of _last_obs (a failed step's)
 
         try:
             first = self._describe([0])[0]
@@ -360,7 +384,7 @@ class RayVectorEnv(VectorEnv):
     # --- placement ------------------------------------------------------------------------
     def actor_of(self, i: int) -> int:
         """The actor that owns env ``i``."""
-        return self._check_index(i) // self.envs_per_actor
+        return self._home[self._check_index(i)][0]
 
     def node_ids(self) -> list[str]:
         """The Ray node id of each actor (as it runs now; a replaced actor may have moved)."""
@@ -384,9 +408,17 @@ class RayVectorEnv(VectorEnv):
         seeds = [None] * len(idx) if seeds is None else list(seeds)
         if len(seeds) != len(idx):
             raise ValueError(f"{len(seeds)} seeds for {len(idx)} envs")
-        opts = list(options) if isinstance(options, Sequence) else [options] * len(idx)
+        if options is None or isinstance(options, Mapping):
+            opts = [options] * len(idx)
+        elif isinstance(options, Sequence) and not isinstance(options, (str, bytes)):
+            opts = list(options)
+        else:
+            raise TypeError(f"options must be a dict or None, or a list of them (one per env), got {type(options).__name__}")
         if len(opts) != len(idx):
             raise ValueError(f"{len(opts)} options for {len(idx)} envs")
+        for j, o in enumerate(opts):
+            if o is not None and not isinstance(o, Mapping):
+                raise TypeError(f"options[{j}] must be a dict or None, got {type(o).__name__}")
         results = self._reset(idx, seeds, [dict(o) if o is not None else None for o in opts], caller=True)
         return [(self._public_obs(obs), info) for obs, info in results]
 
@@ -420,7 +452,8 @@ class RayVectorEnv(VectorEnv):
         """Reset every env (or those of ``options["reset_mask"]``, as Gymnasium's vector envs do;
         also in the first reset: an env not reset yet shows zeros and empty strings, and
         :meth:`step` raises ``ResetNeeded`` until every env was reset); ``seed``: an int
-        (``seed + i`` for env ``i``), a list, or None."""
+        (``seed + i`` for env ``i``), a list, or None; ``options``: one dict for every env, or None
+        (anything else is a ``TypeError``: per-env options go to :meth:`reset_envs`)."""
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seed = int(seed)
             super().reset(seed=seed)
@@ -428,6 +461,9 @@ class RayVectorEnv(VectorEnv):
         seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
         if len(seeds) != n:
             raise ValueError(f"{len(seeds)} seeds for num_envs={n}")
+        if options is not None and not isinstance(options, Mapping):  # dict() of a list failed obscurely, or made a wrong dict
+            raise TypeError(f"reset options must be a dict (the same for every env) or None, got {type(options).__name__}; "
+                            "for per-env options, reset_envs(indices, seeds, options=[one per env])")
         options = dict(options or {})
         mask = options.pop("reset_mask", None)
         if mask is None:
@@ -446,7 +482,10 @@ class RayVectorEnv(VectorEnv):
     def step(self, actions: Any) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env (NEXT_STEP autoreset: an env whose episode ended last step is reset
         instead and its action ignored). ``actions``: a batch of ``action_space`` or a list of
-        per-env actions (anything ``env.step`` takes, e.g. action text)."""
+        per-env actions (anything ``env.step`` takes, e.g. action text). An autoreset that fails
+        every retry raises :class:`ActorFailure`, this step's other results lost with it: the next
+        step reports each env that stepped in it as failed (truncated, ``actor_failed``, the
+        observation it reached) without stepping it, and tries the due autoresets again."""
         per_env = per_env_actions(self.action_space, actions, self.num_envs)
         if not self._reset_done.all():
             raise gym.error.ResetNeeded(f"envs {np.flatnonzero(~self._reset_done).tolist()} were never reset; call reset() before step()")
@@ -457,11 +496,16 @@ class RayVectorEnv(VectorEnv):
         again = [i for i in range(n) if self._autoreset[i]]
         moving = [i for i in range(n) if not self._autoreset[i] and not self._lost[i]]
         recs = dict(zip(again + moving, self._exec(
-            [(i, ("reset", i % self.envs_per_actor, None, None)) for i in again]
-            + [(i, ("step", i % self.envs_per_actor, per_env[i])) for i in moving]), strict=True))
+            [(i, ("reset", self._home[i][1], None, None)) for i in again]
+            + [(i, ("step", self._home[i][1], per_env[i])) for i in moving]), strict=True))
         retry = [i for i in again if not recs[i][0]]
         if retry:  # a failed autoreset gets the retries of reset() (then ActorFailure), never a silent loop
-            recs.update({i: (True, *r) for i, r in zip(retry, self._reset(retry, [None] * len(retry), [None] * len(retry)), strict=True)})
+            try:
+                redone = self._reset(retry, [None] * len(retry), [None] * len(retry))
+            except ActorFailure as e:
+                self._drop_step(again, moving, recs, e)
+                raise
+            recs.update({i: (True, *r) for i, r in zip(retry, redone, strict=True)})
         for i in range(n):
             if i in again:
                 info = recs[i][2] if i in retry else self._reset_ok(i, recs[i])[1]
@@ -488,8 +532,8 @@ class RayVectorEnv(VectorEnv):
         idx = self._check_indices(indices)
         by_actor: dict[int, list[int]] = {}
         for i in idx:
-            by_actor.setdefault(i // self.envs_per_actor, []).append(i)
-        got = self._wait({k: self.actors[k].call.remote([i % self.envs_per_actor for i in ii], name, args, kwargs)
+            by_actor.setdefault(self._home[i][0], []).append(i)
+        got = self._wait({k: self.actors[k].call.remote([self._home[i][1] for i in ii], name, args, kwargs)
                           for k, ii in by_actor.items()})
         _raise_failures(got, f"call({name!r})")
         value = {i: v for k, ii in by_actor.items() for i, v in zip(ii, got[k], strict=True)}
@@ -504,8 +548,9 @@ class RayVectorEnv(VectorEnv):
             values = [values] * self.num_envs
         if len(values) != self.num_envs:
             raise ValueError(f"{len(values)} values for num_envs={self.num_envs}")
-        e = self.envs_per_actor
-        self._remote_each(lambda a, k: a.set_attr.remote(self._local_ids, name, list(values[k * e:(k + 1) * e])), f"set_attr({name!r})")
+        first, counts = self._first, self._counts
+        self._remote_each(lambda a, k: a.set_attr.remote(list(range(counts[k])), name, list(values[first[k]:first[k] + counts[k]])),
+                          f"set_attr({name!r})")
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every env (browsers exit cleanly), then kill every actor. Always returns: actors
@@ -527,7 +572,9 @@ class RayVectorEnv(VectorEnv):
     # --- internals ------------------------------------------------------------------------
     def _spawn(self, k: int) -> Any:
         # replacement is ours (a fresh actor, the episode reported as failed): Ray's own restarts off unless asked for
-        return _RemoteEnvActor.options(**{"max_restarts": 0, "max_task_retries": 0, **self._actor_options[k]}).remote(*self._actor_args)
+        env, env_kwargs, compress, record_state = self._actor_args
+        return _RemoteEnvActor.options(**{"max_restarts": 0, "max_task_retries": 0, **self._actor_options[k]}).remote(
+            env, env_kwargs, self._counts[k], compress, record_state)
 
     def _replace(self, k: int, why: str) -> None:
         """Kill actor ``k`` (whatever its state) and start a fresh one; its envs' episodes are lost."""
@@ -541,12 +588,8 @@ class RayVectorEnv(VectorEnv):
         for i in self._locals_global(k):
             self._lost[i] = f"actor {k} was replaced ({why})"
 
-    @property
-    def _local_ids(self) -> list[int]:
-        return list(range(self.envs_per_actor))
-
     def _locals_global(self, k: int) -> range:
-        return range(k * self.envs_per_actor, (k + 1) * self.envs_per_actor)
+        return range(self._first[k], self._first[k] + self._counts[k])
 
     def _wait(self, refs: dict[int, Any], started: bool = True) -> dict[int, Any]:
         """``{actor: result}``, or ``{actor: _Failed}`` for a call that gave none: the method raised
@@ -621,7 +664,7 @@ class RayVectorEnv(VectorEnv):
         jobs: dict[int, list[tuple[Any, ...]]] = {}
         where = []
         for i, job in items:
-            k = i // self.envs_per_actor
+            k = self._home[i][0]
             jobs.setdefault(k, []).append(job)
             where.append((k, len(jobs[k]) - 1))
         # Ray pickles a call's arguments as it submits it: a job that cannot be pickled (an odd action)
@@ -640,7 +683,7 @@ class RayVectorEnv(VectorEnv):
         results: dict[int, tuple[Any, dict[str, Any]]] = {}
         todo = list(range(len(idx)))
         for _ in range(self.reset_retries + 1):
-            recs = self._exec([(idx[j], ("reset", idx[j] % self.envs_per_actor, seeds[j], options[j])) for j in todo])
+            recs = self._exec([(idx[j], ("reset", self._home[idx[j]][1], seeds[j], options[j])) for j in todo])
             failed = []
             refused: BaseException | None = None
             for j, rec in zip(todo, recs, strict=True):
@@ -663,27 +706,50 @@ class RayVectorEnv(VectorEnv):
                            f"{[self._lost[idx[j]] for j in todo]}")
 
     def _reset_ok(self, i: int, rec: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
-        obs = _unpack_obs(rec[1])
+        obs, info = _unpack_obs(rec[1]), _unpack_info(rec[2])
         self._last_obs[i], self._lost[i], self._reset_done[i] = obs, "", True
         self._autoreset[i] = False  # a new episode: step() must not reset it again (NEXT_STEP's pending autoreset)
-        return obs, _unpack_info(rec[2])
+        if self._record_state:
+            self._last_state[i] = info.get("state")
+        return obs, info
 
     def _step_record(self, i: int, rec: tuple[Any, ...]) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not rec[0]:
             self._lost[i] = rec[1]
             return self._failed(i, rec[1])
-        obs = _unpack_obs(rec[1])
+        obs, info = _unpack_obs(rec[1]), _unpack_info(rec[5])
         self._last_obs[i] = obs
-        return obs, rec[2], rec[3], rec[4], _unpack_info(rec[5])
+        if self._record_state:
+            self._last_state[i] = info.get("state")
+        return obs, rec[2], rec[3], rec[4], info
 
     def _step(self, idx: list[int], actions: list[Any]) -> list[tuple[Any, float, bool, bool, dict[str, Any]]]:
         """Step envs ``idx``; an env whose episode is already lost is reported again, untouched."""
         live = [j for j, i in enumerate(idx) if not self._lost[i]]
-        recs = dict(zip(live, self._exec([(idx[j], ("step", idx[j] % self.envs_per_actor, actions[j])) for j in live]), strict=True))
+        recs = dict(zip(live, self._exec([(idx[j], ("step", self._home[idx[j]][1], actions[j])) for j in live]), strict=True))
         return [self._step_record(i, recs[j]) if j in recs else self._failed(i, self._lost[i]) for j, i in enumerate(idx)]
 
     def _failed(self, i: int, why: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self._last_obs[i], 0.0, False, True, {FAILED: True, FAILURE: why}
+        """A failed step: the last good observation, and with ``record_state`` its state (the env's
+        own state may be gone with its actor; every info of a recording env has a ``state``)."""
+        info: dict[str, Any] = {FAILED: True, FAILURE: why}
+        if self._record_state and self._last_state[i] is not None:  # (kept as the step's info had it, not copied per step)
+            info["state"] = copy_module.deepcopy(self._last_state[i])  # the caller may keep and change each info's
+        return self._last_obs[i], 0.0, False, True, info
+
+    def _drop_step(self, again: list[int], moving: list[int], recs: dict[int, tuple[Any, ...]], error: ActorFailure) -> None:
+        """:meth:`step` raises ``error`` (an autoreset failed every retry): its results never reach
+        the caller. Each env that stepped in it is marked lost, so that the next step reports it as
+        a failed step (its observation from this step, truncated, ``actor_failed``) without stepping
+        it (an episode that ended in this step would go on past its end), and resets it at the one
+        after; each env whose autoreset was due is reset again at the next step (unseen, this one's
+        reset counts for nothing). Envs already lost stay so, reported at the next step."""
+        why = f"its step's result was lost: step() raised ActorFailure ({str(error)[:300]})"
+        for i in moving:
+            self._step_record(i, recs[i])  # its last observation and state, or its own failure
+            self._lost[i] = self._lost[i] or why  # (or why its actor was replaced in the retries)
+        for i in again:
+            self._autoreset[i] = True
 
     def _batch(self) -> Any:  # a Dict space's batch is a dict; another space's, an array or a tuple
         # concatenate writes into the same arrays every call: a batch the caller keeps must not change under it
@@ -708,6 +774,11 @@ class RayVectorEnv(VectorEnv):
         if len(set(idx)) != len(idx):
             raise ValueError(f"duplicate env indices in {idx}")
         return idx
+
+
+def _count(v: Any) -> bool:
+    """Whether ``v`` is a count of actors or envs: an int >= 1 (not a bool)."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
 
 
 def _empty_obs(space: gym.Space[Any]) -> Any:
