@@ -76,7 +76,9 @@ from agents.env_pool import EnvPool, ProcessEnvPool, RayEnvPool  # noqa: E402
 from agents.executors import ElementExecutor  # noqa: E402
 from agents.grpo import GRPOConfig, group_advantages, grpo_update, step_advantages  # noqa: E402
 from agents.json_out import to_json  # noqa: E402
-from agents.plan_act import NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, run_episode, run_episodes, summarize  # noqa: E402
+from agents.plan_act import (  # noqa: E402
+    NOOP, ElementsView, EpisodeRecord, Plan, PlanActAgent, failure_counts, run_episode, run_episodes, summarize,
+)
 from agents.planners import RandomPlanner  # noqa: E402
 from agents.tiny_policy import TinyConfig, TinyPlanner, TinyPolicy  # noqa: E402
 from agents.usage import UsageError  # noqa: E402
@@ -905,6 +907,7 @@ def episode_metrics(args: Args, recs: list[EpisodeRecord], visited: list[list[Vi
     out["first_step_acc"] = float(np.mean(first)) if first else float("nan")
     out["later_step_acc"] = float(np.mean(later)) if later else float("nan")
     out["seeds"] = [seeds[0], seeds[-1]] if seeds else []
+    out["failures"] = failure_counts(recs)  # why the env ended the failed episodes (info["failure"]), most frequent first
     return out
 
 

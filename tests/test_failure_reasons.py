@@ -90,3 +90,13 @@ def test_episode_records_and_evaluate_report_the_failures() -> None:
                          capture_output=True, text=True, timeout=300, check=True).stdout
     failed = [line for line in out.splitlines() if line.startswith("  failed: ")]
     assert len(failed) == 1 and " x " in failed[0], out
+
+
+def test_train_small_evaluation_counts_the_failures() -> None:
+    """``eval.json``'s ``policy`` (and ``random``) metrics: ``failures``, the reasons counted."""
+    import train_small
+
+    args = train_small.Args(env_id="GuiGym-Contacts-v0", progress=False)
+    out = train_small.evaluate(args, RandomPlanner(horizon=args.horizon, seed=0), list(range(10, 22)), max_steps=40)
+    assert out["failures"] and sum(out["failures"].values()) <= 12 - round(12 * out["success_rate"])
+    assert all(isinstance(k, str) and k not in GENERIC for k in out["failures"])
