@@ -9,10 +9,12 @@ the family's own instances, exactly as before), a preset name (:data:`PRESETS`) 
 draws) are those of the same seed without variation, and the same seed gives the same instance
 within a split. Every axis's train and test values are disjoint, so the two splits never share
 an instance, as long as an axis that tells them apart shows on the family: one that leaves a
-family as it is (:func:`inert_axes`: ``permission`` without a gated app) gives both splits
-the same instances, and ``gym.make`` warns when a variation has no other axis. An axis fixed
-in a dict must hold one of its split's values, or its neutral one (:data:`NEUTRAL`: then that
-axis does not tell the splits apart), and is stored as the table's value (:func:`axis_value`:
+family as it is (:func:`inert_axes`: ``permission`` without a gated app; :func:`unshown_axes`:
+``icons`` without a home screen, ``layout`` without a collection, ``descriptions`` without
+content; ``popup_at`` without a pop-up) gives both splits the same instances, and
+``gym.make`` warns when a variation has no other axis. An axis fixed in a dict must hold one
+of its split's values, or its neutral one (:data:`NEUTRAL`: then that axis does not tell the
+splits apart), and is stored as the table's value (:func:`axis_value`:
 ``np.int64(2)`` as ``2``; a bool is none of an axis's numbers). What was applied is in
 ``info["variation"]`` (and ``scenario["variation"]``); the task template of the instance is in
 ``info["template"]``.
@@ -388,6 +390,9 @@ CONTENT_HINTS: dict[str, dict[str, Any]] = {
 }
 #: Apps a content hint names when the device has no distractor app to point to.
 HINT_APPS = ("Calendar", "Maps", "Wallet", "Photos", "Files", "Weather")
+#: The app the ``misleading`` banner points to; on a device that has it (the Settings family, whose
+#: task is done there) the banner names the first of :data:`HINT_APPS` the device lacks instead.
+MISLEADING_APP = "Settings"
 
 
 def _hint_app(scenario: Scenario, rng: np.random.Generator) -> str:
@@ -438,13 +443,20 @@ def held_out_of(variation: Mapping[str, Any] | None, split: str) -> list[str]:
     return out
 
 
+#: The axes that can leave a whole family as it is (:func:`inert_axes`, :func:`unshown_axes`).
+MAYBE_INERT: tuple[str, ...] = ("permission", "icons", "layout", "descriptions")
+#: Seeds per level of the scenarios :func:`unshown_axes` reads.
+PROBE_SEEDS = 40
+
+
 def inert_axes(family: Family) -> frozenset[str]:
-    """The axes that leave every instance of ``family`` as it is, so that their train and test
-    values give the same instances: ``permission`` where the family has no gated app
-    (``Family.permission_apps``). Some axes are inert only in part, which this does not list:
-    ``templates`` on a level with one template (Login easy), ``descriptions`` where the screens
-    show no content (Login), ``labels`` where the reference never shows a relabelled widget
-    (Settings easy).
+    """The axes that the family's declaration leaves out, so that their train and test values
+    give the same instances: ``permission`` where the family has no gated app
+    (``Family.permission_apps``). The axes no app of the family shows are
+    :func:`unshown_axes`; some axes are inert only in part, which neither lists: ``templates``
+    on a level with one template (Login easy), ``icons`` on Login easy and medium (no home
+    screen), ``labels`` where the reference never shows a relabelled widget (Settings easy),
+    ``popup_at`` without a pop-up (:func:`splits_alike` tells that one).
 
     >>> from guigym.apps import FAMILIES
     >>> sorted(inert_axes(FAMILIES["Login"])), sorted(inert_axes(FAMILIES["Mail"]))
@@ -453,13 +465,50 @@ def inert_axes(family: Family) -> frozenset[str]:
     return frozenset(() if family.permission_apps else ("permission",))
 
 
+@lru_cache(maxsize=None)
+def unshown_axes(family: Family) -> frozenset[str]:
+    """The look axes no scenario of ``family`` shows, so that their train and test values give
+    the same instances: ``icons`` where no scenario has a home screen of several apps (every
+    family but Login, Launcher, Phone and CrossApp), ``layout`` where no app has a collection
+    shown as tiles (``App.tile``: Login, Settings, Contacts, Messages, Calendar, Mail),
+    ``descriptions`` where no app has content (:data:`guigym.descriptions.PLACES`: Login,
+    Settings). Read from the family's scenarios (:data:`PROBE_SEEDS` per level, each from a
+    generator of its own: no env's stream moves).
+
+    >>> from guigym.apps import FAMILIES
+    >>> sorted(unshown_axes(FAMILIES["Login"])), sorted(unshown_axes(FAMILIES["Mail"]))
+    (['descriptions', 'layout'], ['icons', 'layout'])
+    """
+    from guigym.apps.base import APP_KINDS, App
+    from guigym.descriptions import PLACES
+
+    kinds: set[str] = set()
+    home = False
+    for level in ("easy", "medium", "hard"):
+        for seed in range(PROBE_SEEDS):
+            s = family.generate(np.random.default_rng(seed), level)
+            kinds.update(a["kind"] for a in s["apps"].values())
+            home = home or len(s.get("home", {}).get("icons", ())) > 1  # apply_variation's test for the icons
+    out = set() if home else {"icons"}
+    if not any(type(APP_KINDS[k]).tile is not App.tile for k in kinds if k in APP_KINDS):
+        out.add("layout")
+    if not kinds & set(PLACES):
+        out.add("descriptions")
+    return frozenset(out)
+
+
 def splits_alike(resolved: Mapping[str, Any], family: Family) -> list[str]:
     """The axes of a variation from :func:`resolve` that would tell the splits apart (sampled, or
     fixed to a value that is not neutral) when every one of them is inert for ``family``
-    (:func:`inert_axes`): then ``split="train"`` and ``"test"`` give the same instances. Empty
-    otherwise."""
+    (:func:`inert_axes`, :func:`unshown_axes`; ``popup_at`` where the pop-up is fixed to
+    ``"none"``): then ``split="train"`` and ``"test"`` give the same instances. Empty otherwise."""
     telling = [a for a, v in resolved.items() if v != NEUTRAL[a]]
-    return telling if telling and set(telling) <= inert_axes(family) else []
+    if not telling:
+        return []
+    quiet = {"popup_at"} if resolved.get("popup") == "none" else set()  # no pop-up: its step shows nothing
+    if not set(telling) <= quiet | set(MAYBE_INERT):  # an axis that always shows: no need to read the family
+        return []
+    return telling if set(telling) <= quiet | inert_axes(family) | unshown_axes(family) else []
 
 
 def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, Any] | None:
@@ -635,6 +684,9 @@ def apply_variation(scenario: Scenario, var: dict[str, Any], rng: np.random.Gene
         out["banner"] = banner
     elif var["adversarial"] != "none":
         out["banner"] = dict(BANNERS[var["adversarial"]])
+        if var["adversarial"] == "misleading" and MISLEADING_APP in scenario["apps"]:  # there the tip would be true
+            other = next(a for a in HINT_APPS if a not in scenario["apps"])  # no draw: the later ones stay
+            out["banner"]["text"] = out["banner"]["text"].replace(MISLEADING_APP, other)
     if var.get("permission", "none") != "none":
         from guigym.apps import FAMILIES
         from guigym.apps.base import APP_KINDS

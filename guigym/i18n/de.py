@@ -943,6 +943,7 @@ _APP_SHAPES: tuple[tuple[str, str], ...] = (
     ("To do this, open {app} first", "Dafür zuerst {app} öffnen"),
     ("Note: this is now done in {app}", "Hinweis: Das geht jetzt in {app}"),
     ("This moved to the {app} app", "Das ist jetzt in der App {app}"),
+    ("Tip: this is done in the {app} app", "Tipp: das geht in der {app}-App"),
 )
 _APP_RES = tuple((re.compile(re.escape(en).replace(re.escape("{app}"), r"(?P<app>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)*)") + "$"), de)
                  for en, de in _APP_SHAPES)
