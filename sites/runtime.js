@@ -43,6 +43,8 @@
     else e.style.background = rgb(r.color);
   }
   const SVG = "http://www.w3.org/2000/svg";
+  // characters that break a line or jump to a tab stop under `white-space: pre` (text runs)
+  const BREAKS = /[\t\n\v\f\r\x85\u2028\u2029]/g;
 
   // Draw one primitive record of the display list (see guigym/display.py) into `parent`
   // (coordinates are relative to its corner). One case per record type; no layout here.
@@ -77,7 +79,10 @@
       }
       case "text": {
         const e = el("span", "t" + (r.name ? " " + r.name : ""), parent);
-        e.textContent = r.text == null ? "" : String(r.text);
+        // one line, as the mock draws it (pygame breaks no line and draws a tab as any other
+        // character): under `white-space: pre` a line break would start a new line (drawn over
+        // the rows below) and a tab would jump to a tab stop, so each is drawn as a space
+        e.textContent = r.text == null ? "" : String(r.text).replace(BREAKS, " ");
         e.style.left = r.x + "px";
         e.style.top = r.y + "px";
         e.style.fontSize = r.px + "px";

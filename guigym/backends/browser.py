@@ -405,6 +405,8 @@ class BrowserBackend(Backend):
             exe = out["executable"]
             if exe is not None and not isinstance(exe, (str, os.PathLike)):
                 raise ValueError(f"executable must be a path to a Chromium/Chrome executable (a str) or None, got {_short(exe)}")
+            if exe is not None and not os.fspath(exe).strip():  # was silently "not given": the discovery's browser ran
+                raise ValueError("executable is empty: give a path to a Chromium/Chrome executable, or None to find one")
         if "timeout_s" in out:
             t = out["timeout_s"]
             if isinstance(t, bool) or not isinstance(t, numbers.Real) or not 0 < float(t) <= TIMEOUT_MAX_S:  # nan: False
@@ -490,16 +492,19 @@ class BrowserBackend(Backend):
             w = v.find(v.focus) if v.focus is not None else None
             if w is None or w.kind not in TEXT_KINDS:
                 return event_for(action, v, lay)  # the mock's "needs a focused text field"
-            if action.text:  # the runtime keeps the focused field's content selected: this replaces it
+            multiline = w.kind == "textarea"
+            if field_text(action.text, multiline=multiline):  # the runtime keeps the field's content selected: this replaces it
                 out = self._input([("Input.insertText", {"text": action.text})], until="input")
-            else:
+            else:  # nothing the field keeps (no text; a one-line field: only line breaks): clear it. Chromium
+                # inserts nothing for a lone "\n" there (no input event: a 1 s wait, and the old content stayed)
                 key = {"key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46, "nativeVirtualKeyCode": 46}
                 out = self._input([("Input.dispatchKeyEvent", {"type": kind, **key}) for kind in ("rawKeyDown", "keyUp")], until="keyup")
             value = out.get("focus_value")
-            if value is None or value == field_text(action.text, multiline=w.kind == "textarea"):
+            if value is None or field_text(value, multiline=multiline) == field_text(action.text, multiline=multiline):
                 # the field holds what the shared rule makes of the text: report the typed text, as
                 # the mock does (the DOM's value drops line breaks, so events, and the grounded
-                # reward that compares them, would differ between backends)
+                # reward that compares them, would differ between backends). The rule is applied
+                # to both: the DOM keeps more than MAX_FIELD_LEN characters, and NULs
                 value = action.text
             return Event("input", v.focus, value), None
         return event_for(action, v, lay)
@@ -515,14 +520,19 @@ class BrowserBackend(Backend):
 
     def close(self) -> None:
         """Close the browser, kill whatever is left of it, and stop the Playwright driver if
-        no other backend of this process uses it. Idempotent."""
-        self._shutdown()
-        if self._driver is not None:
-            d, self._driver = self._driver, None
-            if d.pid == os.getpid():
-                release(d, wait=not d.on_loop)
-        self._view = self._lay = None
-        self._shot = None
+        no other backend of this process uses it. Idempotent. A close cut short by a
+        ``KeyboardInterrupt`` (Ctrl-C) still kills the browser and lets the driver go."""
+        interrupted = True
+        try:
+            self._shutdown()
+            interrupted = False
+        finally:
+            if self._driver is not None:
+                d, self._driver = self._driver, None
+                if d.pid == os.getpid():
+                    release(d, wait=not d.on_loop and not interrupted)
+            self._view = self._lay = None
+            self._shot = None
 
     def __del__(self) -> None:  # best effort, never blocking: the finaliser may run on any thread
         try:
@@ -1026,21 +1036,23 @@ class BrowserBackend(Backend):
         browser, self._browser = self._browser, None
         self._tab = None
         self._snapshot_id = None
-        if self._owner_pid == os.getpid():
-            if browser is not None and self._broken is None and self._driver is not None:
+        try:
+            if self._owner_pid == os.getpid() and browser is not None and self._broken is None and self._driver is not None:
                 try:
                     self._driver.run(browser.close(), min(self.timeout_s, 5.0))
                 except Exception:  # killed below
                     pass
-            pids = self.chromium_pids()
-            if pids:
-                _kill(pids)
-                _wait_gone(pids, 3.0)
-            _remove_tmp(self._tmp)
-            _remove_stale_shm()
-        self._tmp = []  # a forked copy's are the parent's
-        self._main_pid = None
-        self._broken = None
+        finally:  # also after a KeyboardInterrupt in the graceful close: the browser was left running
+            if self._owner_pid == os.getpid():
+                pids = self.chromium_pids()
+                if pids:
+                    _kill(pids)
+                    _wait_gone(pids, 3.0)
+                _remove_tmp(self._tmp)
+                _remove_stale_shm()
+            self._tmp = []  # a forked copy's are the parent's
+            self._main_pid = None
+            self._broken = None
 
 
 def _raw_send(cdp: Any) -> Any:
