@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,10 +18,10 @@ from guigym.apps.base import View, Widget
 from guigym.backends.base import event_for
 from guigym.backends.browser import BrowserBackend
 from guigym.backends.mock import MockBackend
-from guigym.backends.procfs import cmdline, process_tree
 from guigym.display import theme_of
 from guigym.events import Event
 from guigym.layout import layout
+from tests.test_browser_audit import _browsers, _interrupt_main, _sigint_raises  # noqa: F401 (an autouse fixture: SIGINT raises)
 
 pytestmark = pytest.mark.browser
 
@@ -134,33 +131,7 @@ def test_line_breaks_and_tabs_in_a_text_run_draw_on_one_line(browser: BrowserBac
 # ------------------------------------------------------------------- Ctrl-C in close()
 
 
-@pytest.fixture
-def _sigint_raises() -> Iterator[None]:
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-async def _interrupt_main() -> None:
-    """Ctrl-C the main thread once it waits for the driver's answer (run inside the call)."""
-    main = threading.main_thread().ident
-    assert main is not None
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        frame = sys._current_frames().get(main)
-        if frame is not None and frame.f_code.co_name == "wait" and frame.f_code.co_filename.endswith("threading.py"):
-            break
-        await asyncio.sleep(0.001)
-    signal.pthread_kill(main, signal.SIGINT)
-
-
-def _browsers() -> list[int]:
-    return [p for p in process_tree(os.getpid()) if b"--guigym-instance=" in (c := cmdline(p)) and b"--type=" not in c]
-
-
-def test_interrupted_close_leaves_no_browser(_sigint_raises: None) -> None:
+def test_interrupted_close_leaves_no_browser() -> None:
     """A Ctrl-C while ``close()`` waited for the browser's graceful close left that Chromium
     running (and the Playwright driver and its thread), until the interpreter exited: the kill
     came after the wait. Now the browser is killed and the driver let go either way."""

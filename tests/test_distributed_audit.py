@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ ray = pytest.importorskip("ray", reason="the Ray extra: pip install 'guigym[ray]
 
 from agents.env_pool import EnvPoolError, InlineEnvPool, RayEnvPool
 from guigym.distributed import ActorFailure, RayVectorEnv
+from tests.test_distributed import kill
 
 ENV = "GuiGym-Login-v0"
 BACK = "back()"
@@ -30,24 +30,6 @@ def local_ray() -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
-
-
-def running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
-def kill(v: RayVectorEnv, k: int) -> None:
-    """``ray.kill`` actor ``k`` and wait until its process is gone (the kill is asynchronous)."""
-    pid = v.pids()[k]
-    ray.kill(v.actors[k])
-    end = time.monotonic() + 20
-    while running(pid) and time.monotonic() < end:
-        time.sleep(0.02)
-    assert not running(pid)
 
 
 def test_a_step_whose_autoreset_fails_steps_no_env_past_its_end_afterwards(local_ray: None) -> None:
