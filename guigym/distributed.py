@@ -454,9 +454,9 @@ class RayVectorEnv(VectorEnv):
         :meth:`step` raises ``ResetNeeded`` until every env was reset); ``seed``: an int
         (``seed + i`` for env ``i``), a list, or None; ``options``: one dict for every env, or None
         (anything else is a ``TypeError``: per-env options go to :meth:`reset_envs`)."""
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seed = int(seed)
-            super().reset(seed=seed)
+        one_seed = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+        if one_seed:
+            seed = int(seed)  # type: ignore[arg-type]
         n = self.num_envs
         seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
         if len(seeds) != n:
@@ -470,6 +470,8 @@ class RayVectorEnv(VectorEnv):
             mask = np.ones(n, dtype=np.bool_)
         elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
             raise ValueError(f"options['reset_mask'] must be a bool array of shape ({n},) with a True value")
+        if one_seed:  # only once the arguments hold: a refused reset leaves np_random as it was
+            super().reset(seed=seed)  # type: ignore[arg-type]
         idx = [int(i) for i in np.flatnonzero(mask)]
         results = self._reset(idx, [seeds[i] for i in idx], [options or None] * len(idx), caller=True)
         infos: dict[str, Any] = {}

@@ -272,8 +272,13 @@ class GuiEnv(gym.Env):
             self._load(scenario, start_state(scenario), history=[])
         except BaseException:
             if self._state is not None:  # the episode goes on: its screen on the renderer again, if it can
-                with contextlib.suppress(Exception):  # (a dead renderer: the reset's own error says so)
-                    self._refresh()
+                be, was = self.backend, self.backend.in_step
+                be.in_step = True  # a dead renderer raises at once here, not relaunched a second time
+                try:
+                    with contextlib.suppress(Exception):  # (the reset's own error says what failed)
+                        self._refresh()
+                finally:
+                    be.in_step = was
             raise
         ref = self._reference()
         self._initial_len = max(1, len(ref or ()))

@@ -11,7 +11,8 @@ within a split. Every axis's train and test values are disjoint, so the two spli
 an instance, as long as an axis that tells them apart shows on the family: one that leaves a
 family as it is (:func:`inert_axes`: ``permission`` without a gated app; :func:`unshown_axes`:
 ``icons`` without a home screen, ``layout`` without a collection, ``descriptions`` without
-content; ``popup_at`` without a pop-up) gives both splits the same instances, and
+content; and, :func:`splits_alike` tells, ``popup_at`` without a pop-up) gives both splits the
+same instances, and
 ``gym.make`` warns when a variation has no other axis. An axis fixed in a dict must hold one
 of its split's values, or its neutral one (:data:`NEUTRAL`: then that axis does not tell the
 splits apart), and is stored as the table's value (:func:`axis_value`:

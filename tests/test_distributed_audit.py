@@ -171,9 +171,11 @@ def test_per_env_reset_options_to_reset_are_a_clear_type_error(local_ray: None) 
     v = RayVectorEnv(ENV, num_actors=1, envs_per_actor=2)
     try:
         obs, _ = v.reset(seed=[1, 2])
+        state = v.np_random.bit_generator.state
         for options in ([{"level": "easy"}, {"level": "hard"}], [{"level": "easy", "x": 1}] * 2, "level"):
             with pytest.raises(TypeError, match="reset_envs"):
-                v.reset(options=options)  # type: ignore[arg-type]
+                v.reset(seed=7, options=options)  # type: ignore[arg-type]
+        assert v.np_random.bit_generator.state == state  # a refused reset seeds nothing
         with pytest.raises(TypeError, match="dict or None"):
             v.reset_envs([0, 1], [1, 2], options=["level", None])  # type: ignore[list-item]
         assert v.get_attr("_elapsed_steps") == (0, 0) and v.call("observe")[0]["instruction"] == obs["instruction"][0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -48,3 +49,11 @@ def test_reference_and_observe_before_reset_say_reset_needed() -> None:
             call()
     env.reset(seed=0)
     assert env.reference() and env.observe()["instruction"] == env.instruction
+
+
+@pytest.mark.parametrize("exe", ["", "  ", Path("")])
+def test_an_empty_executable_is_refused_at_make(exe: str | Path) -> None:
+    """``backend_kwargs={"executable": ""}`` was taken as "not given": the discovered browser ran
+    instead of the one the caller meant to name."""
+    with pytest.raises(ValueError, match="executable is empty"):
+        gym.make("GuiGym-Login-v0", backend="browser", backend_kwargs={"executable": exe})

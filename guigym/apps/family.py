@@ -157,7 +157,9 @@ class Family:
 
     def failed(self, scenario: Scenario, state: DeviceState) -> bool | str:
         """Whether the task can no longer succeed (the episode ends): False while it can; else why
-        not, in a few words (the env's ``info["failure"]``), or True (no reason given)."""
+        not, in a few words (the env's ``info["failure"]``), or True (no reason given: the env then
+        says "the task can no longer succeed"; tests/test_failure_reasons.py asks the registered
+        families for a reason). Callers test its truth; :meth:`assess` reports it as ``True``."""
         return False
 
     @staticmethod

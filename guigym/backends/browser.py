@@ -405,7 +405,7 @@ class BrowserBackend(Backend):
             exe = out["executable"]
             if exe is not None and not isinstance(exe, (str, os.PathLike)):
                 raise ValueError(f"executable must be a path to a Chromium/Chrome executable (a str) or None, got {_short(exe)}")
-            if exe is not None and not os.fspath(exe).strip():  # was silently "not given": the discovery's browser ran
+            if exe is not None and os.fspath(exe).strip() in ("", "."):  # "" (or Path("")) was "not given": discovery ran
                 raise ValueError("executable is empty: give a path to a Chromium/Chrome executable, or None to find one")
         if "timeout_s" in out:
             t = out["timeout_s"]

@@ -291,7 +291,6 @@ def step_target(
     >>> step_target(Click(30, 120), els, ref, t=0), step_target(Click(30, 120), els, ref, t=1)
     (('click', 'user'), ('click', 'ok'))
     """
-    elements = visible_elements(elements)
     kind = pred_kind(pred)
     if kind is None or kind == DONE:
         return None
@@ -300,8 +299,8 @@ def step_target(
     if kind == "back":
         return ("back",)
     own = ref[t] if t is not None and 0 <= t < len(ref) and ref[t].target is not None else None
-    if t is not None and t > 0:
-        elements = None  # they show step 0's screen
+    # they show step 0's screen; read (visible_elements) only where used: a plan's later steps skip it
+    elements = None if t is not None and t > 0 else visible_elements(elements)
     if kind == "click":
         if own is not None and own.action.type != "click":
             own = None
