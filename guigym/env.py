@@ -268,9 +268,11 @@ class GuiEnv(gym.Env):
         extra = set(scenario["apps"]) - set(self.apps)
         if extra:  # OpenApp from action_space could not reach them: a family bug, not an agent's
             raise RuntimeError(f"{self.family.name} generated apps {sorted(extra)} missing from its Family.apps")
+        old = self._episode()
         try:
             self._load(scenario, start_state(scenario), history=[])
-        except BaseException:
+        except BaseException:  # a renderer that failed: the env keeps the episode it had
+            self._restore_episode(old)
             if self._state is not None:  # the episode goes on: its screen on the renderer again, if it can
                 be, was = self.backend, self.backend.in_step
                 be.in_step = True  # a dead renderer raises at once here, not relaunched a second time
@@ -393,7 +395,7 @@ class GuiEnv(gym.Env):
                                   state_known=known)
         if found:
             raise ValueError("set_state: not a valid get_state() snapshot:\n  " + "\n  ".join(found[:20]))
-        old = (self.scenario, self._state, self._history, self._oracle, self._epoch, list(self._valid_states))
+        old = self._episode()
         history: list[str | Action] = [_cut(printable(h)) for h in snapshot.get("history", [])[-HISTORY_LEN:]]
         # the env's own scenario again (a snapshot of this episode): keep it, and with it the
         # oracle's memoised plans — what makes stage-2 grounded rewards (a set_state per candidate) cheap
@@ -403,9 +405,7 @@ class GuiEnv(gym.Env):
             if not known:
                 self._check_stacks()  # and every screen Back or OpenApp can show next
         except Exception as e:  # noqa: BLE001 - a state the checks missed: put the env back, then report it
-            self.scenario, self._state, self._history, self._oracle, self._epoch, valid = old
-            self._valid_states.clear()
-            self._valid_states.extend(valid)
+            self._restore_episode(old)
             if self._state is not None:
                 self._refresh()
             else:
@@ -493,22 +493,25 @@ class GuiEnv(gym.Env):
             raise ValueError(f"unknown level {level!r} for {self.family.name}; expected one of {self.family.levels}")
 
     def _load(self, scenario: Scenario, state: DeviceState, history: list[str | Action]) -> None:
-        """Make ``scenario`` in ``state`` the env's episode; if showing it fails, the env keeps its
-        episode as it was (a reset whose renderer failed left the new scenario, its oracle and an
-        empty history with the old state: an instruction and plans that were not the screen's)."""
-        old = (self.scenario, self._history, self._oracle, self._epoch, list(self._valid_states))
+        """Make ``scenario`` in ``state`` the env's episode. If showing it fails, part of it is
+        set already: callers put the episode back with :meth:`_episode` / :meth:`_restore_episode`
+        (a reset whose renderer failed left the new scenario, its oracle and an empty history over
+        the old state: an instruction and plans that were not the screen's)."""
         if self.scenario is None or scenario is not self.scenario:
             self._oracle = Oracle(self.family, scenario, self.width, self.height)
             self._epoch = next(self._epochs)
             self._valid_states.clear()
         self.scenario, self._history = scenario, history
-        try:
-            self._refresh(state)
-        except BaseException:
-            self.scenario, self._history, self._oracle, self._epoch, valid = old
-            self._valid_states.clear()
-            self._valid_states.extend(valid)
-            raise
+        self._refresh(state)
+
+    def _episode(self) -> tuple[Any, ...]:
+        """What :meth:`_restore_episode` puts back when loading another episode fails."""
+        return self.scenario, self._state, self._history, self._oracle, self._epoch, list(self._valid_states)
+
+    def _restore_episode(self, old: tuple[Any, ...]) -> None:
+        self.scenario, self._state, self._history, self._oracle, self._epoch, valid = old
+        self._valid_states.clear()
+        self._valid_states.extend(valid)
 
     def _refresh(self, state: DeviceState | None = None, key: bytes | None = None) -> None:
         """Show ``state`` (default: the current one; ``key``: its ``state_key`` if known) and
@@ -625,24 +628,22 @@ class GuiEnv(gym.Env):
         return self._oracle.success(self._state, self._key)  # type: ignore[union-attr, arg-type]
 
     def _info(self, ev: Event | None, err: str | None) -> dict[str, Any]:
-        success = self._success()
+        success, ref = self._success(), self._reference()
         return {
             "success": success,
-            "reference": list(self._reference() or []),
+            "reference": list(ref or []),
             "elements": self.elements(),
             "action_error": err,
             "event": ev,
             "level": self.scenario["level"],  # type: ignore[index]
             "variation": dict(v) if (v := self.scenario.get("variation")) is not None else None,  # type: ignore[union-attr]
             "template": self.family.template(self.scenario),  # type: ignore[arg-type]
-            "failure": None if success else self._failure(),
+            "failure": None if success or ref is not None else self._failure(),
         }
 
-    def _failure(self) -> str | None:
-        """Why the task can no longer succeed from the current state (``Family.failed``'s reason),
-        or None while it can. Asked only of a state the oracle found no plan from: one per episode."""
-        if self._reference() is not None:
-            return None
+    def _failure(self) -> str:
+        """Why the task can no longer succeed from the current state, one the oracle found no plan
+        from (``Family.failed``'s reason): asked once per failed episode."""
         why = self.family.failed(self.scenario, self._state)  # type: ignore[arg-type]
         if isinstance(why, str):
             return why
