@@ -19,7 +19,7 @@ def _list(argv: list[str]) -> int:
             print(f"{e.id:24} {' '.join(family_of(e).levels):20} {e.max_episode_steps:>9}  {e.summary}")
         sys.stdout.flush()
     except BrokenPipeError:  # `guigym list | head -1` stopped reading: not an error (it was a traceback)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush is quiet too
+        _quiet_stdout()
     return 0
 
 
@@ -38,12 +38,26 @@ def main(argv: list[str] | None = None) -> int:
     from guigym.backends.chromium import ChromiumNotFound, PlaywrightMissing
 
     try:
-        return _run(args.command, args.rest)
+        status = _run(args.command, args.rest)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit ("Exception ignored ... BrokenPipeError")
+        return status
     # --backend browser on the base install, or with no Chromium anywhere (nor a usable
     # $GUIGYM_CHROMIUM): what to install, not a traceback from the browser's thread
     except (PlaywrightMissing, ChromiumNotFound) as e:
         print(f"guigym {args.command}: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # as export's and train_small.py's: one line and status 130, not a traceback
+        print(f"\nguigym {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `guigym demo | head -1`: the reader left; stop quietly (it was a traceback)
+        _quiet_stdout()
+        return 1
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: its reader is gone, and the exit's flush of what is left would
+    print "Exception ignored ... BrokenPipeError"."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _run(command: str, rest: list[str]) -> int:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -63,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     env = gym.make(args.env, backend=args.backend)
     try:  # closed on an error too (a browser env's Chromium missing, a Ctrl-C): main() also runs in-process
         return _demo(env, args)
+    except KeyboardInterrupt:  # as guigym export's: one line and status 130, not a traceback (make demo runs this main)
+        kept = f"; {args.gif} not written (an earlier GIF there is left whole)" if args.gif else ""
+        print(f"\nguigym demo: interrupted{kept}", file=sys.stderr)
+        return 130
     finally:
         env.close()
 
@@ -72,14 +77,16 @@ def _demo(env: gym.Env, args: argparse.Namespace) -> int:
     t0, total_steps = time.perf_counter(), 0
     for level in levels:
         wins, steps = 0, 0
-        for seed in tqdm(range(args.episodes), desc=f"{args.env} {level}", leave=False):
-            _, info = env.reset(seed=seed, options={"level": level})
-            done = False
-            while not done:
-                _, _, term, trunc, info = env.step(info["reference"][0].action)
-                steps += 1
-                done = term or trunc
-            wins += info["success"]
+        # closed (its line cleared) on a Ctrl-C too, before the message that says so
+        with tqdm(range(args.episodes), desc=f"{args.env} {level}", leave=False) as bar:
+            for seed in bar:
+                _, info = env.reset(seed=seed, options={"level": level})
+                done = False
+                while not done:
+                    _, _, term, trunc, info = env.step(info["reference"][0].action)
+                    steps += 1
+                    done = term or trunc
+                wins += info["success"]
         total_steps += steps
         print(f"{args.env} [{level:6}] oracle success {wins}/{args.episodes} = {wins / args.episodes:.1%}, "
               f"mean steps {steps / args.episodes:.1f}")
@@ -101,5 +108,7 @@ def _demo(env: gym.Env, args: argparse.Namespace) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # `make demo`: through the guigym command, for its messages on a missing Chromium or a closed pipe
+    from guigym.cli import main as cli
+
+    raise SystemExit(cli(["demo", *sys.argv[1:]]))

@@ -81,9 +81,10 @@ def display_problem(environ: Any = None, platform: str | None = None) -> str | N
 
 
 def play(env_id: str, level: str, backend: str, seed: int | None = None, max_events: int | None = None) -> dict[str, Any]:
-    """Run the interactive loop; returns a summary (episodes, successes). Without
-    ``max_events`` (the loop waits for the user's events) and without a display
-    (:func:`display_problem`) it raises ``RuntimeError`` instead of waiting forever."""
+    """Run the interactive loop; returns a summary: ``episodes`` played (those with at least one
+    action sent; the one opened after the last ends, never touched, is not one) and
+    ``successes``. Without ``max_events`` (the loop waits for the user's events) and without a
+    display (:func:`display_problem`) it raises ``RuntimeError`` instead of waiting forever."""
     import pygame
 
     if max_events is None and (problem := display_problem()):
@@ -92,7 +93,9 @@ def play(env_id: str, level: str, backend: str, seed: int | None = None, max_eve
     env = gym.make(env_id, level=level, backend=backend, render_mode="human")
     obs, info = env.reset(seed=seed)
     print(f"Task: {obs['instruction']}")
-    buffer, episodes, wins, n = "", 1, 0, 0
+    # an episode counts once it has had an action: each end opens the next at once, and counting
+    # that one made a player who solved one task and quit read "1 success(es) in 2 episode(s)"
+    buffer, episodes, wins, n, acted = "", 0, 0, 0, False
     try:
         while max_events is None or n < max_events:
             pygame.display.set_caption(f"{env_id} | type: {buffer}" if buffer else env_id)
@@ -106,18 +109,20 @@ def play(env_id: str, level: str, backend: str, seed: int | None = None, max_eve
                 print(f"hint: {ref[0].instruction}" if ref else "hint: nothing left to do")
             if cmd == "reset":
                 obs, info = env.reset()
-                episodes += 1
+                acted = False
                 print(f"Task: {obs['instruction']}")
             if action is None:
                 continue
-            obs, reward, term, trunc, info = env.step(action)
+            if not acted:
+                episodes, acted = episodes + 1, True
+            obs, _, term, trunc, info = env.step(action)
             if info["action_error"]:
                 print(f"  ({info['action_error']})")
             if term or trunc:
                 wins += bool(info["success"])
                 print("Success!" if info["success"] else "Episode over (failed or out of time).")
                 obs, info = env.reset()
-                episodes += 1
+                acted = False
                 print(f"Task: {obs['instruction']}")
     finally:
         env.close()
@@ -140,10 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     problem = display_problem()
     if problem:  # else SDL's invisible offscreen window: a command that waits forever, silently
         p.error(problem)
-    summary = play(args.env, args.level, args.backend, args.seed)
+    try:
+        summary = play(args.env, args.level, args.backend, args.seed)
+    except KeyboardInterrupt:  # a Ctrl-C in the terminal: one line and status 130, not a traceback (the env is closed)
+        print("\nguigym play: interrupted", file=sys.stderr)
+        return 130
     print(f"{summary['successes']} success(es) in {summary['episodes']} episode(s)")
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # through the guigym command, for its messages on a missing Chromium or a closed pipe
+    from guigym.cli import main as cli
+
+    raise SystemExit(cli(["play", *sys.argv[1:]]))

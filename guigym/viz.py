@@ -111,7 +111,9 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -
     """Write ``frames`` (H x W x 3 uint8) as a looping GIF, ``fps`` frames a second
     (0.002 to 100: a GIF stores each frame's delay in 1/100 s, in 16 bits). The GIF is written
     under a temporary name beside ``path`` and renamed over it at the end, so an error or a
-    Ctrl-C while writing leaves ``path`` as it was (no truncated GIF)."""
+    Ctrl-C while writing leaves ``path`` as it was (no truncated GIF). Pillow stores a frame
+    identical to the one before it once, shown for their summed time: the file can hold fewer
+    frames than ``frames`` (an agent's repeated no-op step), and plays for as long."""
     if not frames:
         raise ValueError("save_gif needs at least one frame")
     # Outside this range Pillow raised ZeroDivisionError / OverflowError deep inside, or (fps > 100)
