@@ -335,6 +335,8 @@ def grpo_update(
     ``config.groups_per_minibatch`` whole groups, shuffled with ``generator``); returns
     averaged stats.
 
+    ``adv``: one advantage per completion (``[B·n]``, or ``[B, n]`` as
+    :func:`group_advantages` gives) or per token (``[B·n, L]``).
     ``loss_mask`` (``[B·n, L]``) narrows which tokens carry the loss (e.g. stage 2 scores
     only the first planned step); by default every real token (``mask``). ``config.ent_coef > 0``
     adds ``−ent_coef · mean(entropy)`` for a policy that has
@@ -347,6 +349,13 @@ def grpo_update(
     if B == 0 or N % B:
         raise ValueError(f"{N} completions do not split into {B} equal groups")
     n = N // B
+    if adv.dim() == 2 and tuple(adv.shape) == (B, n) and adv.shape != mask.shape:
+        adv = adv.reshape(-1)  # group_advantages' [groups, group_size]: was indexed by completion, an IndexError
+    elif adv.dim() == 2 and adv.shape[0] != N:
+        raise ValueError(f"advantages of shape {tuple(adv.shape)}: expected one per completion ([{N}] or [{B}, {n}]) "
+                         f"or one per token ([{N}, L])")
+    elif adv.dim() <= 1 and adv.numel() != N:
+        raise ValueError(f"{adv.numel()} advantages for {N} completions")
     lm = mask if loss_mask is None else loss_mask
     ref_lp: Optional[torch.Tensor] = None
     if ref_policy is not None and beta != 0.0:

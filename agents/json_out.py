@@ -39,4 +39,7 @@ def to_json(obj: Any, indent: int | None = 2, default: Callable[[Any], Any] | No
     >>> to_json({"success_rate": 0.0, "mean_steps_success": float("nan")}, indent=None)
     '{"success_rate": 0.0, "mean_steps_success": null}'
     """
-    return json.dumps(finite_or_none(obj), indent=indent, allow_nan=False, default=default)
+    # what ``default`` makes goes through finite_or_none too: ``default=float`` turned a numpy
+    # float32 NaN (no float subclass, so not replaced above) into a float NaN, and allow_nan raised
+    conv = None if default is None else (lambda o: finite_or_none(default(o)))
+    return json.dumps(finite_or_none(obj), indent=indent, allow_nan=False, default=conv)

@@ -78,7 +78,9 @@ Size = tuple[int, int]  # (width, height)
 
 def smart_resize(height: int, width: int, factor: int = 28, min_pixels: int = 56 * 56, max_pixels: int = 28 * 28 * 1280) -> tuple[int, int]:
     """Qwen2-VL's resize rule: ``(h, w)`` rounded to multiples of ``factor`` with
-    ``min_pixels <= h·w <= max_pixels``, aspect ratio kept as closely as possible.
+    ``min_pixels <= h·w <= max_pixels``, aspect ratio kept as closely as possible. As in
+    Qwen's own, the bounds can be missed (an extreme aspect ratio, bounds close together):
+    :meth:`VLM.model_size` settles on the size the processor keeps.
 
     >>> smart_resize(640, 360, factor=28, min_pixels=3136, max_pixels=12544)
     (140, 84)
@@ -397,6 +399,9 @@ class VLM:
         self.model = model
         self.processor = processor
         self.patch_size, self.factor, self.min_pixels, self.max_pixels = _pixel_limits(processor.image_processor, min_pixels, max_pixels)
+        lo, hi = _pixel_bounds(processor.image_processor)
+        #: the bounds the processor resizes with again (it knows nothing of the caller's)
+        self.processor_pixels: tuple[int, int] = (lo or self.min_pixels, hi or self.max_pixels)
         self.max_new_tokens = max_new_tokens
         self.do_sample = do_sample
         self.temperature = temperature
@@ -417,8 +422,21 @@ class VLM:
         torch.manual_seed(seed)
 
     def model_size(self, screen_size: Size) -> Size:
+        """The ``(width, height)`` the model sees a screenshot of ``screen_size`` at: Qwen's
+        :func:`smart_resize` with this model's bounds, then with the processor's until that
+        keeps it. The rule can miss its bounds (a short side floored to one patch row above
+        ``max_pixels``; ``max_pixels`` narrowed so far that the floors fall below
+        ``min_pixels``), and the processor then resized the image again: the prompt named,
+        and :class:`agents.vlm_policy.VLMPolicy` rescaled its plans from, a size the model
+        never saw (2x off for a 360x640 screen with ``max_pixels=5000`` on the tiny model)."""
         w, h = screen_size
         rh, rw = smart_resize(h, w, self.factor, self.min_pixels, self.max_pixels)
+        lo, hi = self.processor_pixels
+        for _ in range(8):  # a fixed point in one or two passes
+            nh, nw = smart_resize(rh, rw, self.factor, lo, hi)
+            if (nh, nw) == (rh, rw):
+                break
+            rh, rw = nh, nw
         return rw, rh
 
     def chat_text(self, messages: list[dict[str, Any]]) -> str:

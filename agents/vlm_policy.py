@@ -10,6 +10,7 @@ Optional LoRA (``peft``) and gradient checkpointing keep a 3B model on one GPU.
 
 from __future__ import annotations
 
+import json
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ except ModuleNotFoundError as e:  # the base install: name the extra, not a bare
     raise ModuleNotFoundError("agents.vlm_policy needs torch: pip install 'guigym[vlm]'", name="torch") from e
 
 from agents.grpo import Completion
+from agents.json_out import to_json
 from agents.plan_act import Plan
 from agents.vlm import VLM, _check_fmt, load_vlm, parse_plan_output, plan_messages
 
@@ -39,6 +41,12 @@ class TextCompletion(Completion):
 
 #: Qwen2-VL's vision placeholder tokens: the processor puts them in prompts; a plan has none.
 VISION_TOKENS = ("<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
+
+
+def _adapter_config(path: Union[str, Path]) -> Optional[dict[str, Any]]:
+    """The LoRA adapter's config saved at ``path`` (``adapter_config.json``), or ``None``."""
+    f = Path(path) / "adapter_config.json"
+    return json.loads(f.read_text()) if f.is_file() else None
 
 
 class VLMPolicy:
@@ -77,13 +85,34 @@ class VLMPolicy:
         lora_rank: int = 0, gradient_checkpointing: bool = False, max_pixels: Optional[int] = None, **kw: Any,
     ) -> "VLMPolicy":
         """Load a local checkpoint (:func:`agents.vlm.load_vlm`), optionally with LoRA
-        adapters of rank ``lora_rank`` on the language model's attention projections."""
-        vlm = load_vlm(path, device=device, dtype=dtype, max_pixels=max_pixels)
+        adapters of rank ``lora_rank`` on the language model's attention projections.
+
+        A folder :meth:`save` wrote with LoRA holds an adapter: its training goes on (the
+        saved adapter, trainable, on its base), which needs ``lora_rank`` equal to the saved
+        rank; any other ``lora_rank`` raises ``ValueError`` before the weights load."""
+        adapter = _adapter_config(path)
+        if adapter is not None and lora_rank != adapter.get("r"):
+            # a new adapter wrapped around the loaded one re-initialised it (training restarted from
+            # the base without a word), and rank 0 left no trainable weight (the optimizer's error)
+            raise ValueError(f"{path} holds a LoRA adapter of rank {adapter.get('r')}: continue training it with "
+                             f"lora_rank={adapter.get('r')}, not {lora_rank} (to train all weights, merge it into its base first)")
+        # an adapter: its base, then the adapter through peft, trainable (transformers' own loading
+        # injects it frozen, for inference, and saving that model needs another peft version)
+        base: Union[str, Path] = path
+        if adapter is not None:
+            base = adapter.get("base_model_name_or_path") or ""
+            if not base:
+                raise ValueError(f"{path}: the adapter names no base checkpoint (base_model_name_or_path)")
+        vlm = load_vlm(base, device=device, dtype=dtype, max_pixels=max_pixels)
         model = vlm.model
         if gradient_checkpointing:
             model.gradient_checkpointing_enable()
             model.config.use_cache = False
-        if lora_rank > 0:
+        if adapter is not None:
+            from peft import PeftModel
+
+            vlm.model = PeftModel.from_pretrained(model, str(path), is_trainable=True)
+        elif lora_rank > 0:
             from peft import LoraConfig, get_peft_model
 
             cfg = LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0,
@@ -105,9 +134,13 @@ class VLMPolicy:
     def save(self, path: Union[str, Path], extra: Optional[dict[str, Any]] = None) -> None:
         """Save in Hugging Face format (a folder), loadable with ``from_pretrained``
         (:func:`agents.vlm.load_vlm`); with LoRA the folder holds the adapter, which names the
-        base checkpoint's path."""
+        base checkpoint's path. ``extra`` (e.g. the training run's arguments) goes to
+        ``guigym_extra.json`` in the folder, as strict JSON (anything else JSON cannot hold as
+        text)."""
         self.vlm.model.save_pretrained(str(path))
         self.vlm.processor.save_pretrained(str(path))
+        if extra:
+            (Path(path) / "guigym_extra.json").write_text(to_json(extra, default=str))
 
     # --- prompts ---------------------------------------------------------------------------
     def _prompt(self, ob: dict[str, Any]) -> tuple[str, Any, tuple[int, int], tuple[int, int]]:
