@@ -1,7 +1,8 @@
 """TraceR1 stage 1 offline with TRL's ``GRPOTrainer`` on a dataset from ``guigym export``.
 
 Each row of ``steps.jsonl`` is a state: its screenshot, the task, and the dense reference
-from that state. The policy (a local Qwen2.5-VL checkpoint) plans the next ``horizon``
+from that state; its prompt lists the actions taken before it, as the VLM planner's does.
+The policy (a local Qwen2.5-VL checkpoint) plans the next ``horizon``
 actions; :class:`guigym.rewards.trl.TrajectoryReward` scores the plan against the
 reference (rescaled to the model's image size) and :class:`~guigym.rewards.trl.FormatReward`
 checks the ``<answer>…</answer>`` form (a ``<think>`` block before it optional, as the prompt
@@ -30,7 +31,7 @@ from PIL import Image
 from agents.grpo import GRPOConfig
 from agents.vlm import holds_checkpoint, load_vlm, plan_messages
 from guigym.action_text import FORMATS
-from guigym.actions import RefStep, rescale_box, rescale_refstep
+from guigym.actions import Action, RefStep, rescale_box, rescale_refstep
 from guigym.rewards.trl import FormatReward, TrajectoryReward
 from guigym.viz import folder_problem
 
@@ -112,28 +113,45 @@ def arg_problems(args: Args) -> list[str]:
 def build_dataset(args: Args, model_size_of):
     """Rows ``{"prompt": chat messages, "image": PIL image at the model's size, "reference":
     JSON, "elements": JSON}``, the reference's and the elements' boxes rescaled to the model's
-    image pixels (``elements``, the state's visible widgets, when the export has them)."""
+    image pixels (``elements``, the state's visible widgets, when the export has them).
+
+    The prompt lists the actions taken before the row's state (the first step of the reference
+    of each earlier step of its episode), as the VLM planner and ``train_small.py`` show the
+    executed actions: a prompt that said "none" at every state trained the model on prompts it
+    never sees when it acts."""
     from datasets import Dataset
 
     root = Path(args.data)
-    rows = []
+    steps: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    taken: dict[tuple[str, int], Action] = {}  # (episode id, step) -> the action taken from that state
     with open(root / "steps.jsonl", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
-            screen = (r["width"], r["height"])
-            size = model_size_of(screen)
-            ref = [rescale_refstep(RefStep.from_dict(d), screen, size).to_dict() for d in json.loads(r["reference"])]
-            row = {
-                "prompt": plan_messages(r["goal"], [], args.horizon, args.fmt, size, size),
-                "image": Image.open(root / r["image"]).convert("RGB").resize(size, Image.Resampling.BICUBIC),
-                "reference": json.dumps(ref),
-            }
-            if r.get("elements") is not None:  # exports since the column was added: TrajectoryReward judges elements exactly
-                row["elements"] = json.dumps([{**e, "box": list(rescale_box(e["box"], screen, size))} for e in json.loads(r["elements"])],
-                                             ensure_ascii=False)
-            rows.append(row)
-            if len(rows) >= args.max_rows:
-                break
+            refs = json.loads(r["reference"])
+            if refs:  # every exported row has one: the action the export took from that state
+                taken[(r["episode_id"], r["step"])] = RefStep.from_dict(refs[0]).action
+            if len(steps) < args.max_rows:
+                steps.append((r, refs))
+    rows = []
+    for r, refs in steps:
+        eid, t = r["episode_id"], r["step"]
+        missing = [k for k in range(t) if (eid, k) not in taken]
+        if missing:  # a prompt with a gap in its history would not be the one the planner sees
+            raise SystemExit(f"{root / 'steps.jsonl'}: episode {eid} has no row for step {missing[0]}, "
+                             f"whose action step {t}'s prompt lists; use the steps.jsonl `guigym export` wrote")
+        screen = (r["width"], r["height"])
+        size = model_size_of(screen)
+        ref = [rescale_refstep(RefStep.from_dict(d), screen, size).to_dict() for d in refs]
+        history = [taken[(eid, k)] for k in range(t)]  # screen pixels: plan_messages rescales them
+        row = {
+            "prompt": plan_messages(r["goal"], history, args.horizon, args.fmt, size, screen),
+            "image": Image.open(root / r["image"]).convert("RGB").resize(size, Image.Resampling.BICUBIC),
+            "reference": json.dumps(ref),
+        }
+        if r.get("elements") is not None:  # exports since the column was added: TrajectoryReward judges elements exactly
+            row["elements"] = json.dumps([{**e, "box": list(rescale_box(e["box"], screen, size))} for e in json.loads(r["elements"])],
+                                         ensure_ascii=False)
+        rows.append(row)
     if not rows:
         raise SystemExit(f"no rows in {root / 'steps.jsonl'}; run `guigym export` first")
     return Dataset.from_list(rows)

@@ -104,7 +104,9 @@ def episodes(
     ``screenshots/<episode_id>/NNN.png``, relative to ``out``. The episode id is
     ``<env_id>-<backend>-<level>-<seed>`` (plus :func:`variation_tag` for varied instances):
     the backends, variations and splits draw different screenshots for one seed, so their
-    datasets never share an id or a screenshot folder."""
+    datasets never share an id or a screenshot folder. ``env_id`` may have ``gym.make``'s
+    ``guigym:`` prefix; ids, folders and the ``env_id`` field use the plain id, as the command's."""
+    env_id = plain_id(env_id)  # "guigym:GuiGym-…" put a colon in every id and folder: not the CLI's dataset
     shots_dir = out / "screenshots" if shots_dir is None else shots_dir
     plain = resolve_variation(variation, split) is None
     varied: dict[str, Any] = {} if plain else {"variation": variation, "split": split}

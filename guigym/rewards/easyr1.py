@@ -5,7 +5,13 @@ TraceR1 was trained with EasyR1, whose reward functions are modules with ``REWAR
 ``path/to/guigym/rewards/easyr1.py:compute_score`` and pass options through
 ``reward_function_kwargs`` (e.g. ``{"mode": "trajectory", "gamma": 0.9}``). Each input's
 ``ground_truth`` is the dense reference from the sample's state, as the ``reference`` column
-of ``guigym export`` writes it (JSON of ``RefStep.to_dict()`` dicts).
+of ``guigym export`` writes it (JSON of ``RefStep.to_dict()`` dicts), with its points and
+boxes in the pixels of the image the model sees: the export's are the screenshot's, and
+EasyR1 resizes images (up to ``data.min_pixels``, 512×512 by default, which a 360×640
+screenshot is below) before the processor rounds them to its own grid (multiples of 28 for
+Qwen2.5-VL), so rescale each step with :func:`guigym.actions.rescale_refstep` to that size
+when building the dataset, as ``examples/trl_grpo.py`` does. The reward only compares
+coordinates; it cannot tell which image they were meant for.
 
 * ``mode="uir1"``: ``overall = uir1_reward`` (type + argument + format, in [0, 3]) against the
   first reference step, with the parts reported as ``type``, ``argument``, ``format``.

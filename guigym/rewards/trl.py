@@ -6,8 +6,9 @@ dataset column (default ``"reference"``), which TRL passes as a keyword argument
 a JSON string or a list of :meth:`RefStep.to_dict() <guigym.actions.RefStep.to_dict>` dicts
 (the dense reference from the sample's state; UI-R1 rewards use its first step).
 Completions may be plain strings or conversational (``[{"role": "assistant", "content":
-...}]``, the content a string or a list of ``{"type": "text", "text": ...}`` parts). TRL is
-not needed to use them.
+...}]``, the content a string or a list of ``{"type": "text", "text": ...}`` parts; a response
+TRL parsed into ``reasoning_content`` and ``tool_calls`` is read as the text it came from,
+see :func:`completion_text`). TRL is not needed to use them.
 
 An empty reference (the sample's state is terminal: the task is done) expects a ``done`` step
 (see :mod:`guigym.rewards.uir1`); the TraceR1 adapter scores it like any other reference.
@@ -55,22 +56,60 @@ __all__ = [
 
 
 def completion_text(completion: Any) -> str:
-    """The text of one TRL completion: a string, or the last assistant message of a
+    r"""The text of one TRL completion: a string, or the last assistant message of a
     conversation (``content`` a string or a list of text parts). Anything else → ``""``.
+
+    A message that TRL's response parsing split (a tokenizer with a response schema, as
+    ``GRPOTrainer(tools=...)`` sets up: the ``<think>`` block moved to ``reasoning_content``
+    (or ``thinking``), each ``<tool_call>`` to ``tool_calls``) is put back together as the
+    model wrote it, so a ``mobile_use`` answer and the think block still count.
 
     >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}])
     'ab'
+    >>> completion_text([{"role": "assistant", "content": "", "reasoning_content": "t",
+    ...                   "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}])
+    '<think>t</think>\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
     """
     if isinstance(completion, str):
         return completion
     if isinstance(completion, dict):
-        return _content_text(completion.get("content"))
+        return _message_text(completion)
     if isinstance(completion, (list, tuple)):
         msgs = [m for m in completion if isinstance(m, dict)]
         assistant = [m for m in msgs if m.get("role", "assistant") == "assistant"]
         chosen = assistant or msgs
-        return _content_text(chosen[-1].get("content")) if chosen else ""
+        return _message_text(chosen[-1]) if chosen else ""
     return ""
+
+
+def _message_text(message: dict) -> str:
+    """One message's text; a parsed response's ``reasoning_content`` / ``thinking`` and
+    ``tool_calls`` written back as ``<think>…</think>`` and ``<tool_call>…</tool_call>``
+    (TRL's parsed form otherwise lost the whole answer of a tool-call format)."""
+    content = _content_text(message.get("content"))
+    reasoning = message.get("reasoning_content", message.get("thinking"))
+    parts = []
+    if isinstance(reasoning, str) and reasoning.strip() and "<think>" not in content:
+        parts.append(f"<think>{reasoning}</think>")
+    if content:
+        parts.append(content)
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, (list, tuple)) else ():
+        fn = call.get("function", call) if isinstance(call, dict) else None
+        if not isinstance(fn, dict):
+            continue
+        args = fn.get("arguments")
+        if isinstance(args, str):  # OpenAI-style calls carry the arguments as JSON text
+            try:
+                args = json.loads(args)
+            except (ValueError, RecursionError):  # model text: "[[[…" nested past the stack is no call either
+                pass
+        try:
+            parts.append("<tool_call>\n" + json.dumps({"name": fn.get("name"), "arguments": args}, ensure_ascii=False)
+                         + "\n</tool_call>")
+        except (TypeError, ValueError, RecursionError):  # not JSON (a hand-built message): no call to read
+            continue
+    return "\n".join(parts)
 
 
 def _content_text(content: Any) -> str:
