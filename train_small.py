@@ -39,8 +39,9 @@ Evaluation: success rate of the greedy plan-act loop on held-out seeds (10 000+,
 training; training uses seeds below 10 000, the curves use 20 000+), beside the random
 planner. Outputs in ``runs/<run_name>/``: ``args.json``, ``curves.csv``, ``timing.csv``,
 ``curves.png``, ``policy.pt``, ``eval.json`` (written last: a finished run). Ctrl-C stops training
-after the iteration in progress and saves ``policy.pt`` and ``interrupted.json``, with no held-out
-evaluation (a second Ctrl-C aborts at once).
+after the iteration in progress and saves ``policy.pt``, ``interrupted.json`` and ``checkpoint.pt``, with
+no held-out evaluation (a second Ctrl-C aborts at once); the same command with ``--resume --run-name
+NAME`` goes on from the checkpoint.
 """
 
 from __future__ import annotations
@@ -311,8 +312,9 @@ class Args:
     resume: bool = False
     """continue the run ``--out-dir/--run-name`` from its ``checkpoint.pt`` (written on Ctrl-C or
     by ``--save-every``), with the flags it was started with (only ``--progress``,
-    ``--save-every`` and ``--time-limit-min`` may differ): its curves and results are those of the
-    run never stopped"""
+    ``--save-every`` and ``--time-limit-min`` may differ; a run started without ``--run-name``
+    resumes with the folder name it printed): its curves and results are those of the run never
+    stopped"""
 
     @property
     def grpo(self) -> GRPOConfig:
@@ -351,6 +353,9 @@ _NEEDS: tuple[tuple[str, Any, str], ...] = (
     ("label_vocab_seeds", lambda a: a.plan_steps == "ungrounded" and a.policy != "vlm",
      "--plan-steps ungrounded (the tiny policy)"),
     ("advantage", lambda a: a.stage != "2", "stage 1 (--stage 1 or both; stage 2 scores one step)"),
+    # stage 2 alone scores with the grounded reward: --stage 2 --stage1-reward uir1 trained as without it
+    ("stage1_reward", lambda a: a.stage != "2" or a.stage2_reward == "trajectory",
+     "a stage scored with it (--stage 1 or both, or --stage2-reward trajectory)"),
 )
 
 
@@ -440,8 +445,10 @@ def arg_problems(args: Args) -> list[str]:
     return out
 
 
-#: Flags a resumed run may change: they touch no result (a time limit counts per process).
-RESUME_MAY_CHANGE = frozenset({"progress", "save_every", "time_limit_min", "resume"})
+#: Flags a resumed run may change: they touch no result (a time limit counts per process). The run
+#: folder's name and place are where the checkpoint is found, not a setting: a run started without
+#: ``--run-name`` (the default name) was refused on resume, ``--run-name`` "not what it was started with".
+RESUME_MAY_CHANGE = frozenset({"progress", "save_every", "time_limit_min", "resume", "run_name", "out_dir"})
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = 1
 
@@ -1256,15 +1263,8 @@ class Trainer:
         a = self.args
         if a.run_name:
             self.out.mkdir(parents=True, exist_ok=True)
-        else:  # a default name is per second: a run started in the same second (same seed) gets its own folder
-            base, k = self.out, 1
-            while True:
-                try:
-                    self.out.mkdir(parents=True)
-                    break
-                except FileExistsError:
-                    k += 1
-                    self.out = base.with_name(f"{base.name}_{k}")
+        else:
+            self.out = new_run_folder(self.out)
             self.run_name = self.out.name
         rows: list[dict[str, Any]] = []
         last_val: dict[str, Any] = {}
@@ -1431,6 +1431,20 @@ class _StopOnSigint:
             self._old = None
 
 
+def new_run_folder(base: Path) -> Path:
+    """Make the folder of a run with a default name and return it: ``base``, or ``base_2``,
+    ``base_3``, … where that exists (a default name is per second: two runs of the same seed started
+    in the same second shared one folder, the second deleting the first's files)."""
+    out, k = base, 1
+    while True:
+        try:
+            out.mkdir(parents=True)
+            return out
+        except FileExistsError:
+            k += 1
+            out = base.with_name(f"{base.name}_{k}")
+
+
 def _remove(path: Path) -> None:
     """Delete a file or folder (``--policy vlm`` saves a folder) if there is one."""
     if path.is_dir() and not path.is_symlink():
@@ -1527,6 +1541,9 @@ def main(argv: Optional[list[str]] = None) -> dict[str, Any]:
             print(f"train_small.py: --ppo-steps {args.ppo_steps} trains {setting['total_timesteps']} env steps (whole PPO "
                   f"rollouts of {setting['n_envs']} envs x {setting['ppo_kwargs']['n_steps']} steps)", file=sys.stderr)
         out = Path(args.out_dir) / name
+        if not args.run_name:  # as GRPO's default names: a folder of its own
+            out = new_run_folder(out)
+            name = out.name
         for old in ("eval.json", "ppo.zip", "curves.csv", "curves.png", "policy.pt", "timing.csv", "interrupted.json", CHECKPOINT):
             _remove(out / old)  # a previous run's (GRPO's or PPO's), in a reused folder
         out.mkdir(parents=True, exist_ok=True)

@@ -8,11 +8,10 @@ oracle's remaining length). Every ``eval_every`` steps the deterministic policy 
 held-out seeds.
 
 :data:`PPO_SETTING` is the setting measured over seeds in ``docs/ppo_baseline.md`` (smaller action
-space, action history, tuned PPO): its shaped return rises on Login easy, but in the README's
-tables (commit 7d28fe5) one seed of three (seed 0: 4 %) succeeds above random (0 %), at 80k and
-at 200k env steps alike; the 4 / 27 / 22 % at 200k were measured at b20a3c1, before a fix of
-the wrappers. See that page and the README for the curves. ``train_ppo``'s own defaults
-reproduce the original full-action-space baseline.
+space, action history, tuned PPO): its shaped return rises on Login easy, but its held-out
+success stays low and differs widely between seeds (one of three seeds at 0 % at 80k and at 200k
+env steps alike; the numbers, their commits and the curves are in the README's PPO tables and
+that page). ``train_ppo``'s own defaults reproduce the original full-action-space baseline.
 """
 
 from __future__ import annotations

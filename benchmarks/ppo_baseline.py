@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from agents.json_out import to_json  # noqa: E402  (result files as strict JSON)
+from guigym.viz import write_whole  # noqa: E402
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -79,8 +80,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for seed in args.seeds:
         cached = out / f"seed{seed}" / "row.json"
-        if cached.exists():
-            old = json.loads(cached.read_text())
+        old = read_row(cached)
+        if old is not None:
             # the curve's flags too: a row trained with another --eval-every / --curve-episodes has
             # another learning curve, and was reused for the figure as if it were this run's
             if (old.get("setting") == json.loads(json.dumps(setting)) and old.get("held_out") == [held_out.start, held_out.stop]
@@ -104,19 +105,34 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             "curve": res["curve"],
         }
         rows.append(row)
-        cached.write_text(to_json({"setting": setting, "held_out": [held_out.start, held_out.stop], "curve_flags": curve_flags,
-                                   "row": row}, indent=None, default=list))
+        text = to_json({"setting": setting, "held_out": [held_out.start, held_out.stop], "curve_flags": curve_flags, "row": row},
+                       indent=None, default=list)
+        write_whole(cached, lambda p: p.write_text(text))  # whole or not at all: a seed's cache is never half a file
         print(f"seed {seed}: PPO argmax {row['ppo_argmax']:.0%}, sampled {row['ppo_sampled']:.0%}, random {row['random']:.0%}, "
               f"{row['env_steps']} steps, {wall:.0f} s wall / {cpu:.0f} CPU-s", flush=True)
 
     table = render_table(rows, env_id, level, held_out, commit)
     print(table)
-    (out / "table.md").write_text(table)
-    (out / "results.json").write_text(to_json({"commit": commit, "setting": setting, "held_out": [held_out.start, held_out.stop],
-                                               "rows": rows}, default=list))
+    write_whole(out / "table.md", lambda p: p.write_text(table))
+    results = to_json({"commit": commit, "setting": setting, "held_out": [held_out.start, held_out.stop], "rows": rows}, default=list)
+    write_whole(out / "results.json", lambda p: p.write_text(results))
     plot(rows, Path(args.png), f"SB3 PPO on {env_id} [{level}], {len(rows)} seeds")
     print(f"wrote {out / 'table.md'}, {out / 'results.json'}, {args.png}")
     return rows
+
+
+def read_row(path: Path) -> dict[str, Any] | None:
+    """A seed's cached ``row.json``, or None where there is none or it cannot be read (a file cut
+    short by a killed run, from before rows were written whole: that seed is trained again, where
+    a ``JSONDecodeError`` traceback stopped every later run of the sweep)."""
+    try:
+        old = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        print(f"{path}: not a readable row ({type(e).__name__}: {e}); training that seed again", file=sys.stderr, flush=True)
+        return None
+    return old if isinstance(old, dict) else None
 
 
 def arg_problems(args: argparse.Namespace) -> list[str]:
