@@ -41,6 +41,12 @@ class Case:
         family = self.env_id.split("-")[1] if self.env_id.count("-") >= 2 else self.env_id
         return f"{family}-{self.level}-s{self.seed}-d{self.detours}"
 
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """How Hypothesis (and IPython) print a case — in the notes of every check failure: its
+        id and task. The dataclass printer wrote out the whole env state, several thousand
+        characters of it under each failure message."""
+        p.text(f"<Case {self.id}: {self.instruction!r}>")
+
     def reference_json(self) -> str:
         """The reference as a dataset column holds it (``RefStep.to_dict()`` JSON)."""
         return json.dumps([r.to_dict() for r in self.reference])

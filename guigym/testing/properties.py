@@ -8,12 +8,13 @@ come from :func:`~guigym.testing.reference_cases`. Do not call a check from insi
 that is itself decorated with ``@given``.
 
 * :func:`check_never_raises` — any text (valid, near-valid, garbage, in every format) and
-  any plan is scored without an exception;
+  any plan is scored without an exception, and the same again when scored a second time;
 * :func:`check_bounded` — every score is a finite number in ``[low, high]``;
 * :func:`check_garbage_never_beats_valid` — text no parser reads scores at most what any
   valid completion scores (so a policy can never gain by breaking its output);
 * :func:`check_reference_is_best` — the reference plan scores at least as much as every
-  corrupted version of it (wrong type, click outside the target box, wrong argument (scroll
+  corrupted version of it (wrong type, click outside the target box — on each other visible
+  widget, an injected banner included, or just off the box —, wrong argument (scroll
   direction, typed text, app, answer), steps dropped, duplicated or shuffled);
 * :func:`check_rescale_invariant` — rescaling the coordinates of both the prediction and the
   reference (:func:`~guigym.actions.rescale_action`, :func:`~guigym.actions.rescale_refstep`)
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from hypothesis import HealthCheck, Phase, assume, given, seed as hseed, settings
+from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
 from guigym.actions import (
@@ -61,9 +63,15 @@ MODEL_SIZES: tuple[tuple[int, int], ...] = ((364, 644), (180, 320), (720, 1280),
 # ----------------------------------------------------------------------------- plumbing
 
 
-def _run(body: Callable[[Any], None], max_examples: int, seed: Optional[int], shrink: bool = True) -> None:
+def _run(body: Callable[[Any], None], max_examples: int, seed: Optional[int], shrink: bool = True,
+         check: str = "check", reward: Optional[RewardUnderTest] = None) -> None:
     """Run ``body(data)`` on ``max_examples`` Hypothesis examples (``st.data()``);
-    ``shrink=False`` reports the first failure found instead of a minimal one (faster)."""
+    ``shrink=False`` reports the first failure found instead of a minimal one (faster).
+
+    A failure Hypothesis cannot reproduce when it replays the example (a reward that is not
+    deterministic) comes out as an ``AssertionError`` that says so, with the first failure's
+    message, instead of Hypothesis's ``FlakyFailure`` (which is no ``AssertionError``, so it
+    escaped :func:`run_all_checks` and named neither the reward nor the input)."""
 
     @settings(
         max_examples=max_examples,
@@ -80,7 +88,14 @@ def _run(body: Callable[[Any], None], max_examples: int, seed: Optional[int], sh
 
     if seed is not None:
         run = hseed(seed)(run)
-    run()
+    try:
+        run()
+    except Flaky as e:
+        first = next((x for x in getattr(e, "exceptions", ()) if isinstance(x, AssertionError)), None)
+        name = reward.name if reward is not None else "the reward"
+        detail = f"\n  the first failure: {first}" if first is not None else f"\n  Hypothesis: {e}"
+        raise AssertionError(f"{check}: {name} is not deterministic: an example that failed passed when it was scored "
+                             f"again{detail}") from e
 
 
 def _live(cases: Iterable[Case]) -> list[Case]:
@@ -175,11 +190,21 @@ def _other_type(a: Any, rng_pick: int, size: tuple[int, int]) -> Any:
     return options[rng_pick % len(options)]
 
 
-def _outside(box: tuple[int, int, int, int], size: tuple[int, int], pick: int) -> Optional[tuple[int, int]]:
+def _inside(p: tuple[int, int], box: Any) -> bool:
+    x0, y0, x1, y1 = box
+    return x0 <= p[0] <= x1 and y0 <= p[1] <= y1
+
+
+def _outside(box: tuple[int, int, int, int], size: tuple[int, int], pick: int,
+             elements: Sequence[dict] = ()) -> Optional[tuple[int, int]]:
     w, h = size
     x0, y0, x1, y1 = box
-    candidates = [((x0 + x1) // 2, y0 - 10), ((x0 + x1) // 2, y1 + 10), (x0 - 10, (y0 + y1) // 2), (x1 + 10, (y0 + y1) // 2),
-                  (2, 2), (w - 3, h - 3), (w - 3, 2), (2, h - 3)]
+    # the centres of the other visible widgets first: the wrong click a policy learns is one on
+    # another widget — an injected "Task complete" banner, a misleading link — and the points
+    # just off the box or in the corners below never land on one
+    widgets = [((b[0] + b[2]) // 2, (b[1] + b[3]) // 2) for b in (e.get("box") for e in elements) if b is not None]
+    candidates = widgets + [((x0 + x1) // 2, y0 - 10), ((x0 + x1) // 2, y1 + 10), (x0 - 10, (y0 + y1) // 2),
+                            (x1 + 10, (y0 + y1) // 2), (2, 2), (w - 3, h - 3), (w - 3, 2), (2, h - 3)]
     ok = [(x, y) for x, y in candidates if 0 <= x < w and 0 <= y < h and not (x0 <= x <= x1 and y0 <= y <= y1)]
     return ok[pick % len(ok)] if ok else None
 
@@ -197,10 +222,13 @@ def _wrong_argument(a: Any) -> Any:
 
 
 def corrupt_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep], op: str, i: int, pick: int, size: tuple[int, int],
-                 order: Optional[Sequence[int]] = None) -> Optional[list[PlanStep]]:
+                 order: Optional[Sequence[int]] = None, elements: Sequence[dict] = ()) -> Optional[list[PlanStep]]:
     """``steps`` with one corruption ``op`` (one of :data:`PLAN_CORRUPTIONS`) at step ``i``
     (taken modulo the length); ``None`` when ``op`` does not apply there (e.g.
-    ``click_outside`` on a non-click step)."""
+    ``click_outside`` on a non-click step). ``click_outside`` moves the click to the point
+    number ``pick`` of: the centres of ``elements`` (``info["elements"]``, e.g.
+    ``Case.elements``) that lie outside the target box, then points just off the box and
+    near the screen's corners."""
     out = list(steps)
     if not out:
         return None
@@ -212,7 +240,7 @@ def corrupt_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep], op: st
         box = reference[i].box if i < len(reference) else None
         if not isinstance(a, Click) or box is None:
             return None
-        p = _outside(box, size, pick)
+        p = _outside(box, size, pick, elements)
         if p is None:
             return None
         out[i] = PlanStep(action=Click(*p))
@@ -243,9 +271,17 @@ def check_never_raises(
     reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True
 ) -> None:
     """No text (valid, near-valid or garbage, in any format) and no plan makes the reward
-    raise; an exception is reported as an ``AssertionError`` naming the input."""
+    raise; an exception is reported as an ``AssertionError`` naming the input. Each input is
+    scored twice, and two scores more than ``reward.tol`` apart fail too: a reward that is
+    not deterministic (random, or keeping state between calls) fails the other checks only
+    by chance, with a message about ranking, rounding or bounds that hides the cause."""
     _require(reward, "check_never_raises")
     live = _live(cases)
+    check = "check_never_raises"
+
+    def same(case: Case, what: str, a: float, b: float) -> None:
+        if abs(a - b) > reward.tol:
+            raise _fail(check, reward, case, f"is not deterministic: scored {a}, then {b}, for the same {what}")
 
     def body(data: Any) -> None:
         case = data.draw(st.sampled_from(live), label="case")
@@ -254,12 +290,15 @@ def check_never_raises(
             kind = data.draw(st.sampled_from(KINDS), label="kind")
             fmt = data.draw(st.sampled_from([reward.fmt, None]), label="fmt")
             text = data.draw(model_texts(fmt=fmt, kind=kind, viewport=case.screenshot_size, done=True), label="text")
-            _text_score("check_never_raises", reward, case, text, ref)
+            first_text = _text_score(check, reward, case, text, ref)
+            same(case, f"text {_short(text)}", first_text, _text_score(check, reward, case, text, case.ref()))
         if reward.score_plan is not None:
             steps = data.draw(plans(8, viewport=data.draw(st.sampled_from([case.screenshot_size, None])), done=reward.done), label="plan")
-            _plan_scores("check_never_raises", reward, case, steps, ref)
+            first, again = _plan_scores(check, reward, case, steps, ref), _plan_scores(check, reward, case, steps, case.ref())
+            for channel, v in first.items():
+                same(case, f"plan {_short(steps)} ({channel})", v, again[channel])
 
-    _run(body, max_examples, seed, shrink)
+    _run(body, max_examples, seed, shrink, "check_never_raises", reward)
 
 
 def check_bounded(reward: RewardUnderTest, cases: Iterable[Case], low: Optional[float] = None, high: Optional[float] = None,
@@ -298,7 +337,7 @@ def check_bounded(reward: RewardUnderTest, cases: Iterable[Case], low: Optional[
         for channel, v in _plan_scores("check_bounded", reward, case, steps, ref).items():
             within(case, f"plan {_short(steps)} ({channel})", v)
 
-    _run(body, max_examples, seed, shrink)
+    _run(body, max_examples, seed, shrink, "check_bounded", reward)
 
 
 def check_garbage_never_beats_valid(
@@ -312,6 +351,9 @@ def check_garbage_never_beats_valid(
     _require(reward, "check_garbage_never_beats_valid")
     if reward.score_text is None:
         raise TypeError(f"check_garbage_never_beats_valid: {reward.name} has no score_text")
+    if at_bottom and not math.isfinite(reward.low):  # else every reward "failed": no score is ever -inf's equal
+        raise ValueError(f"check_garbage_never_beats_valid: at_bottom=True needs the reward's bottom, but {reward.name} "
+                         f"declares low={reward.low}; give RewardUnderTest(..., low=...)")
     live = _live(cases)
     check = "check_garbage_never_beats_valid"
 
@@ -337,7 +379,7 @@ def check_garbage_never_beats_valid(
             if g > v + reward.tol:
                 raise _fail(check, reward, case, f"gave unparsable text {_short(bad)} {g}, more than {v} for the valid text {_short(text)}")
 
-    _run(body, max_examples, seed, shrink)
+    _run(body, max_examples, seed, shrink, "check_garbage_never_beats_valid", reward)
 
 
 def _draw_corruption(data: Any, case: Case, steps: list[PlanStep]) -> tuple[list[PlanStep], list[str]]:
@@ -347,9 +389,9 @@ def _draw_corruption(data: Any, case: Case, steps: list[PlanStep]) -> tuple[list
     for _ in range(data.draw(st.integers(1, 2), label="how many corruptions")):
         op = data.draw(st.sampled_from(PLAN_CORRUPTIONS), label="corruption")
         i = data.draw(st.integers(0, 31), label="at step")
-        pick = data.draw(st.integers(0, 7), label="pick")
+        pick = data.draw(st.integers(0, 15), label="pick")  # (click_outside: up to 8 widgets' centres, then 8 points)
         order = data.draw(st.permutations(range(len(out))), label="order") if op == "shuffle" else None
-        new = corrupt_plan(out, case.reference, op, i, pick, case.screenshot_size, order)
+        new = corrupt_plan(out, case.reference, op, i, pick, case.screenshot_size, order, case.elements)
         if new is not None and new:
             out = new
             done.append(f"{op}@{i % max(1, len(steps))}" if op != "shuffle" else f"shuffle{list(order or [])}")
@@ -360,19 +402,20 @@ def check_reference_is_best(
     reward: RewardUnderTest, cases: Iterable[Case], max_examples: int = 50, seed: Optional[int] = 0, shrink: bool = True
 ) -> None:
     """The reference plan (the oracle's) scores at least as high as every corrupted version
-    of it — a step of the wrong type, a click moved outside its target box, a wrong argument
-    (scroll direction, typed text, app, answer), steps dropped, duplicated or shuffled — through
-    every channel of the reward."""
+    of it — a step of the wrong type, a click moved outside its target box (onto another
+    widget, or just off the box), a wrong argument (scroll direction, typed text, app,
+    answer), steps dropped, duplicated or shuffled — through every channel of the reward.
+
+    Before the random corruptions, up to ``max_examples`` plans move the reference's first
+    click onto the centre of each other visible widget of each case, in turn: a tap on an
+    injected "Task complete" banner or a misleading link is the wrong click a policy learns
+    first, and one corruption among many drawn at random lands on it too rarely."""
     _require(reward, "check_reference_is_best")
     live = _live(cases)
     check = "check_reference_is_best"
 
-    def body(data: Any) -> None:
-        case = data.draw(st.sampled_from(live), label="case")
+    def compare(case: Case, best: list[PlanStep], bad: list[PlanStep], done: Sequence[str]) -> None:
         ref = case.ref()
-        best = reference_plan(case.reference, reward.done)
-        bad, done = _draw_corruption(data, case, best)
-        assume(done and bad != best)
         s_best = _plan_scores(check, reward, case, best, ref)
         s_bad = _plan_scores(check, reward, case, bad, ref)
         for channel in s_best:
@@ -380,7 +423,30 @@ def check_reference_is_best(
                 raise _fail(check, reward, case, f"gave the corrupted plan ({', '.join(done)}) {s_bad[channel]} > {s_best[channel]} "
                             f"for the reference ({channel})\n  corrupted: {_short([s.action for s in bad], 600)}")
 
-    _run(body, max_examples, seed, shrink)
+    sweep: list[tuple[Case, int, dict, tuple[int, int]]] = []  # widget by widget, case by case
+    for j in range(max(len(c.elements) for c in live)):
+        for case in live:
+            t = next((t for t, r in enumerate(case.reference) if isinstance(r.action, Click) and r.box is not None), None)
+            widget = case.elements[j] if j < len(case.elements) else {}
+            if t is None or widget.get("box") is None:
+                continue
+            x0, y0, x1, y1 = widget["box"]
+            p = ((x0 + x1) // 2, (y0 + y1) // 2)
+            if not _inside(p, case.reference[t].box):  # not the target, nor a widget around it
+                sweep.append((case, t, widget, p))
+    for case, t, widget, p in sweep[:max_examples]:
+        best = reference_plan(case.reference, reward.done)
+        bad = best[:t] + [PlanStep(action=Click(*p))] + best[t + 1:]
+        compare(case, best, bad, [f"click_outside@{t} on widget {widget.get('id')!r}"])
+
+    def body(data: Any) -> None:
+        case = data.draw(st.sampled_from(live), label="case")
+        best = reference_plan(case.reference, reward.done)
+        bad, done = _draw_corruption(data, case, best)
+        assume(done and bad != best)
+        compare(case, best, bad, done)
+
+    _run(body, max_examples, seed, shrink, "check_reference_is_best", reward)
 
 
 @dataclass
@@ -494,7 +560,7 @@ def check_rescale_invariant(
                             f"  prediction: {_short([s.action or s for s in pred], 600)}\n"
                             f"  rescaled:   {_short([s.action or s for s in scaled_pred], 600)}")
 
-    _run(body, max_examples, seed, shrink)
+    _run(body, max_examples, seed, shrink, "check_rescale_invariant", reward)
 
 
 #: The action types that act on the screen (every type but Answer).
