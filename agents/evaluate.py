@@ -202,7 +202,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--variations", choices=("grid", *PRESETS), default="none",
                    help="grid: every value of each variation axis in --split, one at a time (guigym.variation.grid), "
-                        "with success per variant and the spread across them; a preset of guigym.variation.PRESETS "
+                        "with success per variant and the spread across them (max - min, population std); "
+                        "a preset of guigym.variation.PRESETS "
                         "(e.g. all): every env made with variation=PRESET, its axes sampled per episode from --split")
     p.add_argument("--split", choices=("train", "test"), default="train", help="the variation split (with --variations)")
     args = p.parse_args(argv)
@@ -365,8 +366,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: list[int]) -> int:
-    """``--variations grid``: success per variant of ``guigym.variation.grid`` and the spread
-    (max − min, std) across the variants, per env id × level. With ``--json``, every episode
+    """``--variations grid``: success per variant of ``guigym.variation.grid`` (and, under it,
+    the reasons the env gave for the episodes it ended as failures) and the spread (max − min,
+    population std) across the variants, per env id × level. With ``--json``, every episode
     record with its ``variant`` and ``split``."""
 
     from guigym.variation import grid
@@ -399,9 +401,12 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
                     out_json.flush()
                 print(f"{env_id} [{level:6}] {name:30} success {summary['success_rate']:.1%}, mean steps {summary['mean_steps']:.1f}",
                       flush=True)
+                if failures := failure_counts(records):  # as the plain run prints them (info["failure"])
+                    print("  failed: " + "; ".join(f"{n} x {why}" for why, n in failures.items()), flush=True)
             r = np.array(rates)
-            print(f"{env_id} [{level:6}] spread across {len(r)} variants: max - min {r.max() - r.min():.1%}, std {r.std():.1%} "
-                  f"(min {r.min():.1%} at {variants[int(r.argmin())][0]})", flush=True)
+            # the population std (ddof 0) of the variants' rates, as benchmarks/reproduce.py's robustness table
+            print(f"{env_id} [{level:6}] spread across {len(r)} variants: max - min {r.max() - r.min():.1%}, "
+                  f"std {r.std(ddof=0):.1%} (population) (min {r.min():.1%} at {variants[int(r.argmin())][0]})", flush=True)
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ class PlanActAgent:
     def plan(self, obs: dict[str, Any], info: dict[str, Any], history: Sequence[Action]) -> Plan:
         """The planner's plan, as a :class:`Plan` of at most ``horizon`` steps; never empty
         (an empty plan, ``None`` or anything not a list of steps becomes one no-op step with an
-        error; a lone step or action is a plan of one)."""
+        error; a lone step or action is a plan of one; a ``done`` step is its last step)."""
         return self._as_plan(self.planner.plan(obs, info, list(history)))
 
     def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
@@ -150,8 +150,8 @@ class PlanActAgent:
         return [self._as_plan(raw) for raw in raws]
 
     def _as_plan(self, raw: Any) -> Plan:
-        text = getattr(raw, "text", None)
-        error = getattr(raw, "error", None)
+        # a Plan's raw model text and error; a lone Type or Answer's ``text`` is what it types, no model text
+        text, error = (None, None) if isinstance(raw, ACTION_CLASSES) else (getattr(raw, "text", None), getattr(raw, "error", None))
         if raw is None:  # "nothing to plan": as an empty plan
             raw = []
         elif isinstance(raw, (PlanStep, *ACTION_CLASSES)):  # one step, not in a list
@@ -160,6 +160,9 @@ class PlanActAgent:
             # a str would become one no-op per character, an int a TypeError ending the rollout
             raw, error = [], error or f"planner returned a {type(raw).__name__}, not a list of plan steps"
         steps = [s if isinstance(s, PlanStep) else _as_step(s) for s in list(raw)[: max(1, self.horizon)]]
+        ends = next((i for i, s in enumerate(steps) if s.done), None)
+        if ends is not None:  # a done step ends the plan: the open loop must not execute what follows it
+            steps = steps[: ends + 1]
         if not steps:
             steps, error = [NOOP], error or "planner returned an empty plan"
         return Plan(steps, text=text, error=error)
@@ -434,7 +437,8 @@ def run_episode(
     ``env`` is reset with ``seed`` (and ``options``, plus ``{"level": level}`` if given),
     the agent with the same seed. The episode ends when the env terminates or truncates
     (its ``TimeLimit``), or after ``max_steps`` steps (default: the env's
-    ``max_episode_steps``, else 200; an episode cut there is ``truncated`` too). A step whose
+    ``max_episode_steps``, else 200; 0 cuts it before its first step, as :func:`run_episodes`'
+    ``limit`` 0; an episode cut there is ``truncated`` too). A step whose
     action cannot be obtained (a parse error, an ungrounded step the executor cannot ground, a
     plan's ``done`` step) is still an env step — a no-op
     (``env.step(None)`` is rejected by the env as an invalid action) — so time passes and a
@@ -442,13 +446,16 @@ def run_episode(
     (:func:`guigym.viz.annotate`) for a GIF.
     """
     _check_agent(agent, "run_episode")
+    if max_steps is not None and max_steps < 0:
+        raise ValueError(f"max_steps must be >= 0 (or None: the env's time limit), got {max_steps}")
     opts = dict(options or {})
     if level is not None:
         opts["level"] = level
     obs, info = env.reset(seed=seed, options=opts or None)
     agent.reset(seed)
     spec = getattr(env, "spec", None)
-    limit = max_steps or getattr(spec, "max_episode_steps", None) or 200
+    # 0 is a limit (cut before it began, as run_episodes' limit 0), not "the default"
+    limit = max_steps if max_steps is not None else getattr(spec, "max_episode_steps", None) or 200
     loop = EpisodeLoop(agent, obs, info, seed=seed, env_id=_env_id(env), level=level, limit=limit, record_frames=record_frames)
     while not loop.done:
         if loop.needs_plan:
@@ -483,6 +490,8 @@ def run_episodes(
     not end the episode (``history``: the actions executed so far).
     """
     _check_agent(agent, "run_episodes")
+    if limit < 0:  # every episode was silently "truncated" at 0 steps
+        raise ValueError(f"limit must be >= 0, got {limit}")
     records: list[Optional[EpisodeRecord]] = [None] * len(seeds)
     running: dict[int, tuple[int, EpisodeLoop]] = {}
     todo = iter(range(len(seeds)))
@@ -527,7 +536,8 @@ def run_episodes(
 
 
 def summarize(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-    """Aggregate: ``episodes``, ``success_rate``, ``mean_steps`` (all episodes),
+    """Aggregate (NaN where there is nothing to average: no episodes, no success, no re-plan
+    to compare, no steps): ``episodes``, ``success_rate``, ``mean_steps`` (all episodes),
     ``mean_steps_success``, ``plan_consistency`` (pooled over episodes), ``noop_rate``
     (no-op steps / steps: a step with no action, or with an action the env rejected,
     ``info["action_error"]`` in ``errors[t]`` — :class:`~guigym.env.GuiEnv`'s invalid actions
@@ -550,7 +560,9 @@ def summarize(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
 
 def failure_counts(records: Sequence[EpisodeRecord]) -> dict[str, int]:
     """How often each reason ended an episode as a failure (``EpisodeRecord.failure``), most
-    frequent first; episodes that succeeded, or were truncated, are not counted.
+    frequent first; episodes that succeeded, or that a step limit cut before the env ended them
+    (``truncated`` without ``terminated``), are not counted; one the env failed on the step its
+    time limit also ran out is.
 
     >>> recs = [EpisodeRecord("GuiGym-Login-v0", "easy", s, "", False, 1) for s in range(3)]
     >>> recs[0].failure = recs[1].failure = "the account is locked (too many wrong sign-ins)"

@@ -25,6 +25,14 @@ _ROLE_NOUN = {
 _WORDS = ("hello", "alice", "settings", "test", "admin", "password", "123456", "ok")
 
 
+def _horizon(horizon: Any) -> int:
+    """``horizon`` as an int >= 1; else a ``ValueError`` now (a float such as 2.5 was a
+    ``TypeError`` from slicing at the first plan, ``True`` a horizon of 1)."""
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+    return int(horizon)
+
+
 def _centre(box: Sequence[int]) -> tuple[int, int]:
     return (int(box[0]) + int(box[2])) // 2, (int(box[1]) + int(box[3])) // 2
 
@@ -139,12 +147,11 @@ class OraclePlanner:
     """
 
     def __init__(self, horizon: int = 8, noise: float = 0.0, grounded: bool = True, seed: Optional[int] = None) -> None:
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"noise must be in [0, 1], got {noise}")
+        horizon = _horizon(horizon)
+        if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) or not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be a number in [0, 1], got {noise!r}")
         self.horizon = horizon
-        self.noise = noise
+        self.noise = float(noise)
         self.grounded = grounded
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -183,11 +190,11 @@ class RandomPlanner:
     def __init__(
         self, horizon: int = 8, weights: Sequence[float] = (0.6, 0.15, 0.1, 0.15), on_elements: bool = False, seed: Optional[int] = None
     ) -> None:
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
+        horizon = _horizon(horizon)
         w = np.asarray(weights, dtype=float)
-        if w.shape != (4,) or (w < 0).any() or w.sum() <= 0:
-            raise ValueError(f"weights must be 4 non-negative numbers (click, scroll, back, type), got {weights}")
+        # NaN or inf passed these checks and broke the first plan ("Probabilities contain NaN")
+        if w.shape != (4,) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"weights must be 4 finite non-negative numbers (click, scroll, back, type), got {weights}")
         self.horizon = horizon
         self.p = w / w.sum()
         self.on_elements = on_elements
