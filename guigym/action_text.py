@@ -12,7 +12,9 @@ format is a vocabulary over the canonical action dict (:func:`guigym.actions.act
 parsing maps a step onto that dict, formatting starts from it.
 
 Hostile text is bounded: parsers read answers of at most :data:`MAX_TEXT_CHARS` characters, yield at most
-:data:`MAX_STEPS` steps, scan linearly and raise only :class:`ActionParseError`.
+:data:`MAX_STEPS` steps, scan linearly and raise only :class:`ActionParseError`. Text that does not
+parse as a whole is read as the rewards read it: the first ``<answer>…</answer>`` after the first
+``</think>`` (so ``env.step(text)`` takes the action the rewards score).
 
 >>> parse_action(format_action(Scroll("down", 5, 6), "function"))
 Scroll(direction='down', x=5, y=6)
@@ -23,6 +25,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import operator
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,6 +43,7 @@ from guigym.actions import (
     Scroll,
     action_from_dict,
     action_to_dict,
+    checked_action,
 )
 
 __all__ = [
@@ -67,7 +71,8 @@ SWIPE_CENTRE: tuple[int, int] = (180, 320)
 SWIPE_LENGTH: int = 300
 
 #: Longest answer the parsers read, after a leading ``<think>…</think>`` block (which is only
-#: skipped, by a linear scan, so any length is fine): a longer one is an :class:`ActionParseError`.
+#: skipped, by a linear scan, so any length is fine): a longer one is an :class:`ActionParseError`
+#: (unless the ``<answer>…</answer>`` the rewards read in it, which must fit, parses).
 #: The bound keeps every parse within milliseconds on hostile text; 128 JSON clicks fit in 6k.
 MAX_TEXT_CHARS: int = 8_192
 #: Most steps a trajectory or plan yields; later steps are dropped, as with ``max_len``.
@@ -666,8 +671,57 @@ def _parse_steps(text: Any, fmt: str | None, max_len: int | None, plan: bool, fi
         raise ActionParseError(f"expected a str to parse, got {type(text).__name__}")
     if fmt is not None and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS} or None")
-    if max_len is not None and max_len < 1:
-        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if max_len is not None:
+        try:  # a float slice bound raised a TypeError inside the parse, reported as malformed *text*
+            max_len = operator.index(max_len)
+        except TypeError:
+            raise ValueError(f"max_len must be an int >= 1 or None, got {_short(max_len)}") from None
+        if max_len < 1:
+            raise ValueError(f"max_len must be >= 1, got {max_len}")
+    try:
+        return _parse_text(text, fmt, max_len, plan, first)
+    except ActionParseError as e:
+        error = e
+    region = text
+    for _ in range(_REGION_DEPTH):  # what the rewards read (see _answer_region)
+        inner = _answer_region(region, fmt)
+        if inner is None or inner == region:
+            break
+        region = inner
+        try:
+            return _parse_text(region, fmt, max_len, plan, first)
+        except ActionParseError:
+            pass
+    raise error
+
+
+#: How often the parsers narrow a text that does not parse to its :func:`_answer_region`. The rewards
+#: narrow once and then call a parser, so the env reads what they read unless the answer they read
+#: nests regions this deep (a ``</think>`` in it with tool calls after, thrice); bounded, as each
+#: level is one more parse.
+_REGION_DEPTH = 2
+
+
+def _answer_region(text: str, fmt: str | None) -> str | None:
+    """The part of ``text`` the rewards read (``guigym.rewards._common.answer_region``): the
+    content of the first ``<answer>…</answer>`` after the first ``</think>``, else in the
+    mobile-use format or auto-detection, if a ``<tool_call>`` follows that ``</think>``, all
+    that follows it. The parsers fall back to it
+    where ``text`` as a whole does not parse, so that the env reads what the rewards score:
+    prose before the answer, a second answer block, a think block whose ``<think>`` the chat
+    template wrote, or one longer than the answer bound with prose after it made step() a
+    no-op while the rewards scored the action. Linear: ``str.find`` only."""
+    end = text.find("</think>")
+    rest = text if end < 0 else text[end + len("</think>") :]
+    i = rest.find("<answer>")
+    j = rest.find("</answer>", i + len("<answer>")) if i >= 0 else -1
+    if j >= 0:
+        return rest[i + len("<answer>") : j]
+    return rest if end >= 0 and fmt in ("mobile_use", None) and "<tool_call>" in rest else None
+
+
+def _parse_text(text: str, fmt: str | None, max_len: int | None, plan: bool, first: bool) -> list[PlanStep]:
+    """:func:`_parse_steps` of ``text`` as a whole."""
     n = len(_strip_think(text))  # a leading think block is skipped by a linear scan, not parsed: it does not count
     if n > MAX_TEXT_CHARS:
         raise ActionParseError(f"expected an answer of at most MAX_TEXT_CHARS={MAX_TEXT_CHARS} characters, got {n}: {_snippet(text)}")
@@ -705,6 +759,10 @@ def parse_action(text: str, fmt: str | None = None) -> Action:
     Lenient about wrapping: surrounding whitespace, a leading ``<think>…</think>``,
     ``<answer>`` tags, markdown fences; in the JSON formats Python-literal quoting
     (``'click'``, ``True``/``None``) too. A list or several calls: the first is taken.
+    Text that does not parse as a whole is read as the rewards read it
+    (``guigym.rewards._common.answer_region``): the content of the first ``<answer>…</answer>``
+    after the first ``</think>`` (prose before the answer, a second answer block, a think block
+    whose ``<think>`` the chat template wrote), in mobile-use also the tool calls after that ``</think>``.
     Accepted aliases: ``input_text`` (type), ``navigate_back`` (back), ``"app"``/``"name"``
     for ``"app_name"``, ``"x"``/``"y"`` for ``"coordinate"``; float coordinates are rounded.
     Aliases given together must agree, and no key may be given twice (either would make one
@@ -753,6 +811,18 @@ def parse_plan(text: str, fmt: str | None = None, max_len: int | None = None) ->
 def _check_fmt(fmt: str) -> None:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+
+
+def _plain(a: Action | None) -> Action | None:
+    """``a`` with plain ints and strs where it is valid (:func:`~guigym.actions.checked_action`: a
+    policy's numpy integers made ``json.dumps`` raise), else ``a`` as given (a caption of the
+    invalid action an episode recorded is still written)."""
+    if a is None:
+        return None
+    try:
+        return checked_action(a)
+    except ValueError:
+        return a
 
 
 def _arguments(a: Action) -> dict[str, Any]:
@@ -818,11 +888,23 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+#: The ``<`` of a tag the readers of a completion split it at (``<answer>``, ``</think>``, ...).
+_TAG_OPEN_RE = re.compile(r"<(?=/?(?:think|answer|tool_call)>)")
+
+
+def _dumps(v: Any) -> str:
+    """``json.dumps(v)`` with the ``<`` of every think/answer/tool-call tag in a string written
+    ``\\u003c`` (the same character in JSON and in a Python literal): typed text such as
+    ``"</answer>"`` ended the answer early for the rewards (the first ``</answer>`` ends it), which
+    scored the formatted action 0, and one such tag made the format reward 0."""
+    return _TAG_OPEN_RE.sub(r"\\u003c", json.dumps(v, ensure_ascii=False))
+
+
 def _literal(v: Any) -> str:
-    """``v`` as a JSON literal, which is a Python literal too; a lone surrogate, which UTF-8 (the
-    only source ``ast.parse`` reads) cannot hold, as a ``\\u`` escape: ``ensure_ascii`` would also
-    split astral characters into pairs, which Python reads as two characters."""
-    return escape_surrogates(json.dumps(v, ensure_ascii=False))
+    """``v`` as a JSON literal (:func:`_dumps`), which is a Python literal too; a lone surrogate,
+    which UTF-8 (the only source ``ast.parse`` reads) cannot hold, as a ``\\u`` escape:
+    ``ensure_ascii`` would also split astral characters into pairs, which Python reads as two characters."""
+    return escape_surrogates(_dumps(v))
 
 
 def _call(a: Action | None, kind: str, instruction: str) -> str:
@@ -836,14 +918,15 @@ def _call(a: Action | None, kind: str, instruction: str) -> str:
 def _format_steps(steps: Sequence[tuple[Action | None, str, str]], fmt: str) -> str:
     """Format ``(action, kind, instruction)`` triples in ``fmt``."""
     _check_fmt(fmt)
+    steps = [(_plain(a), k, i) for a, k, i in steps]
     if fmt == "function":
         return "\n".join(_call(a, k, i) for a, k, i in steps)
     if fmt == "json":
         items = [_json_dict(a, k, i, mobile=False) for a, k, i in steps]
-        return f"<answer>{json.dumps(items, ensure_ascii=False)}</answer>"
+        return f"<answer>{_dumps(items)}</answer>"
     return "\n".join(
         "<tool_call>\n"
-        + json.dumps({"name": "mobile_use", "arguments": _json_dict(a, k, i, mobile=True)}, ensure_ascii=False)
+        + _dumps({"name": "mobile_use", "arguments": _json_dict(a, k, i, mobile=True)})
         + "\n</tool_call>"
         for a, k, i in steps
     )

@@ -45,6 +45,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from datetime import date
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Union
 
@@ -117,7 +118,21 @@ def _text(s: str) -> str:
     return s.rstrip(".!").strip()
 
 
-def _as_number(s: str) -> float | None:
+def _number_key(exact: Decimal, v: float) -> str:
+    """The canonical form of the number ``exact`` (``v`` is its nearest float): ``str(v)`` where
+    that names ``exact`` itself ("1250.0", "0.1"), else its digits and exponent without trailing
+    zeros ("9007199254740993e0"). Comparing floats alone matched numbers past a float's 15-17
+    digits ("9007199254740993" = "9007199254740992", "1e-400" = "0")."""
+    if Decimal(repr(v)) == exact:
+        return repr(v)
+    sign, digits, exp = exact.as_tuple()
+    text, e = "".join(map(str, digits)).rstrip("0"), int(exp)
+    e += len(digits) - len(text)  # (exact is no zero: 0.0 names it)
+    return f"{'-' if sign else ''}{text}e{e}"
+
+
+def _as_number(s: str) -> str | None:
+    """``s`` read as a number, in :func:`_number_key`'s form, or None."""
     t = s.lstrip("$€£¥").lstrip()
     t = t[:-1].rstrip() if t.endswith("%") else t
     m = _GROUPED.fullmatch(t)
@@ -126,7 +141,13 @@ def _as_number(s: str) -> float | None:
     if not _NUMBER.fullmatch(t):
         return None
     v = float(t) + 0.0  # -0.0 → 0.0: "-0" is the number 0
-    return v if math.isfinite(v) else None
+    if not math.isfinite(v):
+        return None
+    try:
+        exact = Decimal(t)
+    except ArithmeticError:  # an exponent past the decimal module's (±999,999,999,999,999,999): not read as a number, as inf is not
+        return None
+    return _number_key(exact, v)
 
 
 def _as_time(s: str) -> str | None:
@@ -168,8 +189,10 @@ def canonical_answer(value: Any) -> str:
     """
     if isinstance(value, bool):
         return _text(str(value))
-    if isinstance(value, (int, float)):
-        return f"n:{float(value) + 0.0}" if math.isfinite(value) else _text(str(value))  # + 0.0: no "n:-0.0"
+    if isinstance(value, float):
+        return f"n:{value + 0.0}" if math.isfinite(value) else _text(str(value))  # + 0.0: no "n:-0.0"
+    if isinstance(value, int):  # exactly, as a text's digits are read (float(value) raises past 1e308)
+        return f"n:{_number_key(Decimal(value), float(value) + 0.0)}"
     if isinstance(value, date):
         return f"d:{value.isoformat()}"
     return _canonical_text(str(value))
@@ -217,29 +240,29 @@ def answers_match(given: Any, expected: Expected) -> bool:
         if want_one.startswith("t:"):  # "15.00" reads first as the number 15 (a price); where a time is expected it is 15:00
             return _time_text(given) == want_one
         if want_one.startswith("n:"):  # rule 6: "2 events", "two"
-            return _number_said(given) == float(want_one[2:])
+            return _number_said(given) == want_one[2:]
         phone = None if want_one[:2] in ("t:", "d:") else _phone_digits(str(expected))
         return phone is not None and _phone_digits(given) == phone  # rule 7: the same digits
     except (ValueError, OverflowError):
         return False
 
 
-def _number_said(given: str) -> float | None:
-    """The one number ``given`` states among plain words (rule 6 of the module docstring), or
-    None: no number, two or more, a word with digits that is not a number, a word of
-    :data:`_QUALIFIERS`, or more than twelve words.
+def _number_said(given: str) -> str | None:
+    """The one number ``given`` states among plain words (rule 6 of the module docstring), in
+    :func:`_number_key`'s form, or None: no number, two or more, a word with digits that is not
+    a number, a word of :data:`_QUALIFIERS`, or more than twelve words.
 
     >>> _number_said("You have 2 events."), _number_said("Two"), _number_said("1,250 dollars")
-    (2.0, 2.0, 1250.0)
+    ('2.0', '2.0', '1250.0')
     >>> _number_said("2 events on Dec 1"), _number_said("not 2"), _number_said("3pm"), _number_said("events")
     (None, None, None, None)
     """
     words = [w for w in (t.strip(",.!?;:()\"'“”‘’") for t in _text(given).split()) if w]
     if len(words) > 12:
         return None
-    found: list[float] = []
+    found: list[str] = []
     for w in words:
-        n = float(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else _as_number(w)
+        n = repr(float(_NUMBER_WORDS[w])) if w in _NUMBER_WORDS else _as_number(w)
         if n is not None:
             found.append(n)
         elif w in _QUALIFIERS or not w.replace("'", "").replace("-", "").isalpha():

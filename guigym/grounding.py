@@ -92,17 +92,25 @@ def _quoted_spans(text: str) -> list[tuple[int, int, str]]:
 #: The words that say "enter this text"; the quoted text after the first of them (outside quotes) is
 #: what a Type step types, wherever the field's label stands ("In the 'Username' field, type 'alice'").
 _ENTRY_VERB = re.compile(r"\b(?:type|enter|write|input)\b", re.IGNORECASE)
+#: Between the entry verb and a quote, a word that makes the quote the field typed into: "into",
+#: "onto", or "in" after another word ("Type alice in the 'Name' field"; "Type in 'alice'" is the
+#: verb "type in").
+_INTO = re.compile(r"\b(?:into|onto)\b|\S\s+in\b", re.IGNORECASE)
 
 
 def typed_text(instruction: str) -> Optional[str]:
     """The text a Type step's ``instruction`` says to type: the first quoted text after its entry
     verb (type, enter, write, input; one inside a quote does not count), else its first quoted
-    text; ``None`` without quotes.
+    text; ``None`` without quotes. A quote after the verb that ``into`` (or ``in`` after a word)
+    leads to names the field, not the text: the next quote is the text, else ``None`` (the
+    text is not quoted).
 
     >>> typed_text("Type 'alice' into the 'Username' field"), typed_text("In the 'Username' field, type 'alice'")
     ('alice', 'alice')
     >>> typed_text("In the 'Enter code' field, write '0421'"), typed_text("Enter 'Bob' in the 'Name' field")
     ('0421', 'Bob')
+    >>> typed_text("Type alice into the 'Username' field"), typed_text("Type your name in 'Name': 'Bob'")
+    (None, 'Bob')
     """
     spans = _quoted_spans(instruction)
     if not spans:
@@ -112,6 +120,10 @@ def typed_text(instruction: str) -> Optional[str]:
         while k < len(spans) and spans[k][1] <= m.start():
             k += 1
         if k == len(spans) or spans[k][0] > m.start():  # outside every quote
+            if k < len(spans) and _INTO.search(instruction, m.end(), spans[k][0]):
+                # "Type alice into the 'Username' field": the quote is where, not what (it typed
+                # "Username"); the text is the next quote ("Type into 'Name' the text 'Bob'"), else unquoted
+                return spans[k + 1][2] if k + 1 < len(spans) else None
             return spans[k][2] if k < len(spans) else spans[0][2]
     return spans[0][2]
 
@@ -233,7 +245,7 @@ def names_label(instruction: str, label: str) -> bool:
 # parts give back ("with").
 _WORDS = r"\S(?:[^\S\n]*+\S)*?"
 _TEXT_ARG: dict[str, tuple[type, re.Pattern[str]]] = {
-    "type": (Type, re.compile(rf"^\s*+type\s++({_WORDS}(?:[^\S\n]*+$)?)(?:\s+into\b.*)?$", re.IGNORECASE)),
+    "type": (Type, re.compile(rf"^\s*+type\s++({_WORDS}(?:[^\S\n]*+$)?)(?:\s+(?:into|onto|in\s+the)\b.*)?$", re.IGNORECASE)),
     "open_app": (OpenApp, re.compile(rf"\bopen\s++(?:the\s++)?({_WORDS})(?:\s+app)?\s*$", re.IGNORECASE)),
     "answer": (Answer, re.compile(rf"^\s*+(?:answer|reply|say)\b\s*+(?:with\b)?\s*+:?\s*+({_WORDS})\s*$", re.IGNORECASE)),
 }
@@ -242,7 +254,8 @@ _TEXT_ARG: dict[str, tuple[type, re.Pattern[str]]] = {
 def instruction_action(kind: Optional[str], instruction: str) -> Optional[Action]:
     """The action of a step that needs no pointing, read from its instruction: Back; Type
     (:func:`typed_text`, the quoted text after "type": "Type 'alice' into …", "In the 'Username'
-    field, type 'alice'"); OpenApp ("Open the Notes app", or the
+    field, type 'alice'"; else the words after "type", up to "into …" or "in the …": "Type alice
+    into the 'Username' field"); OpenApp ("Open the Notes app", or the
     quoted name); Scroll (the direction word); Answer (the first quoted text, or what follows
     "Answer"/"Reply": "Answer '3 pm'"). ``None`` for a click or when unreadable.
 
