@@ -21,7 +21,7 @@ Description:
 Instruction:
     "Add 'Piano lesson' this coming Tuesday at 3:30 PM, repeating weekly", "Add 'Haircut' in
     two weeks at 11:15 AM", "Add 'Book club' on the 14th at 7:00 PM", "Add 'Gym' on Thursday,
-    April 2 at 6:45 AM", "Delete every 'Standup' event this week", "Delete the 'Dentist
+    April 2 at 7:45 AM", "Delete every 'Standup' event this week", "Delete the event 'Dentist
     appointment'", "Move 'Team lunch' to 1:30 PM", "How many events are on the 14th?", "What
     time is 'Yoga class'?"; at hard two of them joined, a question always second. Relative
     dates count from the in-app today: "tomorrow", "in 5 days", "in two weeks" (14 days),
@@ -35,8 +35,8 @@ Levels:
     * easy: 3-7 events in all, every one in today's month (the shown one: the main screen fits),
       one task whose date or event is in that month.
     * medium: 9-14 events besides the task's, over today's month and the next two (Scroll), the
-      task's date or event one or two months ahead (the month bar and the date picker page),
-      one task.
+      task's date or event one or two months ahead (the month bar and the date picker page; a
+      "delete every …" rule's week is this week or the next), one task.
     * hard: 12-18 events besides the tasks', over three months, two tasks chained, the second a
       delete, a move or a question. The template "add a repeating event in another month at a
       time far from the form's 9:00, then delete an event in another month" has a reference of
@@ -265,7 +265,8 @@ class CalendarApp(App):
     def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
         """Events, the in-app today and the form's values that the screens parse: ISO dates
         ("2026-03-14"), months ("2026-03"), 24-hour times ("15:30"), repeats of ``REPEATS``,
-        hours 0..23 and minutes 0..59 (a snapshot's, so none of them raises mid-episode)."""
+        hours 0..23 and minutes 0..59 (a snapshot's, so none of them raises mid-episode); the
+        ``next`` id above every event's, the scenario's too."""
         out = [] if _is_date(spec["today"]) else [f"today: {spec['today']!r:.40} is not a date (YYYY-MM-DD)"]
         for where, events, nxt in (("spec.events", spec["events"], None), ("data.events", state["data"]["events"], state["data"]["next"])):
             out += id_problems(events, where, next_id=nxt)  # an event's screens are named by its id ("e:3")
@@ -273,6 +274,10 @@ class CalendarApp(App):
                 if not _is_date(e["date"]) or not _is_time(e["time"]) or e["repeat"] not in REPEATS:
                     out.append(f"{where}[{i}]: date {e['date']!r:.40}, time {e['time']!r:.20} or repeat {e['repeat']!r:.20} "
                                f"is not a YYYY-MM-DD date, an HH:MM time and one of {REPEATS}")
+        # a start event deleted, its id must not come back: a new event with it would pass for that one edited
+        top = max((e["id"] for e in spec["events"]), default=-1)
+        if not out and state["data"]["next"] <= top:
+            out.append(f"data.next: {state['data']['next']!r:.40} is not above every id in spec.events ({top})")
         vals = state["values"]
         for key in (SHOWN, F_DATE + ".shown"):
             if key in vals and not (isinstance(vals[key], str) and _is_date(vals[key] + "-01")):
@@ -681,8 +686,11 @@ class CalendarFamily(Family):
 
     @staticmethod
     def _split(scenario: Scenario, events: list[CalEvent]) -> tuple[dict[int, Key], Counter[Key]]:
-        start = len(scenario["apps"][APP]["events"])
-        return {e["id"]: key_of(e) for e in events if e["id"] < start}, Counter(key_of(e) for e in events if e["id"] >= start)
+        """``events`` as (the start's, by id; the new ones, a multiset). A start event is one whose id
+        the scenario's events hold (not an id below their count: a snapshot's may be any unique ints,
+        and a new event's id is above all of them)."""
+        start = {e["id"] for e in scenario["apps"][APP]["events"]}
+        return {e["id"]: key_of(e) for e in events if e["id"] in start}, Counter(key_of(e) for e in events if e["id"] not in start)
 
     def _ask(self, scenario: Scenario) -> CalTask | None:
         return next((t for t in self._tasks(scenario) if t["type"] in ("count", "when")), None)

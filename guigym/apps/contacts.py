@@ -300,8 +300,10 @@ class ContactsFamily(Family):
             t["field"] = pick(rng, ("phone", "email"))
         elif kind == "edit":
             fields = ("phone", "email") if level == "hard" else (pick(rng, ("phone", "email")),)
-            if "phone" in fields:
+            if "phone" in fields:  # a new number (the same one would be a task done at reset)
                 t["phone"] = phone_number(rng)
+                while t["phone"] == card["phone"]:
+                    t["phone"] = phone_number(rng)
             if "email" in fields:
                 t["email"] = email_address(rng, card["name"])
                 while t["email"] == card["email"]:

@@ -20,9 +20,9 @@ Instruction:
     meeting in the latest mail from Bob Lee to the calendar as 'Design meeting'", "Save the
     price of the cheapest red jacket in the Shop in a new note titled 'Jacket'", 'Email Zoe
     King's phone number to Bob Lee with the subject "The number"'; at medium and hard the same fact
-    goes on to more apps ("…, then text it to Grace Hill"), or comes through a chain ("Text
-    Carol Young the phone number of the person who sent you the mail about 'Invoice #4821'":
-    Mail, then Contacts, then Messages).
+    goes on to more apps ("…, then text it to Grace Hill"), or comes through a chain ('Text
+    the phone number of the person who sent you the mail about "Invoice #4821" to Carol
+    Young': Mail, then Contacts, then Messages).
 Actions:
     Click, Scroll, Back, OpenApp and Type (``type`` is ``Discrete(5)``: no task asks a
     question).
@@ -34,9 +34,9 @@ Levels:
       two (the sender of a mail, then their number in Contacts) and used in a third; longer
       lists to scroll (5-9 notes, 10-16 people, 5-9 conversations, 8-12 mails, 6-10 events, the
       Shop's medium catalog); distractors: an older meeting mail from the same sender and one
-      from someone else (other dates and times), a similar subject from someone else, addresses
-      and times in other conversations; a meeting date up to 40 days ahead (the date picker
-      may page to the next month).
+      from someone else (other times; any dates, the same one at times), a similar subject from
+      someone else, addresses and times in other conversations; a meeting date up to 40 days
+      ahead (the date picker may page to the next month).
     * hard: 21-32 icons (two home pages); 4 apps: the fact used in three other apps, or a chain
       of two (Mail, Contacts) used in Notes, Messages and Mail again (a mail on); the longest
       lists (6-10 notes, 16-24 people, 8-12 conversations, 12-18 mails, 9-14 events, the Shop's
@@ -53,8 +53,8 @@ Termination:
     orders. Read marks, search text, filters, drafts and which screens were opened are not
     compared. Failure (terminated) on any change the task does not ask for: a note, person,
     mail or event changed, moved or deleted, a note, message, mail or event too many or with
-    the wrong text (a wrong fact), an item added to or removed from the cart, an order placed,
-    a call placed (Contacts' Call button).
+    the wrong text (a wrong fact), a conversation deleted, an item added to or removed from
+    the cart, an order placed, a call placed (Contacts' Call button).
     A changed quantity of a cart item is not success but not yet failure: the steppers can
     set it back, and the reference does.
 Registered ids:
@@ -81,6 +81,7 @@ from guigym.apps.family import (
     CALL_PLACED,
     CART_ITEM_ADDED,
     CART_ITEM_REMOVED,
+    CONVERSATION_DELETED,
     MAIL_MOVED,
     MAIL_SENT,
     NEW_CONVERSATION,
@@ -96,7 +97,7 @@ from guigym.apps.mail import INBOX, NEW, SEL, SENT, MailFamily, _Gen, mail_scree
 from guigym.apps.mail import when as mail_when
 from guigym.apps.messages import THEIRS, MessagesFamily, _reachable, fact_message, thread_screen
 from guigym.apps.permission import permission_goal
-from guigym.apps.phone import PhoneFamily, _fold, notes_plus_app
+from guigym.apps.phone import PhoneFamily, _fold, conversation_deleted, notes_plus_app
 from guigym.apps.schema import AppSpec, CalEvent, Card, CartItem, DeviceState, MailRecord, Scenario, ShopSpec, Task
 from guigym.apps.shop import (
     ANY,
@@ -627,7 +628,9 @@ class CrossAppFamily(Family):
         if calls_placed(sapps[CONTACTS]):
             return CALL_PLACED
         if sapps[CONTACTS]["data"]["people"] != apps[CONTACTS]["cards"]:
-            return "a contact was changed (no task asks for it)"
+            return "a contact was changed or deleted (no task asks for it)"
+        if conversation_deleted(apps[MESSAGES], sapps[MESSAGES]):
+            return CONVERSATION_DELETED
         book = {t["name"]: t["msgs"] for t in sapps[MESSAGES]["data"]["threads"]}
         if any(n not in want["book"] for n in book):
             return NEW_CONVERSATION

@@ -48,6 +48,7 @@ WRONG_ANSWER = "an answer that does not complete the task (wrong, or given befor
 CALL_PLACED = "a call was placed (no task asks for one, and it cannot be undone)"
 NEW_CONVERSATION = "a conversation the task does not ask for was started"
 WRONG_MESSAGES = "a message the task does not ask for was sent (messages cannot be unsent)"
+CONVERSATION_DELETED = "a conversation that should stay was deleted (it cannot be undone)"
 MAIL_MOVED = "a mail was archived or deleted by mistake (nothing leaves the archive or the trash)"
 MAIL_SENT = "a mail the task does not ask for was sent"
 CART_ITEM_ADDED = "an item the task does not ask for is in the cart (a wrong product, colour or size)"

@@ -70,8 +70,22 @@ class LoginApp(App):
     kind = "login"
 
     def state_problems(self, spec: AppSpec, state: AppState) -> list[str]:
-        sent = state["data"].get("reset_sent", True)
-        bad = [] if type(sent) is bool else [f"data.reset_sent: {sent!r:.40} is not a bool"]
+        # data starts empty, so set_state's shape check sees none of these keys: a wrong type
+        # would crash a later step (int("abc") on a wrong sign-in) or be misjudged (remember "no")
+        data, bad = state["data"], []
+        sent = data.get("reset_sent", True)
+        if type(sent) is not bool:
+            bad.append(f"data.reset_sent: {sent!r:.40} is not a bool")
+        locked = data.get("locked", True)
+        if type(locked) is not bool:
+            bad.append(f"data.locked: {locked!r:.40} is not a bool")
+        attempts = data.get("attempts", 0)
+        if type(attempts) is not int or attempts < 0:
+            bad.append(f"data.attempts: {attempts!r:.40} is not an int >= 0")
+        sess = data.get("session")
+        if "session" in data and not (isinstance(sess, dict) and set(sess) == {"user", "remember"}
+                                      and type(sess["user"]) is str and type(sess["remember"]) is bool):
+            bad.append(f"data.session: {sess!r:.40} is not {{'user': str, 'remember': bool}}")
         return [*super().state_problems(spec, state), *bad]
 
     def on_button(self, spec: AppSpec, state: AppState, w: Widget) -> None:

@@ -61,7 +61,7 @@ import numpy as np
 
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
+from guigym.apps.family import CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
 from guigym.apps.permission import ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -563,8 +563,10 @@ class MessagesFamily(Family):
         want, start = self._expected(scenario), self._start(scenario)
         if any(n not in want and n not in start for n in have):
             return NEW_CONVERSATION
-        if not all(_reachable(have.get(n, []), w) for n, w in want.items() if have.get(n) != w):
-            return WRONG_MESSAGES
+        for n, w in want.items():
+            h = have.get(n)
+            if h != w and not _reachable(h or [], w):  # a deleted conversation is no message sent
+                return WRONG_MESSAGES if h is not None else CONVERSATION_DELETED
         return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:

@@ -47,8 +47,8 @@ Termination:
     question, the answer matches the fact after :func:`guigym.answers.answers_match`'s
     normalisation. Failure (terminated) on any change the task does not ask for: another note,
     person or alarm changed or deleted, a note or an alarm too many, an extra or wrong message,
-    a saved edit with the wrong text, a call placed (Contacts+' Call button), or an answer
-    that does not make the task a success.
+    a saved edit with the wrong text, a conversation deleted, a call placed (Contacts+' Call
+    button), or an answer that does not make the task a success.
 Content:
     The notes' titles and texts are entries of ``guigym.apps.tools``' ``NOTE_TITLES`` and
     ``NOTE_BODIES`` and the conversations come from the Messages family's generators, all read
@@ -68,7 +68,9 @@ import numpy as np
 from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, register_app
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
-from guigym.apps.family import CALL_PLACED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
+from guigym.apps.family import (
+    CALL_PLACED, CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme,
+)
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
 from guigym.apps.permission import permission_goal
@@ -385,6 +387,14 @@ class PhoneBook(SeenScreens, AddressBook):
     def seen_id(self, sid: str) -> int | None:
         # a person's card only (not their editor or Delete dialog)
         return person_of(sid) if sid.startswith("p:") else None
+
+
+def conversation_deleted(spec: AppSpec, app: AppState) -> bool:
+    """Whether a conversation of the Messages app ``spec``'s start is gone from its state
+    ``app``: compared by id, so one deleted and then started again with the same person (a new
+    id) counts as deleted too."""
+    have = {t["id"] for t in app["data"]["threads"]}
+    return any(t["id"] not in have for t in spec["threads"])
 
 
 # --- the family ------------------------------------------------------------------------------
@@ -715,7 +725,9 @@ class PhoneFamily(Family):
             if have["alarms"][i] not in (a, want["alarms"][i]):
                 return "an alarm was changed in a way the task does not ask for"
         if Counter(have["new_alarms"]) - start["want_new_alarms"]:
-            return "an alarm the task does not ask for was added (or one with the wrong time or repeats)"
+            return "an alarm the task does not ask for was added (or one with the wrong time or repeats, or switched off)"
+        if conversation_deleted(scenario["apps"][MESSAGES], state["apps"][MESSAGES]):
+            return CONVERSATION_DELETED
         start_book = start["book"]
         if any(n not in want["book"] and n not in start_book for n in have["book"]):
             return NEW_CONVERSATION

@@ -33,15 +33,15 @@ Actions:
 Levels:
     * easy: 3-6 products in up to 2 categories and 3 colours (the catalog fits on the screen),
       a cart of 0-2 items, one task; "buy" only adds to the cart (no checkout).
-    * medium: 9-24 products in up to 4 categories and 5 colours (Scroll), models in several
+    * medium: 7-27 products in up to 4 categories and 5 colours (Scroll), models in several
       colours (distractors with the same name) and in pairs with similar names (the same
       adjective or the same noun: "Alpine Parka", "Alpine Raincoat"), stale search text, tab and
       colour filter that may hide the product, a cart of 0-3 items, one task; "buy" checks out
       with name and address (the card is saved), a stale name may sit in the form.
-    * hard: 18-32 products in up to 4 categories and 6 colours (similar names as at medium), a
+    * hard: 18-33 products in up to 4 categories and 6 colours (similar names as at medium), a
       cart of 2-4 items, two tasks chained, always ending in the full checkout (name, address,
       card number) or, after it, a price question. Every hard reference is at least 15 steps
-      from reset (19-33 on seeds 0-199; tested).
+      from reset (17-33 on seeds 0-199; tested).
 Rewards:
     1 on success, else 0 (``reward_mode="shaped"`` adds the env's potential-based shaping).
 Termination:
@@ -51,9 +51,10 @@ Termination:
     :func:`guigym.answers.answers_match`'s normalisation ("$49.99" = "49.99"; a product name is
     text). Failure (terminated) when that can no longer happen: an item added that the task does
     not ask for (a wrong product, colour or size), an item removed that should stay, an order
-    that differs from the instructed one (a wrong quantity, item, name, address or card), or an
-    answer that does not make the task a success. A wrong quantity in the cart (an item added
-    twice, a stray stepper click) is not success but not yet failure: the steppers can set it
+    that differs from the instructed one (a wrong quantity, item, name, address or card), an
+    order the task does not ask for (where it asks for none, or a second one), or an answer
+    that does not make the task a success. A wrong quantity in the cart (an item added twice,
+    a stray stepper click) is not success but not yet failure: the steppers can set it
     right until the order is placed, and the reference does. Search text, filters, the product
     screen's choices and the form's text are not compared.
 Registered ids:
@@ -83,6 +84,8 @@ PRICE_LIMITS = ("50", "100", "200", "500")
 ALL, ANY = "All", "Any"
 NAME, ADDRESS, CARD = "co.name", "co.address", "co.card"  # the checkout form's fields
 MAX_QTY = 9
+#: ``failed``'s reason for an order placed where the task asks for none (or for no more).
+ORDER_EXTRA = "an order was placed that the task does not ask for"
 
 APPAREL = ("XS", "S", "M", "L", "XL")
 SHOE_SIZES = ("6", "7", "8", "9", "10", "11", "12")
@@ -821,6 +824,8 @@ class ShopFamily(Family):
         start, want, orders = self._expected(scenario)
         have_orders = self._orders(scenario, app_state)
         if have_orders != orders[:len(have_orders)]:
+            if have_orders[:len(orders)] == orders:  # every order asked for, and one more (or one where none is asked)
+                return ORDER_EXTRA
             return "an order was placed that differs from the one the task asks for"
         base, goal = (start, want) if len(have_orders) < len(orders) or not orders else ({}, {})
         have = cart_of(app_state)
