@@ -272,7 +272,7 @@ class SettingsFamily(Family):
         return sample(rng, out, len(out))
 
     def _instruction(self, rng: np.random.Generator, level: str, targets: list[SettingTarget], b: _Builder) -> str:
-        clauses = []
+        clauses, located = [], []
         for t in targets:
             if t["kind"] == "toggle":
                 c = f"{pick(rng, ON_VERBS if t['value'] else OFF_VERBS)} {_quoted(t['label'])}"
@@ -283,9 +283,12 @@ class SettingsFamily(Family):
                 where = " > ".join(b.screens[s]["title"] for s in t["path"][1:])
                 c = f"in {where}, {c[0].lower()}{c[1:]}"
             clauses.append(c)
+            located.append(c.startswith("in "))
         text = clauses[0]
-        for c in clauses[1:]:
-            text += pick(rng, CONNECTORS) + c[0].lower() + c[1:]
+        for i, c in enumerate(clauses[1:], 1):
+            joint = pick(rng, CONNECTORS)  # drawn whatever is used: the same draws as before
+            # after "In A > B, do x", ", then do y" read as y being in A > B too (it rarely is): a new sentence
+            text += (". Then " if located[i - 1] and not located[i] else joint) + c[0].lower() + c[1:]
         return text[0].upper() + text[1:] + "."
 
     def _unmet(self, scenario: Scenario, state: DeviceState) -> list[SettingTarget]:
