@@ -831,7 +831,7 @@ def evaluate(args: Args, planner: Any, seeds: list[int], max_steps: Optional[int
     agent = PlanActAgent(planner, executor=executor)
     visited: list[list[Visited]]
     if pool is not None and lockstep_planner(planner):
-        limit = max_steps or gym.spec(args.env_id).max_episode_steps or 200
+        limit = max_steps if max_steps is not None else gym.spec(args.env_id).max_episode_steps or 200  # 0 is a limit, as in run_episode
         visited = [[] for _ in seeds]
         recs = run_episodes(eval_slots(pool, args.eval_batch), agent, seeds, limit, env_id=args.env_id,
                             on_decision=lambda i, obs, info, history: visited[i].append(visit(_ignore, obs, info, history, None)))

@@ -55,6 +55,19 @@ __all__ = [
 NOOP = PlanStep()
 
 
+def check_horizon(horizon: Any) -> int:
+    """A planner's ``horizon`` as an int >= 1, else a ``ValueError`` when the planner is built
+    (a float such as 2.5 was a ``TypeError`` from slicing at the first plan, mid-rollout, and
+    ``True`` a horizon of 1).
+
+    >>> check_horizon(np.int64(3))
+    3
+    """
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+    return int(horizon)
+
+
 class Plan(list):
     """A planner's output: a ``list[PlanStep]`` that also carries the raw model ``text`` (if
     any) and the ``error`` that turned it into a no-op (e.g. an ``ActionParseError`` message).

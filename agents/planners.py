@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from agents.plan_act import Plan
+from agents.plan_act import Plan, check_horizon
 from guigym.actions import DIRECTIONS, Action, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type
 
 __all__ = ["OraclePlanner", "RandomPlanner", "corrupt_step", "element_instruction"]
@@ -23,14 +23,6 @@ _ROLE_NOUN = {
     "input": "field", "button": "button", "checkbox": "checkbox", "toggle": "switch", "link": "link", "icon": "icon", "radio": "option",
 }
 _WORDS = ("hello", "alice", "settings", "test", "admin", "password", "123456", "ok")
-
-
-def _horizon(horizon: Any) -> int:
-    """``horizon`` as an int >= 1; else a ``ValueError`` now (a float such as 2.5 was a
-    ``TypeError`` from slicing at the first plan, ``True`` a horizon of 1)."""
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-        raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
-    return int(horizon)
 
 
 def _centre(box: Sequence[int]) -> tuple[int, int]:
@@ -147,7 +139,7 @@ class OraclePlanner:
     """
 
     def __init__(self, horizon: int = 8, noise: float = 0.0, grounded: bool = True, seed: Optional[int] = None) -> None:
-        horizon = _horizon(horizon)
+        horizon = check_horizon(horizon)
         if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) or not 0.0 <= noise <= 1.0:
             raise ValueError(f"noise must be a number in [0, 1], got {noise!r}")
         self.horizon = horizon
@@ -190,7 +182,7 @@ class RandomPlanner:
     def __init__(
         self, horizon: int = 8, weights: Sequence[float] = (0.6, 0.15, 0.1, 0.15), on_elements: bool = False, seed: Optional[int] = None
     ) -> None:
-        horizon = _horizon(horizon)
+        horizon = check_horizon(horizon)
         w = np.asarray(weights, dtype=float)
         # NaN or inf passed these checks and broke the first plan ("Probabilities contain NaN")
         if w.shape != (4,) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:

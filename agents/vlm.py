@@ -32,7 +32,7 @@ from typing import Any, Optional, Protocol, Sequence, Union
 import numpy as np
 
 from agents.executors import instruction_action
-from agents.plan_act import NOOP, Plan
+from agents.plan_act import NOOP, Plan, check_horizon
 from guigym.action_text import FORMATS, ActionParseError, escape_surrogates, format_action, format_plan, parse_action, parse_plan
 from guigym.actions import ACTION_TYPES, Action, Click, PlanStep, Scroll, Type, rescale_action
 
@@ -555,8 +555,7 @@ class VLMPlanner:
         system: Optional[str] = None,
         **load_kwargs: Any,
     ) -> None:
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
+        horizon = check_horizon(horizon)
         if fmt is not None:
             _check_fmt(fmt)
         self.vlm = _as_vlm(vlm, load_kwargs)

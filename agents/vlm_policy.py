@@ -11,7 +11,6 @@ Optional LoRA (``peft``) and gradient checkpointing keep a 3B model on one GPU.
 from __future__ import annotations
 
 import json
-import numbers
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -24,7 +23,7 @@ except ModuleNotFoundError as e:  # the base install: name the extra, not a bare
 
 from agents.grpo import Completion
 from agents.json_out import to_json
-from agents.plan_act import Plan
+from agents.plan_act import Plan, check_horizon
 from agents.vlm import VLM, _check_fmt, load_vlm, parse_plan_output, plan_messages
 
 __all__ = ["TextCompletion", "VLMPolicy", "VLMPolicyPlanner"]
@@ -67,8 +66,7 @@ class VLMPolicy:
         if not temperature > 0:  # the scores divide by it; greedy decoding is ``sample(greedy=True)``
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
         _check_fmt(fmt)  # here, not at the first prompt (mid-rollout)
-        if isinstance(horizon, bool) or not (isinstance(horizon, numbers.Integral) and horizon >= 1):
-            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+        horizon = check_horizon(horizon)
         self.vlm, self.horizon, self.fmt, self.history_len = vlm, horizon, fmt, history_len
         self.max_new_tokens, self.temperature = max_new_tokens, temperature
         self.tokenizer = vlm.processor.tokenizer

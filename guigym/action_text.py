@@ -54,6 +54,7 @@ __all__ = [
     "SWIPE_CENTRE",
     "SWIPE_LENGTH",
     "ActionParseError",
+    "answer_region",
     "format_action",
     "format_plan",
     "format_trajectory",
@@ -683,8 +684,8 @@ def _parse_steps(text: Any, fmt: str | None, max_len: int | None, plan: bool, fi
     except ActionParseError as e:
         error = e
     region = text
-    for _ in range(_REGION_DEPTH):  # what the rewards read (see _answer_region)
-        inner = _answer_region(region, fmt)
+    for _ in range(_REGION_DEPTH):  # what the rewards read (see answer_region)
+        inner = answer_region(region, fmt)
         if inner is None or inner == region:
             break
         region = inner
@@ -695,29 +696,36 @@ def _parse_steps(text: Any, fmt: str | None, max_len: int | None, plan: bool, fi
     raise error
 
 
-#: How often the parsers narrow a text that does not parse to its :func:`_answer_region`. The rewards
+#: How often the parsers narrow a text that does not parse to its :func:`answer_region`. The rewards
 #: narrow once and then call a parser, so the env reads what they read unless the answer they read
 #: nests regions this deep (a ``</think>`` in it with tool calls after, thrice); bounded, as each
 #: level is one more parse.
 _REGION_DEPTH = 2
 
 
-def _answer_region(text: str, fmt: str | None) -> str | None:
-    """The part of ``text`` the rewards read (``guigym.rewards._common.answer_region``): the
-    content of the first ``<answer>…</answer>`` after the first ``</think>``, else in the
-    mobile-use format or auto-detection, if a ``<tool_call>`` follows that ``</think>``, all
-    that follows it. The parsers fall back to it
-    where ``text`` as a whole does not parse, so that the env reads what the rewards score:
-    prose before the answer, a second answer block, a think block whose ``<think>`` the chat
-    template wrote, or one longer than the answer bound with prose after it made step() a
-    no-op while the rewards scored the action. Linear: ``str.find`` only."""
+def answer_region(text: str, fmt: str | None) -> str | None:
+    """The part of a completion that holds the predicted action(s), as the rewards read it:
+    the content of the first ``<answer>…</answer>`` after the first ``</think>`` (or in the
+    whole text, without one); failing that, in the ``mobile_use`` format or auto-detection,
+    all that follows the ``</think>`` if a ``<tool_call>`` is in it (Qwen2.5-VL writes them
+    without ``<answer>`` tags). ``None`` if there is none.
+
+    The parsers fall back to it where ``text`` as a whole does not parse, so that the env reads
+    what the rewards score: prose before the answer, a second answer block, a think block whose
+    ``<think>`` the chat template wrote, or one longer than the answer bound with prose after
+    it made step() a no-op while the rewards scored the action. Linear: ``str.find`` only (the
+    lazy regex rescanned to the end from every ``<answer>``, quadratic on "<answer>" × 12,500).
+
+    >>> answer_region('Sure. <answer>[{"action": "back"}]</answer>', "json")
+    '[{"action": "back"}]'
+    """
     end = text.find("</think>")
     rest = text if end < 0 else text[end + len("</think>") :]
     i = rest.find("<answer>")
     j = rest.find("</answer>", i + len("<answer>")) if i >= 0 else -1
     if j >= 0:
         return rest[i + len("<answer>") : j]
-    return rest if end >= 0 and fmt in ("mobile_use", None) and "<tool_call>" in rest else None
+    return rest if fmt in ("mobile_use", None) and "<tool_call>" in rest else None
 
 
 def _parse_text(text: str, fmt: str | None, max_len: int | None, plan: bool, first: bool) -> list[PlanStep]:
@@ -760,7 +768,7 @@ def parse_action(text: str, fmt: str | None = None) -> Action:
     ``<answer>`` tags, markdown fences; in the JSON formats Python-literal quoting
     (``'click'``, ``True``/``None``) too. A list or several calls: the first is taken.
     Text that does not parse as a whole is read as the rewards read it
-    (``guigym.rewards._common.answer_region``): the content of the first ``<answer>…</answer>``
+    (:func:`answer_region`): the content of the first ``<answer>…</answer>``
     after the first ``</think>`` (prose before the answer, a second answer block, a think block
     whose ``<think>`` the chat template wrote), in mobile-use also the tool calls after that ``</think>``.
     Accepted aliases: ``input_text`` (type), ``navigate_back`` (back), ``"app"``/``"name"``
@@ -768,7 +776,8 @@ def parse_action(text: str, fmt: str | None = None) -> Action:
     Aliases given together must agree, and no key may be given twice (either would make one
     of the values written a silent guess).
     Raises :class:`ActionParseError` (never anything else) for any bad ``text``, including an
-    answer (``text`` after a leading think block) over :data:`MAX_TEXT_CHARS` characters and
+    answer (``text`` after a leading think block, and the answer region the rewards read
+    within it, if any) over :data:`MAX_TEXT_CHARS` characters and
     coordinates beyond ``±``:data:`MAX_COORD`.
     Every parser is linear in the length of ``text``.
     """

@@ -181,7 +181,8 @@ def _as_date(s: str) -> str | None:
 
 
 def canonical_answer(value: Any) -> str:
-    """One answer (not a list) in canonical form: ``"n:<float>"``, ``"t:HH:MM"``,
+    """One answer (not a list) in canonical form: ``"n:<number>"`` (the float's repr where it is
+    the number exactly, else digits and exponent: :func:`_number_key`), ``"t:HH:MM"``,
     ``"d:YYYY-MM-DD"`` (``"d:--MM-DD"`` without a year) or the normalised text.
 
     >>> canonical_answer("$1,250.00"), canonical_answer("7:05 pm"), canonical_answer("Dec 1st"), canonical_answer(" Hi  there! ")
@@ -191,8 +192,12 @@ def canonical_answer(value: Any) -> str:
         return _text(str(value))
     if isinstance(value, float):
         return f"n:{value + 0.0}" if math.isfinite(value) else _text(str(value))  # + 0.0: no "n:-0.0"
-    if isinstance(value, int):  # exactly, as a text's digits are read (float(value) raises past 1e308)
-        return f"n:{_number_key(Decimal(value), float(value) + 0.0)}"
+    if isinstance(value, int):  # exactly, as a text's digits are read
+        try:
+            v = float(value) + 0.0
+        except OverflowError:  # past a float's range: text, as its digits are (they read as inf, no number)
+            return _canonical_text(str(value))
+        return f"n:{_number_key(Decimal(value), v)}"
     if isinstance(value, date):
         return f"d:{value.isoformat()}"
     return _canonical_text(str(value))

@@ -71,15 +71,16 @@ def resets(env: gym.Env, n: int, level: str) -> float:
 
 def vector_random(env_id: str, n_envs: int, steps: int) -> float:
     venv = gym.make_vec(env_id, n_envs)  # guigym's vector env: screenshots through shared memory
-    venv.reset(seed=0)
-    venv.action_space.seed(0)
-    rounds = max(1, steps // n_envs)  # --steps under --vector measured no step: "0 steps/s"
-    t = time.perf_counter()
-    for _ in range(rounds):
-        venv.step(venv.action_space.sample())
-    rate = rounds * n_envs / (time.perf_counter() - t)
-    venv.close()
-    return rate
+    try:  # its worker processes closed on a Ctrl-C too
+        venv.reset(seed=0)
+        venv.action_space.seed(0)
+        rounds = max(1, steps // n_envs)  # --steps under --vector measured no step: "0 steps/s"
+        t = time.perf_counter()
+        for _ in range(rounds):
+            venv.step(venv.action_space.sample())
+        return rounds * n_envs / (time.perf_counter() - t)
+    finally:
+        venv.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -181,3 +181,12 @@ def test_env_step_takes_the_scored_action() -> None:
         assert info2["action_error"] is None and info2["event"] == ref.event
     finally:
         env.close()
+
+
+def test_an_int_past_a_float_s_range_is_read_as_its_digits_are() -> None:
+    """``canonical_answer(10**400)`` raised ``OverflowError`` (``float(value)``), and
+    ``answers_match(str(10**400), 10**400)`` was False: both are now the digits' form."""
+    from guigym.answers import answers_match, canonical_answer
+
+    assert canonical_answer(10**400) == canonical_answer(str(10**400))
+    assert answers_match(str(10**400), 10**400) and not answers_match(str(10**400 + 1), 10**400)

@@ -249,24 +249,6 @@ def check_fmt(fmt: Optional[str]) -> None:
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS} or None (auto-detect)")
 
 
-def answer_region(text: str, fmt: Optional[str]) -> Optional[str]:
-    """The part of a completion that holds the predicted action(s).
-
-    The content of the first ``<answer>…</answer>`` after the (leading) ``</think>``, if
-    any; in the ``mobile_use`` format, failing that, the ``<tool_call>`` blocks after it
-    (Qwen2.5-VL writes them without ``<answer>`` tags). ``None`` if there is none.
-    """
-    end = text.find("</think>")
-    rest = text if end < 0 else text[end + len("</think>") :]
-    # str.find, not ANSWER_RE.search: the lazy regex rescans to the end from every "<answer>"
-    # (quadratic on "<answer>" × 12,500); with no "</answer>" after the first, there is none later.
-    i = rest.find("<answer>")
-    j = rest.find("</answer>", i + len("<answer>")) if i >= 0 else -1
-    if j >= 0:
-        return rest[i + len("<answer>") : j]
-    if fmt in ("mobile_use", None) and "<tool_call>" in rest:
-        return rest
-    return None
 
 
 def parse_answer(answer: str, fmt: Optional[str], plan: bool = False, max_len: Optional[int] = None) -> Optional[list]:

@@ -32,9 +32,9 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional, Sequence, Union, cast
 
-from guigym.action_text import _short
+from guigym.action_text import _short, answer_region
 from guigym.actions import RefStep
-from guigym.rewards._common import answer_region, check_fmt, check_real, parse_answer
+from guigym.rewards._common import check_fmt, check_real, parse_answer
 from guigym.rewards.tracer1 import Similarity, TextRule, _check, check_horizon, check_weights, trajectory_reward, trajectory_reward_range
 from guigym.rewards.uir1 import (
     _first_predicted,

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Optional, cast
 
+from guigym.action_text import answer_region
 from guigym.actions import DONE, Answer, Click, OpenApp, RefStep, Scroll, Type
 from guigym.answers import answers_match
 from guigym.rewards._common import (
     Pred,
-    answer_region,
     check_fmt,
     check_real,
     check_ref,

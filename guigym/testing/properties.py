@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from hypothesis import HealthCheck, Phase, assume, given, seed as hseed, settings
-from hypothesis.errors import Flaky
+from hypothesis.errors import FlakyFailure
 from hypothesis import strategies as st
 
 from guigym.actions import (
     ACTION_TYPES, DIRECTIONS, Action, Answer, Back, Click, OpenApp, PlanStep, RefStep, Scroll, Type, rescale_action, rescale_refstep,
 )
+from guigym.rewards.uir1 import point_in_box
 from guigym.testing.adapters import RewardUnderTest
 from guigym.testing.fixtures import Case, Reference
 from guigym.testing.strategies import KINDS, actions, done_step, model_texts, parses, plan_steps, plans
@@ -90,7 +91,7 @@ def _run(body: Callable[[Any], None], max_examples: int, seed: Optional[int], sh
         run = hseed(seed)(run)
     try:
         run()
-    except Flaky as e:
+    except FlakyFailure as e:  # the reward's fault; FlakyStrategyDefinition is a strategy's, left as it is
         first = next((x for x in getattr(e, "exceptions", ()) if isinstance(x, AssertionError)), None)
         name = reward.name if reward is not None else "the reward"
         detail = f"\n  the first failure: {first}" if first is not None else f"\n  Hypothesis: {e}"
@@ -190,22 +191,20 @@ def _other_type(a: Any, rng_pick: int, size: tuple[int, int]) -> Any:
     return options[rng_pick % len(options)]
 
 
-def _inside(p: tuple[int, int], box: Any) -> bool:
-    x0, y0, x1, y1 = box
-    return x0 <= p[0] <= x1 and y0 <= p[1] <= y1
-
-
 def _outside(box: tuple[int, int, int, int], size: tuple[int, int], pick: int,
              elements: Sequence[dict] = ()) -> Optional[tuple[int, int]]:
     w, h = size
     x0, y0, x1, y1 = box
-    # the centres of the other visible widgets first: the wrong click a policy learns is one on
-    # another widget — an injected "Task complete" banner, a misleading link — and the points
-    # just off the box or in the corners below never land on one
+    # the points just off the box (what catches a reward too lenient about distance) and the
+    # corners, then the centres of up to 8 other visible widgets: the wrong click a policy learns
+    # is one on another widget — an injected "Task complete" banner, a misleading link — and the
+    # points never land on one (the draws' picks 0-15 reach all 16; check_reference_is_best also
+    # sweeps every widget)
+    near = [((x0 + x1) // 2, y0 - 10), ((x0 + x1) // 2, y1 + 10), (x0 - 10, (y0 + y1) // 2), (x1 + 10, (y0 + y1) // 2),
+            (2, 2), (w - 3, h - 3), (w - 3, 2), (2, h - 3)]
     widgets = [((b[0] + b[2]) // 2, (b[1] + b[3]) // 2) for b in (e.get("box") for e in elements) if b is not None]
-    candidates = widgets + [((x0 + x1) // 2, y0 - 10), ((x0 + x1) // 2, y1 + 10), (x0 - 10, (y0 + y1) // 2),
-                            (x1 + 10, (y0 + y1) // 2), (2, 2), (w - 3, h - 3), (w - 3, 2), (2, h - 3)]
-    ok = [(x, y) for x, y in candidates if 0 <= x < w and 0 <= y < h and not (x0 <= x <= x1 and y0 <= y <= y1)]
+    ok = [(x, y) for x, y in near + [p for p in widgets if not point_in_box(*p, box)][:8]
+          if 0 <= x < w and 0 <= y < h and not point_in_box(x, y, box)]
     return ok[pick % len(ok)] if ok else None
 
 
@@ -389,7 +388,7 @@ def _draw_corruption(data: Any, case: Case, steps: list[PlanStep]) -> tuple[list
     for _ in range(data.draw(st.integers(1, 2), label="how many corruptions")):
         op = data.draw(st.sampled_from(PLAN_CORRUPTIONS), label="corruption")
         i = data.draw(st.integers(0, 31), label="at step")
-        pick = data.draw(st.integers(0, 15), label="pick")  # (click_outside: up to 8 widgets' centres, then 8 points)
+        pick = data.draw(st.integers(0, 15), label="pick")  # (click_outside: 8 points, then up to 8 widgets' centres)
         order = data.draw(st.permutations(range(len(out))), label="order") if op == "shuffle" else None
         new = corrupt_plan(out, case.reference, op, i, pick, case.screenshot_size, order, case.elements)
         if new is not None and new:
@@ -407,7 +406,8 @@ def check_reference_is_best(
     answer), steps dropped, duplicated or shuffled — through every channel of the reward.
 
     Before the random corruptions, up to ``max_examples`` plans move the reference's first
-    click onto the centre of each other visible widget of each case, in turn: a tap on an
+    step, where it is a click, onto the centre of each other visible widget of each case (the
+    widgets of its first screen), in turn: a tap on an
     injected "Task complete" banner or a misleading link is the wrong click a policy learns
     first, and one corruption among many drawn at random lands on it too rarely."""
     _require(reward, "check_reference_is_best")
@@ -426,14 +426,15 @@ def check_reference_is_best(
     sweep: list[tuple[Case, int, dict, tuple[int, int]]] = []  # widget by widget, case by case
     for j in range(max(len(c.elements) for c in live)):
         for case in live:
-            t = next((t for t, r in enumerate(case.reference) if isinstance(r.action, Click) and r.box is not None), None)
+            # the case's widgets are those of its first screen: only a first step that is a click is moved
+            first = case.reference[0] if case.reference else None
             widget = case.elements[j] if j < len(case.elements) else {}
-            if t is None or widget.get("box") is None:
+            if first is None or not isinstance(first.action, Click) or first.box is None or widget.get("box") is None:
                 continue
             x0, y0, x1, y1 = widget["box"]
             p = ((x0 + x1) // 2, (y0 + y1) // 2)
-            if not _inside(p, case.reference[t].box):  # not the target, nor a widget around it
-                sweep.append((case, t, widget, p))
+            if not point_in_box(*p, first.box):  # not the target, nor a widget around it
+                sweep.append((case, 0, widget, p))
     for case, t, widget, p in sweep[:max_examples]:
         best = reference_plan(case.reference, reward.done)
         bad = best[:t] + [PlanStep(action=Click(*p))] + best[t + 1:]
