@@ -332,33 +332,48 @@ _WRAPS: dict[tuple[Any, ...], list[str]] = {}
 
 
 def wrap_fit(s: str, n: int, per_line: int, limit: int | None, size: int, bold: bool = False, font: str | None = None) -> list[str]:
-    """The ``n`` lines :func:`clamp_lines` gives (``per_line`` characters a line) when each fits
-    ``limit`` px (:func:`text_width`), else ``s`` wrapped anew by width: each line the most that
-    fits, broken at a space where one does, the last line the rest, shortened (:func:`fit_text`);
-    lines left over are empty (memoised).
+    """The ``n`` lines :func:`clamp_lines` gives (``per_line`` characters a line; 0: the whole
+    text on one) when each fits ``limit`` px (:func:`text_width`), else ``s`` wrapped anew by
+    width (:func:`wrap_width`), the last line the rest, shortened (:func:`fit_text`); lines left
+    over are empty (memoised).
 
     >>> wrap_fit("Wireless noise cancelling headphones", 2, 15, 120, 26), wrap_fit("Umhängetasche Atlas", 2, 9, 80, 26)
     (['Wireless noise', 'cancelling h…'], ['Umhänge', 'tasche…'])
+    >>> wrap_fit("Meet me at 12 Oak Street", 3, 0, 120, 22)
+    ['Meet me at 12', 'Oak Street', '']
     """
     key = (s, n, per_line, limit, size, bold, font)
     hit = _WRAPS.get(key)
     if hit is not None:
         return hit
-    lines = clamp_lines(s, per_line, n)
+    lines = clamp_lines(s, per_line, n) if per_line else [s]
     if limit is not None and any(text_width(ln, size, bold, font) > limit for ln in lines):
-        lines, rest = [], s
-        while len(lines) < n - 1 and text_width(rest, size, bold, font) > limit:
-            cut = _prefix(rest, limit, size, bold, font)
-            space = rest.rfind(" ", 0, cut + 1)
-            cut = space if space > 0 else max(1, cut)  # at a space where one fits, else inside the word
-            lines.append(rest[:cut].rstrip(" "))
-            rest = rest[cut:].lstrip(" ")
+        *lines, rest = wrap_width(s, limit, size, bold, font, n)
         lines.append(fit_text(rest, limit, size, bold, font))
-        lines += [""] * (n - len(lines))
+    lines = [*lines, *[""] * (n - len(lines))]
     if len(_WRAPS) >= CACHE_SIZE:
         _WRAPS.clear()
     _WRAPS[key] = lines
     return lines
+
+
+def wrap_width(s: str, limit: int, size: int, bold: bool = False, font: str | None = None, most: int = 0) -> list[str]:
+    """``s`` broken into lines that each fit ``limit`` px, each the most that fits, at a space
+    where one does (else inside the word); with ``most``, at most that many lines, the last
+    the rest (which may not fit).
+
+    >>> wrap_width("Meet me at 12 Oak Street", 120, 22), wrap_width("Email: yvonne.anderson@fastmail.example", 240, 22)
+    (['Meet me at 12', 'Oak Street'], ['Email:', 'yvonne.anderson@fastmail.exam', 'ple'])
+    """
+    lines: list[str] = []
+    rest = s
+    while (not most or len(lines) < most - 1) and text_width(rest, size, bold, font) > limit:
+        cut = _prefix(rest, limit, size, bold, font)
+        space = rest.rfind(" ", 0, cut + 1)
+        cut = space if space > 0 else max(1, cut)  # at a space where one fits, else inside the word
+        lines.append(rest[:cut].rstrip(" "))
+        rest = rest[cut:].lstrip(" ")
+    return [*lines, rest]
 
 
 def fit_texts(items: list[Record], box_w: int | None = None) -> list[Record]:
@@ -455,6 +470,8 @@ Painter = Callable[[Widget, int, int, Theme, bool], list[Record]]
 
 def _label(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
     s, cy = str(w.value) if w.value not in (None, "") else w.label, (bh - 1) // 2
+    if w.span > 1 and w.style in ("", "muted", "error"):  # a long text over several rows (guigym.layout)
+        return _wrapped_label(w, bw, bh, th)
     if w.style == "center":  # a stepper's value, a date picker's month
         return [text(s, 0, cy, 24, th.text, True, "center", "middle", w=bw)]
     if w.style == "caption":  # a date picker's weekday names
@@ -462,6 +479,32 @@ def _label(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record
     color = th.error if w.style == "error" else th.muted if w.style == "muted" else th.text
     heading = w.style == "heading"
     return [text(s, 0, cy, 30 if heading else 22, color, heading, valign="middle")]
+
+
+#: A label's glyph size (before the font scale).
+LABEL_SIZE = 22
+
+
+def label_lines(w: Widget, bw: int, v: View) -> list[str]:
+    """The lines a label of span 0 (a text that wraps: a message, a contact's detail) needs in
+    a box ``bw`` px wide at the font scale and font of ``v`` (:func:`wrap_width`); the layout
+    gives it a row each."""
+    scale, font = _scale_and_font(v)
+    s = str(w.value) if w.value not in (None, "") else w.label
+    return wrap_width(s, bw, max(6, round(LABEL_SIZE * scale)), False, font)
+
+
+def _wrapped_label(w: Widget, bw: int, bh: int, th: Theme) -> list[Record]:
+    """A label the layout gave ``w.span`` rows (a span-0 label whose text needs them): a line
+    in the middle of each row, each the line it is of the text wrapped by width (``wrap``:
+    :func:`fit_texts` wraps it anew at the size it is drawn at)."""
+    s = str(w.value) if w.value not in (None, "") else w.label
+    n = w.span
+    color = th.error if w.style == "error" else th.muted if w.style == "muted" else th.text
+    pitch = (bh + 2 * PAD_Y) // n  # a row's height
+    cy = (pitch - 2 * PAD_Y - 1) // 2
+    lines = wrap_fit(s, n, 0, bw, LABEL_SIZE)
+    return [{**text(ln, 0, cy + i * pitch, LABEL_SIZE, color, valign="middle"), "wrap": [s, i, n, 0]} for i, ln in enumerate(lines)]
 
 
 def _button(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
@@ -746,7 +789,7 @@ def parts(w: Widget, bw: int, bh: int, th: Theme, focused: bool, scale: float = 
     texts shortened where they do not fit at that scale and font (:func:`fit_texts`)."""
     painter = PAINTERS.get(w.kind)
     key = (painter, w.kind, w.label, _value_key(w.value), w.placeholder, w.secret, w.style, w.detail, focused, bw, bh, th,
-           str(w.options) if w.options else None, scale, font)
+           str(w.options) if w.options else None, scale, font, w.span)
     out = _PARTS.get(key)
     if out is None:
         if len(_PARTS) > 4 * CACHE_SIZE:

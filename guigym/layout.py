@@ -8,7 +8,7 @@ Scroll positions are semantic: the first visible row of the body.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from guigym.apps.base import ICONS_PER_PAGE, View, Widget
 
@@ -135,6 +135,16 @@ def cell_boxes(box: Box, weights: list[int]) -> list[Box]:
     return out
 
 
+def _span(w: Widget, n: int, inner: int, v: View) -> int:
+    """Rows of height of ``w`` (at most the ``n`` of the body): its ``span``; a label's of span 0:
+    its lines at the view's font scale and font in ``inner`` px."""
+    if w.span:
+        return max(1, min(n, w.span))
+    from guigym.display import label_lines  # display imports this module
+
+    return max(1, min(n, len(label_lines(w, inner, v))))
+
+
 def _place(w: Widget, box: Box) -> list[tuple[Widget, Box]]:
     """A row at ``box``: itself, or its cells side by side."""
     if not w.cells:
@@ -236,14 +246,17 @@ def layout(v: View, width: int, height: int) -> Layout:
     n = body_rows(height, row_h)
     body = (0, STATUS_H + TITLE_H, width - 1, height - 1)
     rows = v.rows
-    if all(w.span == 1 and not w.cells for w in rows):  # the common case: one widget per row-high row
+    # a label of span 0 is as many rows tall as its text needs, wrapped to the row's width at the
+    # view's font scale and font (guigym.display.label_lines): one row where it fits
+    spans = [_span(w, n, width - 2 * pad_x, v) for w in rows] if any(w.span != 1 for w in rows) else None
+    if (spans is None or all(s == 1 for s in spans)) and not any(w.cells for w in rows):  # the common case: one widget per row-high row
         max_scroll = max(0, len(rows) - n)
         first = min(v.scroll, max_scroll)
         vis = [(w, row_box(width, i, row_h, pad_x)) for i, w in enumerate(rows[first:first + n])]
         return Layout(width, height, vis, body, n, max_scroll, scroll_step(height, row_h), end=first + len(vis), row_h=row_h, pad_x=pad_x)
     # rows several rows tall (multi-line text) or split into cells: the last scroll position
     # is the first row from which the rest fits
-    spans = [max(1, min(n, w.span)) for w in rows]
+    spans = spans or [1] * len(rows)
     max_scroll, rest = len(rows), 0
     for i in range(len(rows) - 1, -1, -1):
         if rest + spans[i] > n:
@@ -256,7 +269,8 @@ def layout(v: View, width: int, height: int) -> Layout:
     for i in range(first, len(rows)):
         if unit + spans[i] > n:
             break
-        vis += _place(rows[i], span_box(width, unit, spans[i], row_h, pad_x))
+        w = rows[i] if rows[i].span or spans[i] == 1 else replace(rows[i], span=spans[i])  # a wrapped label: its rows, to draw
+        vis += _place(w, span_box(width, unit, spans[i], row_h, pad_x))
         unit += spans[i]
         end = i + 1
     return Layout(width, height, vis, body, n, max_scroll, scroll_step(height, row_h), end=end, row_h=row_h, pad_x=pad_x)

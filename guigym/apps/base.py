@@ -57,7 +57,8 @@ class Widget:
     (or one of :data:`WIDGET_ACTIONS`, which the base :class:`App` handles itself).
     ``options``: a select's options. ``cells``: widgets side by side in this one row (kind
     ``cells``; ``weights`` their relative widths). ``span``: rows of height (a multi-line
-    text field). The composite widgets of :mod:`guigym.apps.widgets` are made of these.
+    text field; 0 for a label: as many rows as its text needs at the drawn font scale and font,
+    a line each, see :mod:`guigym.layout`). The composite widgets of :mod:`guigym.apps.widgets` are made of these.
     """
 
     id: str

@@ -169,8 +169,8 @@ class AddressBook(App):
         vals = state["values"]
         if sid.startswith("p:"):
             return [
-                Widget(sub_id(sid, "phone"), "label", f"Phone: {card['phone']}"),
-                Widget(sub_id(sid, "email"), "label", f"Email: {card['email']}"),
+                Widget(sub_id(sid, "phone"), "label", f"Phone: {card['phone']}", span=0),  # a long one wraps (guigym.layout)
+                Widget(sub_id(sid, "email"), "label", f"Email: {card['email']}", span=0),
                 Widget(fav_id(pid), "toggle", "Favourite", value=card["fav"]),
                 Widget(sub_id(sid, "edit"), "button", "Edit", to=editor_screen(pid), action="edit"),
                 Widget(sub_id(sid, "delete"), "button", "Delete", to=dialog_screen(pid), action="delete"),

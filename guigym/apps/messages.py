@@ -251,11 +251,12 @@ class Messenger(ContactsGate):
         out = []
         for k, m in enumerate(t["msgs"]):
             if m[0] == FAILED:
-                out += [Widget(bubble_id(tid, k), "label", f"You: {m[1:]} (Not delivered)", style="error"),
+                out += [Widget(bubble_id(tid, k), "label", f"You: {m[1:]} (Not delivered)", style="error", span=0),
                         Widget(retry_id(tid, k), "button", "Retry", action="retry")]
             else:
                 mine = m[0] == MINE
-                out.append(Widget(bubble_id(tid, k), "label", f"{'You' if mine else first}: {m[1:]}", style="muted" if mine else ""))
+                out.append(Widget(bubble_id(tid, k), "label", f"{'You' if mine else first}: {m[1:]}", style="muted" if mine else "",
+                                  span=0))  # a long message wraps onto more rows (guigym.layout)
         err = vals.get(sub_id(sid, "error"), "")
         return [
             *out,
