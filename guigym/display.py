@@ -491,7 +491,16 @@ def label_lines(w: Widget, bw: int, v: View) -> list[str]:
     gives it a row each."""
     scale, font = _scale_and_font(v)
     s = str(w.value) if w.value not in (None, "") else w.label
-    return wrap_width(s, bw, max(6, round(LABEL_SIZE * scale)), False, font)
+    key = (s, bw, max(6, round(LABEL_SIZE * scale)), font)
+    hit = _LABEL_LINES.get(key)  # every layout of a screen with such labels asks (memoised, as _WRAPS)
+    if hit is None:
+        if len(_LABEL_LINES) >= CACHE_SIZE:
+            _LABEL_LINES.clear()
+        hit = _LABEL_LINES[key] = wrap_width(s, bw, key[2], False, font)
+    return hit
+
+
+_LABEL_LINES: dict[tuple[Any, ...], list[str]] = {}
 
 
 def _wrapped_label(w: Widget, bw: int, bh: int, th: Theme) -> list[Record]:
