@@ -88,6 +88,8 @@ class VLMPolicy:
         A folder :meth:`save` wrote with LoRA holds an adapter: its training goes on (the
         saved adapter, trainable, on its base), which needs ``lora_rank`` equal to the saved
         rank; any other ``lora_rank`` raises ``ValueError`` before the weights load."""
+        check_horizon(horizon)  # before a load of several GB, not after it
+        _check_fmt(fmt)
         adapter = _adapter_config(path)
         if adapter is not None and lora_rank != adapter.get("r"):
             # a new adapter wrapped around the loaded one re-initialised it (training restarted from

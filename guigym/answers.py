@@ -192,7 +192,7 @@ def canonical_answer(value: Any) -> str:
         return _text(str(value))
     if isinstance(value, float):
         return f"n:{value + 0.0}" if math.isfinite(value) else _text(str(value))  # + 0.0: no "n:-0.0"
-    if isinstance(value, int):  # exactly, as a text's digits are read
+    if isinstance(value, int):  # exactly, as a text's digits are read (past Python's int-to-text limit, 4,300 digits: ValueError)
         try:
             v = float(value) + 0.0
         except OverflowError:  # past a float's range: text, as its digits are (they read as inf, no number)

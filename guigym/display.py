@@ -947,7 +947,8 @@ def shown_texts(v: View, lay: Layout, wid: str) -> list[str]:
     """The texts drawn for widget ``wid`` of ``v`` as :func:`display_list` draws it (shortened
     where they do not fit, at the theme's font scale and font); ``[]`` unless it is on screen
     whole. What the oracle checks before answering a question from a list row."""
-    w, box = v.find(wid), lay.box(wid)
+    # the widget as laid out: a wrapped label has the rows the layout gave it (v.find's has span 0)
+    w, box = next((x for x, _ in lay.visible if x.id == wid), None), lay.box(wid)
     if w is None or box is None:
         return []
     x0, y0, x1, y1 = box
@@ -1014,4 +1015,9 @@ def hidden_focus(v: View, lay: Layout) -> Record | None:
     w = v.find(v.focus)
     if w is None:
         return None
-    return widget(w, row_box(lay.width, v.index(v.focus) - min(v.scroll, lay.max_scroll), lay.row_h, lay.pad_x), theme_of(v), True)
+    i, first = v.index(v.focus), min(v.scroll, lay.max_scroll)
+    # above the rows' area, or below it: counted in rows from ``end``, not from ``first``, since
+    # rows several rows tall (wrapped messages, text areas) put fewer rows than ``n`` on screen
+    # and the field then landed inside the clip, drawn over them in the browser
+    off = i - first if i < first else lay.n_visible + (i - lay.end)
+    return widget(w, row_box(lay.width, off, lay.row_h, lay.pad_x), theme_of(v), True)

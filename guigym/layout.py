@@ -273,7 +273,10 @@ def layout(v: View, width: int, height: int) -> Layout:
         vis += _place(w, span_box(width, unit, spans[i], row_h, pad_x))
         unit += spans[i]
         end = i + 1
-    return Layout(width, height, vis, body, n, max_scroll, scroll_step(height, row_h), end=end, row_h=row_h, pad_x=pad_x)
+    # a Scroll moves at most the rows on screen: half a page of rows (the step of one-row rows)
+    # jumped over tall rows (wrapped messages at a narrow viewport) that no position then showed
+    step = max(1, min(scroll_step(height, row_h), end - first))
+    return Layout(width, height, vis, body, n, max_scroll, step, end=end, row_h=row_h, pad_x=pad_x)
 
 
 def scroll_delta(v: View, lay: Layout, direction: str) -> int:

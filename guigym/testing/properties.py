@@ -30,7 +30,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from hypothesis import HealthCheck, Phase, assume, given, seed as hseed, settings
-from hypothesis.errors import FlakyFailure
+try:
+    from hypothesis.errors import FlakyFailure
+except ImportError:  # Hypothesis before FlakyFailure: its Flaky was the reward's only
+    from hypothesis.errors import Flaky as FlakyFailure  # type: ignore[assignment]
 from hypothesis import strategies as st
 
 from guigym.actions import (
@@ -225,9 +228,9 @@ def corrupt_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep], op: st
     """``steps`` with one corruption ``op`` (one of :data:`PLAN_CORRUPTIONS`) at step ``i``
     (taken modulo the length); ``None`` when ``op`` does not apply there (e.g.
     ``click_outside`` on a non-click step). ``click_outside`` moves the click to the point
-    number ``pick`` of: the centres of ``elements`` (``info["elements"]``, e.g.
-    ``Case.elements``) that lie outside the target box, then points just off the box and
-    near the screen's corners."""
+    number ``pick`` of: points just off the box and near the screen's corners, then the
+    centres of up to 8 of ``elements`` (``info["elements"]``, e.g. ``Case.elements``) that lie
+    outside the target box."""
     out = list(steps)
     if not out:
         return None
