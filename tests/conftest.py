@@ -17,6 +17,8 @@ import gymnasium as gym  # noqa: E402
 import pytest  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
+from guigym.actions import Click  # noqa: E402
+from guigym.oracle import center  # noqa: E402
 from guigym.apps.base import apply  # noqa: E402
 from guigym.registration import env_ids, id_levels  # noqa: E402
 
@@ -146,3 +148,13 @@ def twins(family: str, level: str, seed: int) -> tuple[dict, dict]:
         ends.append(g.bit_generator.state)
     assert ends[0] == ends[1], (family, level, seed)
     return out[0], out[1]
+
+
+def tap(env: gym.Env, wid: str) -> Any:
+    """Click the centre of visible widget ``wid`` (scrolling down to it first); returns step()'s tuple."""
+    for _ in range(12):
+        box = env.unwrapped._lay.box(wid)
+        if box is not None:
+            return env.step(Click(*center(box)))
+        env.step({"type": 1, "x": 180, "y": 400, "direction": 1, "app": 0, "text": ""})  # Scroll down
+    raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))

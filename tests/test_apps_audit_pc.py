@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from guigym.actions import Click, OpenApp
+from guigym.actions import OpenApp
 from guigym.apps.family import WRONG_MESSAGES
-from guigym.oracle import center
-from tests.conftest import make
+from tests.conftest import make, tap
 
 #: how the reason of a deleted conversation starts (guigym.apps.family.CONVERSATION_DELETED)
 DELETED = "a conversation that should stay was deleted"
@@ -27,16 +26,6 @@ def env_where(env_id: str, pred: Callable[[Jobs], bool], level: str = "easy", se
         if pred(env.unwrapped.scenario["task"]["jobs"]):
             return env
     raise AssertionError("no such seed")
-
-
-def tap(env, wid: str):
-    """Click the centre of visible widget ``wid`` (scrolling down to it first); returns step()'s tuple."""
-    for _ in range(12):
-        box = env.unwrapped._lay.box(wid)
-        if box is not None:
-            return env.step(Click(*center(box)))
-        env.step({"type": 1, "x": 180, "y": 400, "direction": 1, "app": 0, "text": ""})  # Scroll down
-    raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))
 
 
 def no_message_job(jobs: Jobs) -> bool:

@@ -13,12 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from guigym.actions import Click, OpenApp, Type
+from guigym.actions import OpenApp, Type
 from guigym.apps.crossapp import SOURCES, SPAN, CrossAppFamily
 from guigym.apps.mail import ARCHIVE
 from guigym.events import Event
-from guigym.oracle import center
-from tests.conftest import assert_extra_change_fails, make, oracle_episodes
+from tests.conftest import assert_extra_change_fails, make, oracle_episodes, tap
 
 ENV_ID = "GuiGym-CrossApp-v0"
 Task = dict[str, Any]
@@ -156,16 +155,6 @@ def test_an_order_placed_fails() -> None:
     st = state(env)
     st["apps"]["Shop"]["data"]["orders"].append({"number": 1, "items": [], "name": "x", "address": "y", "card": "", "total": 0})
     assert fam.failed(env.unwrapped.scenario, st)
-
-
-def tap(env, wid: str):
-    """Click the centre of visible widget ``wid`` (scrolling down to it first); returns step()'s tuple."""
-    for _ in range(12):
-        box = env.unwrapped._lay.box(wid)
-        if box is not None:
-            return env.step(Click(*center(box)))
-        env.step({"type": 1, "x": 180, "y": 400, "direction": 1, "app": 0, "text": ""})  # Scroll down
-    raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))
 
 
 def test_a_stray_quantity_click_in_the_cart_is_set_back() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from guigym.actions import Answer, Back, Click, Type
+from guigym.actions import Answer, Back, Type
 from guigym.apps.mail import (
     INBOX,
     NEW,
@@ -32,8 +32,7 @@ from guigym.apps.mail import (
 )
 from guigym.apps.widgets import menu_screen
 from guigym.events import Event
-from guigym.oracle import center
-from tests.conftest import make, oracle_episodes
+from tests.conftest import make, oracle_episodes, tap
 
 ENV_ID = "GuiGym-Mail-v0"
 Tasks = list[dict[str, Any]]
@@ -72,16 +71,6 @@ def task(env) -> dict[str, Any]:
 
 def screen(env) -> str:
     return env.unwrapped.current_view.screen
-
-
-def tap(env, wid: str):
-    """Click the centre of visible widget ``wid`` (scrolling down to it first); returns step()'s tuple."""
-    for _ in range(12):
-        box = env.unwrapped._lay.box(wid)
-        if box is not None:
-            return env.step(Click(*center(box)))
-        env.step({"type": 1, "x": 180, "y": 400, "direction": 1, "app": 0, "text": ""})  # Scroll down
-    raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))
 
 
 def choose(env, select: str, name: str):

@@ -26,7 +26,7 @@ from guigym.apps.tools import time_label
 from guigym.apps.widgets import menu_screen
 from guigym.events import Event
 from guigym.oracle import center
-from tests.conftest import assert_extra_change_fails, make
+from tests.conftest import assert_extra_change_fails, make, tap
 
 ENV_ID = "GuiGym-Phone-v0"
 Jobs = list[dict[str, Any]]
@@ -56,16 +56,6 @@ def data(env, app: str) -> dict[str, Any]:
 
 def state(env) -> dict[str, Any]:
     return env.unwrapped.get_state()["state"]
-
-
-def tap(env, wid: str):
-    """Click the centre of visible widget ``wid`` (scrolling down to it first); returns step()'s tuple."""
-    for _ in range(12):
-        box = env.unwrapped._lay.box(wid)
-        if box is not None:
-            return env.step(Click(*center(box)))
-        env.step({"type": 1, "x": 180, "y": 400, "direction": 1, "app": 0, "text": ""})  # Scroll down
-    raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))
 
 
 def typed(env, wid: str, text: str):
