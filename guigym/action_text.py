@@ -54,7 +54,6 @@ __all__ = [
     "SWIPE_CENTRE",
     "SWIPE_LENGTH",
     "ActionParseError",
-    "answer_region",
     "format_action",
     "format_plan",
     "format_trajectory",
