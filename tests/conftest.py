@@ -18,8 +18,8 @@ import pytest  # noqa: E402
 
 import guigym  # noqa: E402,F401  (registers the envs)
 from guigym.actions import Click  # noqa: E402
-from guigym.oracle import center  # noqa: E402
 from guigym.apps.base import apply  # noqa: E402
+from guigym.oracle import center  # noqa: E402
 from guigym.registration import env_ids, id_levels  # noqa: E402
 
 #: (env id, level) for every registered id and every level of its family; an id whose family
@@ -158,3 +158,34 @@ def tap(env: gym.Env, wid: str) -> Any:
             return env.step(Click(*center(box)))
         env.step({"type": 1, "x": 180, "y": 400, "direction": 1, "app": 0, "text": ""})  # Scroll down
     raise AssertionError((wid, [w.id for w, _ in env.unwrapped._lay.visible]))
+
+
+class Returns:
+    """A planner that always returns ``value`` (a plan, a step, an action or model text)."""
+
+    horizon = 4
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def plan(self, obs: dict, info: dict, history: list) -> object:
+        return self.value
+
+
+def reference_events(reference: Iterable[Any]) -> list[Any]:
+    """The pygame events that play a reference in ``guigym play``: a click as a mouse press,
+    typed text as text input and Enter."""
+    import pygame
+
+    events: list[Any] = []
+    for step in reference:
+        a = step.action
+        if isinstance(a, Click):
+            events.append(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(a.x, a.y)))
+        else:
+            events += [pygame.event.Event(pygame.TEXTINPUT, text=ch) for ch in a.text]
+            events.append(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN))
+    return events

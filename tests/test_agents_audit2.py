@@ -18,21 +18,7 @@ from agents import OraclePlanner, PlanActAgent, RandomPlanner, run_episode, run_
 from agents.env_pool import InlineEnvPool
 from agents.plan_act import Plan
 from guigym.actions import Answer, Back, PlanStep, Type
-
-
-class Returns:
-    """A planner that returns the same value at every call."""
-
-    horizon = 4
-
-    def __init__(self, value):
-        self.value = value
-
-    def reset(self, seed=None):
-        pass
-
-    def plan(self, obs, info, history):
-        return self.value
+from tests.conftest import Returns
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from guigym.actions import Answer, Back, Click, OpenApp, Scroll, Type
 from guigym.cli import main as cli
 from guigym.play import action_for_event, play
 from guigym.registration import id_level_problem
+from tests.conftest import reference_events
 
 
 def test_list(capsys):
@@ -243,14 +244,7 @@ def test_play_loop_reaches_success(monkeypatch):
 
     ref_env = gym.make("GuiGym-Login-v0")
     _, info = ref_env.reset(seed=0)
-    events = []
-    for step in info["reference"]:
-        a = step.action
-        if isinstance(a, Click):
-            events.append(ev(pygame.MOUSEBUTTONDOWN, button=1, pos=(a.x, a.y)))
-        else:
-            events += [ev(pygame.TEXTINPUT, text=ch) for ch in a.text] + [ev(pygame.KEYDOWN, key=pygame.K_RETURN)]
-    events.append(ev(pygame.QUIT))
+    events = reference_events(info["reference"]) + [ev(pygame.QUIT)]
     it = iter(events)
     monkeypatch.setattr(pygame.event, "poll", lambda: next(it))
     summary = play("GuiGym-Login-v0", "easy", "mock", seed=0, max_events=len(events))

@@ -20,6 +20,7 @@ from PIL import Image
 
 from guigym.backends.procfs import cmdline, process_tree
 from guigym.cli import main as cli
+from tests.conftest import reference_events
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -166,7 +167,6 @@ def test_play_counts_the_episodes_played_not_the_one_opened_after_the_last(monke
     before any action). An episode counts once an action was sent in it."""
     import pygame
 
-    from guigym.actions import Click
     from guigym.play import play
 
     def ev(kind: int, **kw: Any) -> Any:
@@ -175,13 +175,7 @@ def test_play_counts_the_episodes_played_not_the_one_opened_after_the_last(monke
     ref_env = gym.make("GuiGym-Login-v0", level="easy")
     _, info = ref_env.reset(seed=0)
     ref_env.close()
-    solve: list[Any] = []
-    for step in info["reference"]:
-        a = step.action
-        if isinstance(a, Click):
-            solve.append(ev(pygame.MOUSEBUTTONDOWN, button=1, pos=(a.x, a.y)))
-        else:
-            solve += [ev(pygame.TEXTINPUT, text=ch) for ch in a.text] + [ev(pygame.KEYDOWN, key=pygame.K_RETURN)]
+    solve = reference_events(info["reference"])
 
     def run(events: list[Any]) -> dict[str, Any]:
         it = iter(events)

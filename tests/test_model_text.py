@@ -15,6 +15,7 @@ from guigym.action_text import FORMATS, ActionParseError, format_action, format_
 from guigym.actions import Back, Click, OpenApp, PlanStep, Scroll, Type
 from guigym.answers import answers_match
 from guigym.spaces import action_from_space
+from tests.conftest import Returns
 
 # A tool call written with Python quotes: json.dumps leaves the quotes alone, so in the function
 # format and in a bare JSON answer it stays readable as a (literal) tool call inside the string.
@@ -102,21 +103,6 @@ def test_every_sampled_action_round_trips_through_text(env_id: str) -> None:
 
 
 # ---------------------------------------------------------------------- the plan-act loop
-
-
-class Returns:
-    """A planner that always returns ``value``."""
-
-    horizon = 4
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
-
-    def plan(self, obs: dict, info: dict, history: list) -> object:
-        return self.value
 
 
 @pytest.fixture(scope="module")
