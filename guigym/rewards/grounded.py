@@ -34,9 +34,8 @@ from typing import Any, Optional, Protocol, Sequence, Union, cast, runtime_check
 
 from guigym.actions import ACTION_CLASSES, Action, PlanStep, RefStep
 from guigym.apps.base import copy_state
-from guigym.rewards._common import as_event, check_fmt, events_match, well_formed
-from guigym.rewards.uir1 import _first_predicted
-from guigym.rewards.uir1 import argument_reward
+from guigym.rewards._common import as_event, check_fmt, events_match, parse_answer, well_formed
+from guigym.rewards.uir1 import arguments_match
 
 __all__ = ["Executor", "grounded_reward", "grounded_rewards"]
 
@@ -53,7 +52,7 @@ class Executor(Protocol):
     def __call__(self, env: Any, step: PlanStep) -> Optional[Action]: ...
 
 
-def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Optional[Action]:
+def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: Optional[str]) -> Optional[Action]:
     if not well_formed(pred):  # a hand-built step of wrong field types: no prediction (scores 0)
         return None
     if isinstance(pred, RefStep):
@@ -70,6 +69,29 @@ def _resolve(env: Any, pred: Any, executor: Optional[Executor], fmt: str) -> Opt
             out = out.action
         return out if isinstance(out, ACTION_CLASSES) else None
     return None
+
+
+def _first_step(text: str, fmt: Optional[str]) -> Optional[PlanStep]:
+    """The first step of model ``text``, read as ``env.step(text)`` reads it
+    (:func:`guigym.actions.parse_action`: the whole text, failing that its
+    :func:`~guigym.action_text.answer_region`), but as a plan step (ungrounded, or ``done``).
+    Only that step is read: the step that is executed is the one judged (TraceR1 stage 2), so
+    a later step the parser would reject (``{"action": "fly"}``) does not zero it, as it does
+    not stop ``env.step`` from executing the first. ``None`` if no first step parses."""
+    steps = parse_answer(text, fmt, plan=True, max_len=1)
+    return cast("Optional[PlanStep]", steps[0]) if steps else None
+
+
+def _exact(a: str, b: str) -> float:
+    return 1.0 if a == b else 0.0
+
+
+def _arguments_hit(action: Action, ref: RefStep) -> bool:
+    """Whether ``action`` does ``ref``'s step by its arguments (a reference step without an
+    event): what :func:`~guigym.rewards.events_match` would say of the events, typed text exact."""
+    if action.type != ref.action.type:
+        return False
+    return action.type == "back" or arguments_match(action, ref, _exact) == 1.0
 
 
 def _private(snapshot: Any) -> Any:
@@ -97,33 +119,40 @@ def grounded_reward(
     pred: Union[Action, PlanStep, str, None],
     state: Optional[dict] = None,
     executor: Optional[Executor] = None,
-    fmt: str = "json",
+    fmt: Optional[str] = "json",
 ) -> float:
     """``r^G = 1[event(execute(pred) from s) ≡ ref(s)[0].event] ∈ {0, 1}``.
 
     ``s`` is ``state`` (default: the env's current state, ``env.unwrapped.get_state()``).
     The env is set to ``s``; ``pred`` — an action, a grounded plan step, an ungrounded plan
-    step (grounded through ``executor``), or raw model text (the first step of its
-    ``<answer>``, or of the whole text without one, parsed in ``fmt`` with
-    :func:`guigym.actions.parse_plan`) — is executed with ``env.unwrapped.step`` (so wrapper counters such as
-    ``TimeLimit`` are untouched), and the reported ``info["event"]`` is compared with the
+    step (grounded through ``executor``), or raw model text — is executed with
+    ``env.unwrapped.step`` (so wrapper counters such as ``TimeLimit`` are untouched), and the
+    reported ``info["event"]`` is compared with the
     event of the first step of ``env.unwrapped.reference()`` from ``s`` using
     :func:`~guigym.rewards.events_match`. If that reference step has no event, the
-    coordinate rule is used instead (:func:`~guigym.rewards.argument_reward` = 1).
+    argument rule is used instead: the same action type and, by type, the point in the step's
+    box, the same scroll direction, app name, the exact typed text (as the ``input`` event
+    compares it: token F1 gave "ALICE" for "alice" the point), the stated answer.
+
+    Model text: its first step, read in ``fmt`` (``None``: auto-detected) as ``env.step(text)``
+    reads it — the whole text, failing that its ``<answer>`` — but as a
+    :func:`guigym.actions.parse_plan` step (it may be ungrounded, or ``done``). Only that step
+    is read: stage 2 judges the executed step, so a later step that does not parse (which
+    ``env.step`` does not execute either) does not zero it.
 
     A ``done`` step (the plan terminator) is not executed: it scores 1 exactly when the
     reference from ``s`` is empty (the task is already done; any other step scores 0 there) —
     the rule of :func:`~guigym.rewards.trajectory_reward` and the UI-R1 rewards. Scores 0 when
-    an ungrounded step has no executor (or the executor returns no action), or when the text
-    does not parse. The env is left in ``s`` afterwards (restored in a ``finally``;
+    an ungrounded step has no executor (or the executor returns no action), or when no first
+    step of the text parses. The env is left in ``s`` afterwards (restored in a ``finally``;
     the reward hands the env private copies of the app state and history, so the caller's
     ``state`` is never changed by the episode; the static scenario, which no env changes, is shared).
     """
     check_fmt(fmt)
     u = _gui(env, "grounded_reward")
     target = _private(u.get_state() if state is None else state)
-    if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step)
-        pred = cast("Optional[PlanStep]", _first_predicted(pred, fmt, plan=True, whole_text=True))  # parse_plan's steps
+    if isinstance(pred, str):  # raw model text: the first step of its answer (a plan step), read as env.step reads it
+        pred = _first_step(pred, fmt)
     try:
         if state is not None:
             u.set_state(_private(target))
@@ -139,7 +168,7 @@ def grounded_reward(
         info = out[-1] if isinstance(out, tuple) and out and isinstance(out[-1], dict) else {}
         expected = ref[0].event
         if expected is None:
-            return 1.0 if argument_reward(action, ref[0]) == 1.0 else 0.0
+            return 1.0 if _arguments_hit(action, ref[0]) else 0.0
         return 1.0 if events_match(as_event(info.get("event")), expected) else 0.0
     finally:
         u.set_state(_private(target))
@@ -150,7 +179,7 @@ def grounded_rewards(
     preds: Sequence[Union[Action, PlanStep, str, None]],
     state: Optional[dict] = None,
     executor: Optional[Executor] = None,
-    fmt: str = "json",
+    fmt: Optional[str] = "json",
 ) -> list[float]:
     """:func:`grounded_reward` for each of a group of G candidates, all from one state ``s``
     (default: the current state), the GRPO group of TraceR1 stage 2. The env is left in ``s``.

@@ -224,16 +224,14 @@ def format_reward(text: Optional[str], fmt: Optional[str] = "json", require_thin
     return 1.0 if parse_answer(answer, fmt, plan=plan) else 0.0
 
 
-def _first_predicted(text: Any, fmt: Optional[str], plan: bool = False, whole_text: bool = False) -> Pred:
+def _first_predicted(text: Any, fmt: Optional[str], plan: bool = False) -> Pred:
     """First step of the answer of ``text`` (``None`` if there is no answer or it does not
-    parse); ``whole_text=True`` parses the whole text when there is no answer block."""
+    parse as a whole: the UI-R1 rewards judge the whole answer)."""
     if not isinstance(text, str):
         return None
     answer = answer_region(text, fmt)
     if answer is None:
-        if not whole_text:
-            return None
-        answer = text
+        return None
     steps = parse_answer(answer, fmt, plan=plan)
     return steps[0] if steps else None
 
@@ -308,8 +306,8 @@ def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, 
     """``R_IoU``: the IoU-style coordinate reward that UI-R1's ablation (§4.4) compares with
     the click-in-box ``R_C`` of :func:`argument_reward`. For a click the predicted box is the
     square of side ``2·half`` centred on the click point (the tiny policy's 40-px click cell
-    with the default ``half=20``) and the reward is its IoU with ``ref.box`` — graded, and small
-    for a point on a wide widget; every other case is :func:`argument_reward`.
+    with the default ``half=20``; ``half`` must be > 0) and the reward is its IoU with ``ref.box``
+    — graded, and small for a point on a wide widget; every other case is :func:`argument_reward`.
 
     >>> from guigym.actions import Click, RefStep
     >>> ref = RefStep(Click(30, 20), "signin", (10, 0, 50, 40), "Click 'Sign in'")
@@ -320,6 +318,8 @@ def iou_argument_reward(pred: Pred, ref: Optional[RefStep], half: float = 20.0, 
     """
     check_ref(ref, terminal_ok=True)
     check_real("half", half)
+    if half <= 0:  # a square of no area overlaps nothing: every click scored IoU 0, silently
+        raise ValueError(f"half must be > 0 (half the side of the click's square, in px), got {half!r}")
     if ref is None or ref.action.type != "click" or ref.box is None:
         return argument_reward(pred, ref, strict=strict)
     if action_type_reward(pred, ref) == 0.0:
