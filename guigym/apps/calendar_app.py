@@ -67,7 +67,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import FIRST_NAMES, ICON_COLORS
 from guigym.apps.dates import WEEKDAY_NAMES, month_abbr, month_name
-from guigym.apps.family import WRONG_ANSWER, Family, Goal, pick, sample, theme
+from guigym.apps.family import WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import time_label
 from guigym.apps.widgets import date_picker_rows, select_row, time_picker_rows
@@ -697,6 +697,27 @@ class CalendarFamily(Family):
 
     def question(self, scenario: Scenario) -> bool:
         return self._ask(scenario) is not None
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each task of a known type; a delete, move or question about events of the scenario
+        (a delete of a missing one loaded as done); the dates, times and repeats a task sets or
+        asks about, ones the form and the agenda can hold."""
+        ids = {e["id"] for e in scenario["apps"][APP]["events"]}
+        out: list[str] = []
+        for i, t in enumerate(self._tasks(scenario)):
+            w, k = f"$.task.tasks[{i}]", t["type"]
+            out += missing(f"{w}.type", k, ("add", "delete", "move", "count", "when"), "Calendar task type")
+            if k in ("delete", "move", "when") and not t["ids"]:
+                out.append(f"{w}.ids: empty (a {k} is about an event)")
+            if k in ("delete", "move", "when"):
+                out += [p for j, x in enumerate(t["ids"]) for p in missing(f"{w}.ids[{j}]", x, ids, "event of the scenario's Calendar")]
+            if k in ("add", "count") and not _is_date(t["date"]):
+                out.append(f"{w}.date: {t['date']!r:.40} is not a date (YYYY-MM-DD)")
+            if k in ("add", "move") and not _is_time(t["time"]):
+                out.append(f"{w}.time: {t['time']!r:.40} is not a time (HH:MM)")
+            if k == "add":
+                out += missing(f"{w}.repeat", t["repeat"], REPEATS, "repeat option")
+        return out
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         if self._split(scenario, state["apps"][APP]["data"]["events"]) != self._expected(scenario):

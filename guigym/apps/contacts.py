@@ -54,7 +54,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import CALL_PLACED, WRONG_ANSWER, Family, Goal, pick, sample, theme
+from guigym.apps.family import CALL_PLACED, WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, call_problems, calls_placed, place_call
 
@@ -355,6 +355,19 @@ class ContactsFamily(Family):
 
     def question(self, scenario: Scenario) -> bool:
         return self._ask(scenario) is not None
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each task of a known type about a person of the scenario's address book (a delete of a
+        missing one loaded as done), a question about a field the person's screen shows."""
+        ids = {c["id"] for c in scenario["apps"][APP]["cards"]}
+        out: list[str] = []
+        for i, t in enumerate(self._tasks(scenario)):
+            w = f"$.task.tasks[{i}]"
+            out += missing(f"{w}.type", t["type"], ("ask", "edit", "delete", "fav"), "Contacts task type")
+            out += missing(f"{w}.person", t["person"], ids, "person of the scenario's Contacts")
+            if t["type"] == "ask":
+                out += missing(f"{w}.field", t["field"], ("phone", "email"), "field a person's screen shows")
+        return out
 
     def _book_ok(self, scenario: Scenario, state: DeviceState) -> bool:
         have = {c["id"]: c for c in state["apps"][APP]["data"]["people"]}

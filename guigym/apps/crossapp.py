@@ -74,6 +74,8 @@ import guigym.apps.mail as mail_app
 from guigym.apps.base import HOME, SeenScreens, register_app, row
 from guigym.apps.calendar_app import ADD as CAL_ADD
 from guigym.apps.calendar_app import FORM, TIMES, CalendarFamily, hhmm, iso, key_of
+from guigym.apps.calendar_app import _is_date as is_date
+from guigym.apps.calendar_app import _is_time as is_time
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import email_address, person_screen, phone_number
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
@@ -88,6 +90,7 @@ from guigym.apps.family import (
     WRONG_MESSAGES,
     Family,
     Goal,
+    missing,
     pick,
     sample,
     theme,
@@ -558,6 +561,35 @@ class CrossAppFamily(Family):
             else:
                 out["events"][(str(j["title"]), str(j["date"]), str(j["time"]), "never")] += 1
         self._memo = (scenario, out)
+        return out
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each read about a conversation, person, mail or product of the scenario; each job of a
+        known type in its app, a reply to a mail of the scenario, a message to a conversation or a
+        contact of the picker, an event on a date at a time the form can hold."""
+        apps, task = scenario["apps"], self._task(scenario)
+        have = {MESSAGES: {t["id"] for t in apps[MESSAGES]["threads"]}, CONTACTS: {c["id"] for c in apps[CONTACTS]["cards"]},
+                MAIL: {m["id"] for m in apps[MAIL]["mails"]}, SHOP: range(len(apps[SHOP]["shop"]["products"]))}
+        what = {MESSAGES: "conversation", CONTACTS: "person", MAIL: "mail", SHOP: "product"}
+        out: list[str] = []
+        for i, r in enumerate(task["reads"]):
+            out += missing(f"$.task.reads[{i}].app", r["app"], have, "app a fact is read in")
+            if r["app"] in have:
+                out += missing(f"$.task.reads[{i}].ref", r["ref"], have[r["app"]], f"{what[r['app']]} of the scenario's {r['app']}")
+        names = [*(t["name"] for t in apps[MESSAGES]["threads"]), *apps[MESSAGES]["contacts"]]
+        for i, j in enumerate(task["jobs"]):
+            w, k = f"$.task.jobs[{i}]", j["type"]
+            app = {"note": NOTES, "msg": MESSAGES, "mail": MAIL, "reply": MAIL, "cal": CALENDAR}.get(k)
+            if app is None:
+                out.append(f"{w}.type: {k!r:.40} is no CrossApp job type")
+                continue
+            out += missing(f"{w}.app", j["app"], (app,), f"app of a {k} job")
+            if k == "reply":
+                out += missing(f"{w}.ref", j["ref"], have[MAIL], "mail of the scenario's Mail")
+            elif k == "msg":
+                out += missing(f"{w}.name", j["name"], names, "conversation or contact of the scenario's Messages")
+            elif k == "cal" and not (is_date(j["date"]) and is_time(j["time"])):
+                out.append(f"{w}: date {j['date']!r:.20} or time {j['time']!r:.20} is not a YYYY-MM-DD date and an HH:MM time")
         return out
 
     @staticmethod

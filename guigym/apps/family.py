@@ -185,6 +185,24 @@ class Family:
         ``Answer`` is a no-op."""
         return False
 
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """What in ``scenario["task"]`` (already of :attr:`task_type`, the scenario already valid
+        for its apps) names data the scenario lacks or a kind of task the family has none of: a
+        record id, a person, a setting that is not there. ``set_state`` refuses such a snapshot
+        (``guigym.apps.snapshot``): a delete of a missing record would load as already done.
+        Each problem starts with its path from ``$.task``; ``[]`` by default."""
+        return []
+
+
+def missing(where: str, value: Any, have: Collection[Any], what: str) -> list[str]:
+    """``[]`` if ``value`` is in ``have``, else the problem ``"<where>: <value> is no <what>"``
+    (for :meth:`Family.task_problems`)."""
+    try:
+        ok = value in have
+    except TypeError:  # a value of a type that cannot be hashed: a list where an id belongs
+        ok = False
+    return [] if ok else [f"{where}: {value!r:.40} is no {what}"]
+
 
 def pick(rng: np.random.Generator, seq: Sequence[Any]) -> Any:
     """One element of ``seq``, drawn with ``rng``."""

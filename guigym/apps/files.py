@@ -58,7 +58,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, clean_text, id_problems, register_app
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.dates import month_abbr
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, DeviceState, FileNode, Scenario, Task, sub_id
 from guigym.events import Event
 from guigym.i18n.content import tables
@@ -798,6 +798,28 @@ class FilesFamily(Family):
             if (n["name"], n["parent"], n["folder"], n["size"], n["date"]) != (w[0], parent, w[2], w[3], w[4]):
                 return False
         return True
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each change of a known type about items of the scenario (a delete of a missing one
+        loaded as done), a folder (or the top one) to move to or create in, the
+        folder a create makes only after that create."""
+        nodes = {n["id"]: n for n in scenario["apps"][APP]["nodes"]}
+        folders = [ROOT, *(i for i, n in nodes.items() if n["folder"])]
+        out: list[str] = []
+        created = False
+        for i, c in enumerate(self._changes(scenario)):
+            w, k = f"$.task.changes[{i}]", c["type"]
+            out += missing(f"{w}.type", k, ("open", "rename", "move", "delete", "create"), "Files change type")
+            out += [p for j, x in enumerate(c["nodes"]) for p in missing(f"{w}.nodes[{j}]", x, nodes, "item of the scenario's Files")]
+            if k in ("open", "rename", "move", "delete") and not c["nodes"]:
+                out.append(f"{w}.nodes: empty (a {k} is about an item)")
+            if k in ("rename", "create") and not (isinstance(c["name"], str) and c["name"].strip()):
+                out.append(f"{w}.name: {c['name']!r:.40} is no name")
+            if k in ("move", "create"):
+                dests = [*folders, NEW] if k == "move" and created else folders
+                out += missing(f"{w}.dest", c["dest"], dests, "folder of the scenario's Files")
+            created = created or k == "create"
+        return out
 
     def _opened(self, scenario: Scenario) -> int | None:
         return next((c["nodes"][0] for c in self._changes(scenario) if c["type"] == "open"), None)

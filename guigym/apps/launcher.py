@@ -47,7 +47,7 @@ import numpy as np
 
 from guigym.apps.base import HOME
 from guigym.apps.catalog import BRANDS, STUB_APPS, TOOL_APPS, stub_app
-from guigym.apps.family import CALL_PLACED, Family, Goal, pick, sample, theme
+from guigym.apps.family import CALL_PLACED, Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, DeviceState, Scenario, Task, favourite_id
 from guigym.apps.tools import calls_placed, clock_app, contacts_app, note_tables, notes_app
 
@@ -192,6 +192,25 @@ class LauncherFamily(Family):
             return any(_fold(n["title"]) == _fold(t["title"]) and (t["body"] is None or _fold(n["body"]) == _fold(t["body"]))
                        for n in app_state["data"]["notes"])
         return all(app_state["values"].get(x["widget"]) == x["value"] for x in cast(SwitchTask, t)["targets"])
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """A note task in Notes; each switch target a switch on its screen of its app (a
+        missing one was never set: a task no reference completes)."""
+        apps, out = scenario["apps"], []
+        for i, t in enumerate(self._tasks(scenario)):
+            w = f"$.task.tasks[{i}]"
+            if t["type"] == "note":
+                out += missing(f"{w}.app", t["app"], ("Notes",) if "Notes" in apps else (), "Notes app of the scenario")
+            elif t["type"] == "switches":
+                out += missing(f"{w}.app", t["app"], apps, "app of the scenario")
+                screens = apps[t["app"]]["screens"] if t["app"] in apps else {}
+                for j, x in enumerate(cast(SwitchTask, t)["targets"] if t["app"] in apps else []):
+                    rows = screens[x["screen"]]["rows"] if x["screen"] in screens else []
+                    out += missing(f"{w}.targets[{j}].widget", x["widget"], [r["id"] for r in rows if r["kind"] == "toggle"],
+                                   f"switch on screen {x['screen']!r:.40} of {t['app']}")
+            else:
+                out.append(f"{w}.type: {t['type']!r:.40} is not 'note' or 'switches'")
+        return out
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         if not all(self._done(state, t) for t in self._tasks(scenario)):

@@ -40,7 +40,7 @@ import numpy as np
 
 from guigym.apps.base import HOME, App, Widget, register_app, row
 from guigym.apps.catalog import BRANDS, FIRST_NAMES, ICON_COLORS, LAST_NAMES, STUB_APPS, password, stub_app
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import Account, AppSpec, AppState, DeviceState, HomeSpec, Scenario, ScreenSpec, StartSpec, Task
 
 USER_LABELS = (("Username", "Enter your username"), ("User name", "Your user name"), ("Login", "Login name"), ("Email", "you@example.com"))
@@ -252,6 +252,18 @@ class LoginFamily(Family):
 
     def _app_state(self, scenario: Scenario, state: DeviceState) -> AppState:
         return state["apps"][self._task(scenario)["app"]]
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """The app to sign in to is a sign-in app of the scenario, and the user, password and
+        code are its account's (others could never sign in: a task no reference completes)."""
+        t, apps = self._task(scenario), scenario["apps"]
+        logins = [n for n, a in apps.items() if a["kind"] == "login"]
+        out = missing("$.task.app", t["app"], logins, "sign-in app of the scenario")
+        if not out:
+            acct = apps[t["app"]]["account"]
+            out += [f"$.task.{k}: {t[k]!r:.40} is not the account's {k}"  # type: ignore[literal-required]
+                    for k, v in (("user", acct["user"]), ("password", acct["password"]), ("code", acct.get("code"))) if t[k] != v]  # type: ignore[literal-required]
+        return out
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         data = self._app_state(scenario, state)["data"]

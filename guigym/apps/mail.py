@@ -75,7 +75,7 @@ import numpy as np
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
-from guigym.apps.family import MAIL_MOVED, MAIL_SENT, WRONG_ANSWER, Family, Goal, pick, sample, theme
+from guigym.apps.family import MAIL_MOVED, MAIL_SENT, WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
 from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -835,6 +835,24 @@ class MailFamily(Family):
 
     def question(self, scenario: Scenario) -> bool:
         return self._ask(scenario) is not None
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each task of a known type about mails of the scenario (an archive or delete of a
+        missing one loaded as done), a question whose fact the mail shows."""
+        mails = {m["id"]: m for m in scenario["apps"][APP]["mails"]}
+        kinds = ("compose", "reply", "forward", "open", "archive", "delete", "archive_all", "delete_all", "ask")
+        out: list[str] = []
+        for i, t in enumerate(self._tasks(scenario)):
+            w, k = f"$.task.tasks[{i}]", t["type"]
+            out += missing(f"{w}.type", k, kinds, "Mail task type")
+            out += [p for j, x in enumerate(t["ids"]) for p in missing(f"{w}.ids[{j}]", x, mails, "mail of the scenario's Mail")]
+            if k not in ("compose", "archive_all", "delete_all") and not t["ids"]:
+                out.append(f"{w}.ids: empty (a {k} is about a mail)")
+            if k == "ask" and t["ids"] and t["ids"][0] in mails:
+                m = mails[t["ids"][0]]
+                if t["field"] == "sender" and t["fact"] != m["peer"] or t["field"] != "sender" and str(t["fact"]) not in m["body"]:
+                    out.append(f"{w}.fact: {t['fact']!r:.40} is not the {t['field']!r:.20} the mail shows")
+        return out
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         app_state = state["apps"][APP]

@@ -62,6 +62,7 @@ import numpy as np
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.family import CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
+from guigym.apps.family import missing
 from guigym.apps.permission import ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -548,6 +549,29 @@ class MessagesFamily(Family):
 
     def question(self, scenario: Scenario) -> bool:
         return self._ask(scenario) is not None
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each task of a known type about a conversation of the scenario (a delete of a missing
+        one loaded as done; a send may start one with a name of the contact picker), a resend of a
+        failed message of yours, a question about a message of theirs that holds the fact."""
+        spec = scenario["apps"][APP]
+        book = {t["name"]: t["msgs"] for t in spec["threads"]}
+        out: list[str] = []
+        for i, t in enumerate(self._tasks(scenario)):
+            w, k = f"$.task.tasks[{i}]", t["type"]
+            out += missing(f"{w}.type", k, ("send", "reply", "resend", "delete", "ask"), "Messages task type")
+            if k == "send":
+                out += missing(f"{w}.name", t["name"], [*book, *spec["contacts"]], "conversation or contact of the scenario's Messages")
+            elif k in ("reply", "resend", "delete", "ask"):
+                out += missing(f"{w}.name", t["name"], book, "conversation of the scenario's Messages")
+            if k in ("resend", "ask") and t["name"] in book:
+                msgs, j, head = book[t["name"]], t["index"], FAILED if k == "resend" else THEIRS
+                if not (isinstance(j, int) and 0 <= j < len(msgs) and msgs[j][:1] == head):
+                    which = "not delivered" if k == "resend" else "from them"
+                    out.append(f"{w}.index: {j!r:.40} is no message of the conversation {which}")
+                elif k == "ask" and str(t["fact"]) not in msgs[j]:
+                    out.append(f"{w}.fact: {t['fact']!r:.40} is not in the message it is about")
+        return out
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         if self._book(state["apps"][APP]["data"]["threads"]) != self._expected(scenario):

@@ -69,7 +69,7 @@ from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, regist
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
 from guigym.apps.family import (
-    CALL_PLACED, CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme,
+    CALL_PLACED, CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, missing, pick, sample, theme,
 )
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
@@ -684,6 +684,33 @@ class PhoneFamily(Family):
 
     def question(self, scenario: Scenario) -> bool:
         return self._ask(scenario) is not None
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each job of a known type in its app, about a note, person or alarm of the scenario (a
+        delete of a missing note loaded as done), a message to a conversation or a contact of the
+        picker, a fact carried from a conversation or a person of the scenario."""
+        apps = scenario["apps"]
+        have = {NOTES: range(len(apps[NOTES]["notes"])), CONTACTS: {c["id"] for c in apps[CONTACTS]["cards"]},
+                CLOCK: range(len(start_alarms(apps[CLOCK]))), MESSAGES: {t["id"] for t in apps[MESSAGES]["threads"]}}
+        what = {NOTES: "note", CONTACTS: "person", CLOCK: "alarm", MESSAGES: "conversation"}
+        names = [*(t["name"] for t in apps[MESSAGES]["threads"]), *apps[MESSAGES]["contacts"]]
+        out: list[str] = []
+        for i, j in enumerate(self._jobs(scenario)):
+            w, k = f"$.task.jobs[{i}]", j["type"]
+            app = {"note": NOTES, "contact": CONTACTS, "alarm": CLOCK, "msg": MESSAGES}.get(k.partition("_")[0])
+            if app is None or k not in (*SINGLE, "note_new"):
+                out.append(f"{w}.type: {k!r:.40} is no Phone job type")
+                continue
+            out += missing(f"{w}.app", j["app"], (app,), f"app of a {k} job")
+            if k in ("note_edit", "note_delete", "note_ask", "contact_edit", "contact_ask", "alarm_switch"):
+                out += missing(f"{w}.ref", j["ref"], have[app], f"{what[app]} of the scenario's {app}")
+            if k == "msg_send":
+                out += missing(f"{w}.name", j["name"], names, "conversation or contact of the scenario's Messages")
+            if j["src_app"] is not None:
+                out += missing(f"{w}.src_app", j["src_app"], (MESSAGES, CONTACTS), "app a fact is carried from")
+                if j["src_app"] in (MESSAGES, CONTACTS):
+                    out += missing(f"{w}.src", j["src"], have[j["src_app"]], f"{what[j['src_app']]} of the scenario's {j['src_app']}")
+        return out
 
     def _data_ok(self, scenario: Scenario, state: DeviceState) -> bool:
         want, have, start = self._expected(scenario), self._have(scenario, state), self._start(scenario)

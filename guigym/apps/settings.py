@@ -42,7 +42,7 @@ from typing import Any, TypedDict, cast
 import numpy as np
 
 from guigym.apps.base import row
-from guigym.apps.family import Family, Goal, pick, sample, theme
+from guigym.apps.family import Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import (
     AppSpec,
     DeviceState,
@@ -307,6 +307,29 @@ class SettingsFamily(Family):
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         return not self._unmet(scenario, state) and not self._strays(scenario, state)
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each target a switch on its screen, or an option of a choice on its options screen
+        (a missing one was never set: a task no reference completes)."""
+        task = cast(SettingsTask, scenario["task"])
+        out = missing("$.task.app", task["app"], (APP,) if APP in scenario["apps"] else (), "Settings app of the scenario")
+        screens = scenario["apps"][APP]["screens"] if not out else {}
+        for i, t in enumerate(task["targets"] if not out else []):
+            w = f"$.task.targets[{i}]"
+            if t["kind"] == "toggle":
+                rows = screens[t["screen"]]["rows"] if t["screen"] in screens else []
+                out += missing(f"{w}.setting", t["setting"], [r["id"] for r in rows if r["kind"] == "toggle"],
+                               f"switch on screen {t['screen']!r:.40}")
+                if type(t["value"]) is not bool:
+                    out.append(f"{w}.value: {t['value']!r:.40} is not a bool (a switch's value)")
+            elif t["kind"] == "choice":
+                cs = str(t.get("choice_screen"))
+                rows = screens[cs]["rows"] if cs in screens else []
+                out += missing(f"{w}.row", t.get("row"), [r["id"] for r in rows if r.get("option") == t["value"]],
+                               f"option {t['value']!r:.40} of the choice's options screen {t.get('choice_screen')!r:.40}")
+            else:
+                out.append(f"{w}.kind: {t['kind']!r:.40} is not 'toggle' or 'choice'")
+        return out
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         strays = self._strays(scenario, state)

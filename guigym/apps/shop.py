@@ -70,7 +70,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, id_problems, register_app
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import CART_ITEM_ADDED, CART_ITEM_REMOVED, WRONG_ANSWER, Family, Goal, pick, sample, theme
+from guigym.apps.family import CART_ITEM_ADDED, CART_ITEM_REMOVED, WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE
 from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
@@ -804,6 +804,31 @@ class ShopFamily(Family):
 
     def question(self, scenario: Scenario) -> bool:
         return self._ask_task(scenario) is not None
+
+    def task_problems(self, scenario: Scenario) -> list[str]:
+        """Each task of a known type; an add of a size the product comes in, a remove or a new
+        quantity of an item in the cart by then (a remove of a missing one loaded as done), a
+        question about a product of the catalog."""
+        shop = _shop(scenario["apps"][APP])
+        sizes = {p["id"]: p["sizes"] for p in shop["products"]}
+        cart = {key_of(c["pid"], c["size"]) for c in shop["cart"]}
+        out: list[str] = []
+        for i, t in enumerate(self._tasks(scenario)):
+            w, k = f"$.task.tasks[{i}]", t["type"]
+            out += missing(f"{w}.type", k, ("add", "remove", "qty", "checkout", "ask"), "Shop task type")
+            if k in ("add", "remove", "qty", "ask"):
+                out += missing(f"{w}.pid", t["pid"], sizes, "product of the scenario's Shop")
+            if k == "add" and t["pid"] in sizes:
+                out += missing(f"{w}.size", t["size"], sizes[t["pid"]], f"size of product {t['pid']}")
+                cart.add(key_of(t["pid"], t["size"]))  # type: ignore[arg-type]
+            elif k in ("remove", "qty") and t["pid"] in sizes:
+                out += missing(f"{w}.size", t["size"], {c.partition("|")[2] for c in cart if c.partition("|")[0] == str(t["pid"])},
+                               f"size of product {t['pid']} in the cart by then")
+                if k == "remove":
+                    cart.discard(key_of(t["pid"], t["size"]))  # type: ignore[arg-type]
+            if k in ("add", "qty") and not (type(t["qty"]) is int and t["qty"] >= 1):
+                out.append(f"{w}.qty: {t['qty']!r:.40} is not a quantity (an int >= 1)")
+        return out
 
     def success(self, scenario: Scenario, state: DeviceState) -> bool:
         app_state = state["apps"][APP]

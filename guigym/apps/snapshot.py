@@ -2,17 +2,19 @@
 
 A snapshot may come from disk or from another process, so ``set_state`` must not trust it:
 :func:`snapshot_problems` lists everything wrong with it (schema, family, a level or variation
-no env makes, values a renderer cannot draw or an observation space cannot hold) so that one
+no env makes, values a renderer cannot draw or an observation space cannot hold, a task that
+names data the scenario lacks or is done or failed at its start) so that one
 ``ValueError`` reports them all and the env is left untouched. What only running the apps can
 reveal (a screen an app cannot show) ``set_state`` finds by a dry run.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from guigym.apps.base import APP_KINDS, HOME, MAX_FIELD_LEN, home_pages, printable
+from guigym.apps.base import APP_KINDS, HOME, MAX_FIELD_LEN, copy_state, home_pages, printable, start_state
 from guigym.apps.family import Family
+from guigym.apps.schema import Scenario
 from guigym.apps.validate import scenario_problems, state_problems
 from guigym.variation import AXES, NO_VALUE, axis_value
 
@@ -187,7 +189,32 @@ def _level_variation_problems(scenario: dict[str, Any], family: Family) -> list[
     return out
 
 
-def _semantic_problems(scenario: dict[str, Any], state: dict[str, Any], trusted: bool) -> list[str]:
+def _task_problems(scenario: dict[str, Any], family: Family) -> list[str]:
+    """A task that names data the scenario lacks (:meth:`~guigym.apps.family.Family.task_problems`),
+    then, as a backstop, one the family cannot judge at the scenario's start, or judges done or
+    failed there (no scenario a family generates starts so: a delete of a record the scenario
+    lacks loaded as already done, a question about one raised on the first step)."""
+    sc = cast(Scenario, copy_state(scenario))  # the families memoise by the scenario's identity: not the caller's dict
+    try:
+        found = family.task_problems(sc)
+    except Exception as e:  # noqa: BLE001 - a check that trips on what it checks is a problem too
+        found = [f"$.task: the family cannot read it ({type(e).__name__}: {str(e)[:80]})"]
+    if not found:
+        try:
+            start = start_state(sc)
+            done, failed, goal = family.assess(sc, start)
+        except Exception as e:  # noqa: BLE001
+            found = [f"$.task: the family cannot judge it at the scenario's start ({type(e).__name__}: {str(e)[:80]})"]
+        else:
+            if done or failed or goal is None:
+                why = family.failed(sc, start) if failed else True
+                what = ("already done" if done else "left with nothing to do but not done" if not failed
+                        else "already failed" + (f" ({why})" if isinstance(why, str) else ""))
+                found = [f"$.task: {what} at the scenario's start (does it name data the scenario lacks?)"]
+    return [p.replace("$", "$.scenario", 1) for p in found]
+
+
+def _semantic_problems(scenario: dict[str, Any], state: dict[str, Any], trusted: bool, family: Family) -> list[str]:
     """What fits the schema but no app could show (both already fit their schemas; a
     ``trusted`` scenario is not checked again)."""
     out = [] if trusted else _scenario_semantic_problems(scenario)
@@ -209,6 +236,8 @@ def _semantic_problems(scenario: dict[str, Any], state: dict[str, Any], trusted:
                 if isinstance(v, str) and len(v) > MAX_FIELD_LEN]
     if not out:
         out += _app_state_problems(scenario, state)
+    if not out and not trusted:
+        out += _task_problems(scenario, family)
     return out
 
 
@@ -254,4 +283,4 @@ def snapshot_problems(snapshot: Any, family: Family, version: int, history_len: 
         out += [p.replace("$", "$.state", 1) for p in state_problems(state)]
     if out:
         return out
-    return _semantic_problems(scenario, state, known)  # type: ignore[arg-type]
+    return _semantic_problems(scenario, state, known, family)  # type: ignore[arg-type]
