@@ -96,6 +96,42 @@ def train_ppo_problems(env_id: str, level: str, total_timesteps: int, seed: int,
     return out
 
 
+#: The policies the wrapped env's observation takes: the ``Dict`` one, or the bare image (``image_only``).
+POLICIES = ("MultiInputPolicy", "CnnPolicy")
+#: PPO arguments :func:`train_ppo` sets itself (``seed`` is its own argument, torch's threads ``threads``).
+_OWN_PPO_ARGS = ("seed", "verbose", "device")
+
+
+def setup_problems(env_id: str, level: str, reward_mode: str, max_steps: int, policy: str, env_kwargs: dict[str, Any],
+                   ppo_kwargs: dict[str, Any]) -> list[str]:
+    """What is wrong with :func:`train_ppo`'s ``policy``, ``reward_mode``, ``env_kwargs`` and
+    ``ppo_kwargs``, one line each: the env is made (not reset: nothing starts) with them, and
+    ``ppo_kwargs`` are checked against PPO's arguments. An unknown ``env_kwargs`` key, a bad
+    wrapper setting, ``prev_action`` with ``CnnPolicy``, a misspelt PPO argument or a ``MlpPolicy``
+    failed only after the run folder was made and the last finished run's ``eval.json`` deleted."""
+    import inspect
+
+    from stable_baselines3 import PPO
+
+    from guigym.wrappers import make_sb3_env
+
+    out: list[str] = []
+    if policy not in POLICIES:
+        out.append(f"policy must be one of {', '.join(POLICIES)} (the wrapped env's observation), got {policy!r}")
+    takes = [k for k in inspect.signature(PPO.__init__).parameters if k not in ("self", "policy", "env", *_OWN_PPO_ARGS)]
+    unknown = [k for k in ppo_kwargs if k not in takes]
+    if unknown:
+        out.append(f"ppo_kwargs {unknown}: not arguments of stable-baselines3's PPO")
+    own = [k for k in ppo_kwargs if k in _OWN_PPO_ARGS]
+    if own:
+        out.append(f"ppo_kwargs {own}: set by train_ppo itself (seed=, the CPU)")
+    try:
+        make_sb3_env(env_id, level=level, reward_mode=reward_mode, max_episode_steps=max_steps, **env_kwargs).close()
+    except (TypeError, ValueError) as e:
+        out.append(f"the env (reward_mode={reward_mode!r}, env_kwargs {env_kwargs}): {str(e).splitlines()[0][:300]}")
+    return out
+
+
 def evaluate_sb3(model: Any, env_id: str, level: str, seeds: range, max_steps: int, deterministic: bool = True,
                  **env_kwargs: Any) -> float:
     """Success rate of ``model`` over ``seeds`` (argmax actions, or sampled ones with
@@ -157,7 +193,8 @@ def train_ppo(
 
     The curve's points are the deterministic policy's success on ``eval_episodes`` held-out
     seeds (NaN with ``eval_episodes=0``: not evaluated); the last point, ``final_success``, is
-    always the saved policy's. Bad arguments raise one ``ValueError`` before anything starts.
+    always the saved policy's. Bad arguments raise one ``ValueError`` before anything starts
+    (:func:`train_ppo_problems`, :func:`setup_problems`): the run folder is left as it was.
     """
     problems = train_ppo_problems(env_id, level, total_timesteps, seed, eval_every, eval_episodes, max_steps, n_envs)
     if problems:
@@ -170,6 +207,11 @@ def train_ppo(
 
     from guigym.wrappers import make_sb3_env
 
+    ekw = dict(env_kwargs or {})
+    ekw["image_only"] = policy == "CnnPolicy"
+    problems = setup_problems(env_id, level, reward_mode, max_steps, policy, ekw, dict(ppo_kwargs or {}))
+    if problems:  # before the run folder is touched (a finished run's eval.json was deleted first)
+        raise ValueError("train_ppo: " + "; ".join(problems))
     # the cap holds for this run only: a caller's (a notebook's, a test session's) torch keeps its threads
     threads_before = torch.get_num_threads()
     if threads is not None:
@@ -181,8 +223,6 @@ def train_ppo(
         # a previous run's eval.json in a reused folder marks a finished run: gone until this one finishes
         (out / "eval.json").unlink(missing_ok=True)
         torch.manual_seed(seed)
-        ekw = dict(env_kwargs or {})
-        ekw["image_only"] = policy == "CnnPolicy"
         venv = make_vec_env(lambda: make_sb3_env(env_id, level=level, reward_mode=reward_mode, max_episode_steps=max_steps, **ekw),
                             n_envs=n_envs, seed=seed)
         hp = {"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01, **(ppo_kwargs or {})}

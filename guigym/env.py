@@ -252,6 +252,8 @@ class GuiEnv(gym.Env):
                              "(the split and the variation are gym.make arguments)")
         level = options.get("level", self.level)
         self._check_level(level)  # before seeding: a refused reset leaves the RNG stream as it was
+        if isinstance(seed, np.integer):  # a seed drawn with numpy (rng.integers) is the same int's
+            seed = int(seed)  # episode; Gymnasium's seeding took only a Python int
         super().reset(seed=seed)
         templates = None  # the split's task templates (guigym.variation.TEST_TEMPLATES); None: all, as without variation
         if self.variation is not None:

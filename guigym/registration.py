@@ -46,9 +46,43 @@ def family_of(entry: EnvEntry) -> Family:
     return FAMILIES[entry.family]
 
 
+def mend_passive_checker() -> bool:
+    """Let a refused first ``reset()`` under ``gym.make``'s passive checker be followed by steps.
+
+    Gymnasium's ``PassiveEnvChecker`` (the versions that compare reset's data with the first
+    step's, 1.4) marks its first reset checked before calling it; when that reset raises (guigym
+    refuses an unknown ``reset(options=...)`` key or level, as documented) it never keeps reset's
+    data, and the first step after the next, good, reset died in the checker with ``TypeError:
+    cannot unpack non-iterable NoneType object``. Mended: a first reset that raises leaves the
+    checker as it was, so the next reset is the checked first one. Changes nothing else, in no
+    other Gymnasium version (returns whether it mended; once per process).
+    """
+    from gymnasium.wrappers.common import PassiveEnvChecker
+
+    reset = PassiveEnvChecker.reset
+    if getattr(reset, "_guigym_mended", False) or "_previous_data" not in PassiveEnvChecker.step.__code__.co_names:
+        return False
+
+    def checked_reset(self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        first = self.checked_reset is False
+        try:
+            return reset(self, seed=seed, options=options)
+        except BaseException:
+            if first:
+                self.checked_reset = False
+            raise
+
+    checked_reset.__doc__, checked_reset.__wrapped__ = reset.__doc__, reset  # type: ignore[attr-defined]
+    checked_reset._guigym_mended = True  # type: ignore[attr-defined]
+    PassiveEnvChecker.reset = checked_reset  # type: ignore[method-assign]
+    return True
+
+
 def register_envs(entries: Iterable[EnvEntry] = ENVS) -> None:
     """Register ``entries`` with Gymnasium (ids already registered are left alone). Every
-    entry is checked before any is registered, so a bad table registers nothing."""
+    entry is checked before any is registered, so a bad table registers nothing. Also
+    :func:`mend_passive_checker`."""
+    mend_passive_checker()
     entries = tuple(entries)
     for e in entries:
         family_of(e)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from collections.abc import Sequence
 from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
@@ -115,8 +116,10 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     (e.g. ``(1, 16)``: one full-width cell per 40-px band, which still hits every list row of
     the default 360x640 viewport) and fewer ``type_slots`` shrink it further.
 
-    Valid settings: ``grid`` two integers ``(cols, rows)``, each >= 1; ``type_slots`` an integer
-    >= 0 (0: no Type block); ``open_app`` ``True`` or ``False``. Anything else is a
+    Valid settings: ``grid`` two integers ``(cols, rows)``, each >= 1 and at most half the screen's
+    width and height in pixels (narrower cells gave two indices one click point, and ``index_of``
+    a neighbour's index for a cell's own centre); ``type_slots`` an integer >= 0 (0: no Type
+    block); ``open_app`` ``True`` or ``False``. Anything else is a
     ``ValueError`` here, not a wrong index later (``grid=(0, n)`` made ``index_of(Click)`` return -1).
     """
 
@@ -125,6 +128,10 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         type_slots = _count(type_slots, "type_slots", 0)
         open_app = _flag(open_app, "open_app")
         self._gui = gui_env(env, "DiscreteActions")  # a TypeError now, not an AttributeError at the first step
+        w, h = self._gui.width, self._gui.height
+        if 2 * cols > w or 2 * rows > h:  # narrower cells: two indices clicked one pixel, or index_of missed its cell
+            raise ValueError(f"grid ({cols}, {rows}) is too fine for the {w}x{h} screen: a cell must be at least 2 pixels "
+                             f"wide and tall (at most ({w // 2}, {h // 2}))")
         # recorded for env.spec: gym.make(env.spec) (and check_env's close check) rebuilds the wrapper
         gym.utils.RecordConstructorArgs.__init__(self, grid=(cols, rows), type_slots=type_slots, open_app=open_app)
         super().__init__(env)
@@ -161,11 +168,20 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         spans = instruction_spans(self._gui.instruction, self.type_slots)
         return Type(spans[i]) if i < len(spans) else OpenApp("")  # a spare slot: a no-op
 
-    def index_of(self, action: Action) -> int:
+    def index_of(self, action: Action, box: Sequence[int] | None = None) -> int:
         """The index whose action is closest to ``action`` (for imitation / evaluation): a
         Click's grid cell; a Type must type one of the instruction's spans (a fact read off the
-        screen is not one), and an OpenApp name one of the wrapper's apps, else a ``ValueError``."""
+        screen is not one), and an OpenApp name one of the wrapper's apps, else a ``ValueError``.
+
+        ``box``: the Click's target, ``(x0, y0, x1, y1)`` inclusive (a reference step's
+        ``RefStep.box``). The cell holding the click point may centre on another widget (a 9x16
+        grid's cell centres miss small steppers and dialog buttons, and rows on other viewports
+        or with ``variation``): with ``box`` the index is that of the cell whose centre lies in
+        the box, the nearest to the click point, and a box that holds no cell centre is a
+        ``ValueError`` (the click is not expressible on this grid). Other actions ignore it."""
         if isinstance(action, Click):
+            if box is not None:
+                return self._cell_in(box, action)
             c = min(self.cols - 1, max(0, action.x * self.cols // self.width))
             r = min(self.rows - 1, max(0, action.y * self.rows // self.height))
             return r * self.cols + c
@@ -187,6 +203,22 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(f"{action} is not expressible: its text is not one of the instruction's "
                              f"{len(spans)} typeable spans {[_short(t) for t in spans]}")
         return self.n_click + len(DIRECTIONS) + 1 + len(self.apps) + spans.index(action.text)
+
+
+    def _cell_in(self, box: Sequence[int], click: Click) -> int:
+        """The index of the cell whose centre lies in ``box`` (inclusive), nearest to ``click``."""
+        try:
+            x0, y0, x1, y1 = (as_int(v, "box") for v in box)
+        except (TypeError, ValueError):
+            raise ValueError(f"box must be four integers (x0, y0, x1, y1), got {_short(box)}") from None
+        cols = [c for c in range(self.cols) if x0 <= self.cell_center(c)[0] <= x1]
+        rows = [r for r in range(self.rows) if y0 <= self.cell_center(r * self.cols)[1] <= y1]
+        if not cols or not rows:
+            raise ValueError(f"{click} is not expressible: no centre of the {self.cols}x{self.rows} grid's cells lies in its "
+                             f"target box {(x0, y0, x1, y1)}")
+        c = min(cols, key=lambda c: abs(self.cell_center(c)[0] - click.x))
+        r = min(rows, key=lambda r: abs(self.cell_center(r * self.cols)[1] - click.y))
+        return r * self.cols + c
 
 
 def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:
@@ -275,9 +307,11 @@ class NoEffectPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Subtracts ``penalty`` from the reward of a step whose (downscaled) screenshot did not
     change: a click on empty space, typing with no focused field or the same text again. A
     policy that repeats such no-ops forever gets nothing from potential-based shaping, so it
-    stops exploring; this pushes it towards actions that do something. Solving the task never
-    needs a no-op, so the reward's optimal policies are unchanged. ``penalty`` is a finite
-    number >= 0 (a negative one would reward no-ops: a ``ValueError``)."""
+    stops exploring; this pushes it towards actions that do something. A step that solves the
+    task is never penalised: the right ``Answer`` to a question changes no pixel (it used to cost
+    ``penalty``, the solving step of every question task). Solving the task never needs another
+    no-op, so the reward's optimal policies are unchanged. ``penalty`` is a finite number >= 0
+    (a negative one would reward no-ops: a ``ValueError``)."""
 
     def __init__(self, env: gym.Env, penalty: float = 0.1) -> None:
         penalty = _penalty(penalty, "penalty")
@@ -294,7 +328,7 @@ class NoEffectPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, r, term, trunc, info = self.env.step(action)
         img = _frame(obs)
-        if self._image is not None and np.array_equal(img, self._image):
+        if self._image is not None and not info.get("success") and np.array_equal(img, self._image):
             r = float(r) - self.penalty
         self._image = img
         return obs, r, term, trunc, info
