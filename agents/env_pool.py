@@ -6,7 +6,8 @@ N``) needs what a Gymnasium vector env does not give directly: reset *some* envs
 explicit seeds, step *some* envs (episodes end at different times), no autoreset, and each
 env's ``get_state()`` after every reset and step. An :class:`EnvPool` does that:
 
-* ``reset(indices, seeds)`` → ``[(obs, info), …]`` in the order of ``indices``;
+* ``reset(indices, seeds)`` → ``[(obs, info), …]`` in the order of ``indices`` (seeds: ints,
+  numpy integers or ``None``);
 * ``step(indices, actions)`` → ``[(obs, reward, terminated, truncated, info), …]``;
 * with ``with_state=True`` every ``info`` also has ``"state"``: ``env.unwrapped.get_state()``
   (a :class:`RayEnvPool` env whose actor failed: the state of the last observation, which its
@@ -30,6 +31,7 @@ Ray actors (``guigym.distributed``), on one machine or many.
 from __future__ import annotations
 
 import multiprocessing as mp
+import numbers
 import signal
 import traceback
 from collections.abc import Callable, Sequence
@@ -68,6 +70,12 @@ def _with_state(env: gym.Env, info: dict, with_state: bool) -> dict:
     return info
 
 
+def _seeds(seeds: Sequence[Optional[int]]) -> list[Optional[int]]:
+    """Numpy integers (``np.arange``'s) as the Python ints ``env.reset`` takes (Gymnasium refuses
+    them: an inline env raised, a worker's closed its pool), in every pool alike."""
+    return [int(s) if isinstance(s, numbers.Integral) and not isinstance(s, bool) else s for s in seeds]
+
+
 def _check(indices: Sequence[int], other: Sequence[Any], n: int, what: str) -> list[int]:
     idx = [int(i) for i in indices]
     if len(idx) != len(other):
@@ -103,7 +111,7 @@ class InlineEnvPool:
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
         self._assert_open()
         out = []
-        for i, s in zip(_check(indices, seeds, self.num_envs, "seeds"), seeds):
+        for i, s in zip(_check(indices, seeds, self.num_envs, "seeds"), _seeds(seeds)):
             obs, info = self.envs[i].reset(seed=s)
             out.append((obs, _with_state(self.envs[i], info, self.with_state)))
         return out
@@ -229,7 +237,7 @@ class ProcessEnvPool:
         return [got[i] for i in indices]
 
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
-        return self._call("reset", _check(indices, seeds, self.num_envs, "seeds"), seeds)
+        return self._call("reset", _check(indices, seeds, self.num_envs, "seeds"), _seeds(seeds))
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
         return self._call("step", _check(indices, actions, self.num_envs, "actions"), actions)

@@ -5,8 +5,10 @@ one count per actor, ``envs_per_actor=[6, 5, 5]``), on one machine or a cluster,
 Two ways to drive it:
 
 * **Gymnasium's VectorEnv API**: ``reset(seed=, options=)``, ``step(actions)`` with NEXT_STEP
-  autoreset (``metadata["autoreset_mode"]``), ``call``, ``get_attr``, ``set_attr``, ``render``,
-  ``close``, batched spaces.
+  autoreset (``metadata["autoreset_mode"]``; ``autoreset_mode=`` other than NEXT_STEP is a
+  ``ValueError``), ``call``, ``get_attr``, ``set_attr``, ``render``, ``close``, batched spaces.
+  ``call`` refuses ``"reset"``, ``"step"`` and ``"close"`` (as Gymnasium's ``AsyncVectorEnv``):
+  behind the front, they would desynchronise its autoreset and failure bookkeeping.
 * **Lockstep rollouts** (a GRPO trainer): :meth:`RayVectorEnv.reset_envs` and
   :meth:`RayVectorEnv.step_envs` act on a subset of envs with explicit seeds and return one
   plain tuple per env, never autoreset; the trainer batches its policy on the envs still active.
@@ -33,7 +35,8 @@ stepped in it reported as failed at the next step, not stepped on, so that an ep
 in the lost step does not go on past its end; the due autoresets are tried again). A
 ``ValueError`` or ``TypeError`` that ``env.reset`` raises for the caller's seed or options (an
 unknown level) is raised at once, as its own type, not retried (as
-:class:`~guigym.vector.GuiVectorEnv` does). An env method that raises in ``call`` raises in the
+:class:`~guigym.vector.GuiVectorEnv` does); a seed that is not ``None`` or an int >= 0 (numpy
+integers are ints) is a ``TypeError`` or ``ValueError`` before anything is sent. An env method that raises in ``call`` raises in the
 caller, as its own type. ``close()`` always returns.
 
 The codecs need no cluster:
@@ -173,7 +176,11 @@ class EnvActor:
         if compress not in CODECS:
             raise ValueError(f"unknown compress {compress!r}; expected one of {CODECS}")
         self.compress, self.record_state = compress, record_state
-        make = (lambda: gym.make(env, **env_kwargs)) if isinstance(env, str) else env
+        # Gymnasium's PassiveEnvChecker (gym.make's default) breaks an env whose first reset raises
+        # (a refused seed or option): every later step raised TypeError in its data-reuse check, so
+        # the env failed every step for good; as in gym.make_vec's guigym envs, it is left out
+        kw = {"disable_env_checker": True, **env_kwargs}
+        make = (lambda: gym.make(env, **kw)) if isinstance(env, str) else env
         self.envs = [make() for _ in range(n_envs)]
 
     def describe(self) -> dict[str, Any]:
@@ -266,7 +273,8 @@ class RayVectorEnv(VectorEnv):
             screenshot's codec; the info is then zlib-packed too).
         record_state: add ``info["state"] = env.unwrapped.get_state()`` after every reset/step (a
             failed step's: the state of the last good observation, which it repeats).
-        copy: return writable copies of the screenshots from :meth:`reset_envs`/:meth:`step_envs`,
+        copy: return writable copies of the observations' arrays (a Dict's screenshot, a wrapped
+            env's ``Box`` observation) from :meth:`reset_envs`/:meth:`step_envs`,
             and from :meth:`reset`/:meth:`step` a batch of its own; ``False`` returns read-only
             zero-copy views that pin their object in Ray's store, and the batch the next call overwrites.
         address: passed to ``ray.init`` when Ray is not initialised; a ``host:port`` that accepts no TCP
@@ -279,7 +287,10 @@ class RayVectorEnv(VectorEnv):
         start_timeout_s: deadline of an actor's calls until its envs first answered a job (process
             start, imports, a browser launch, the first reset's first frame).
         reset_retries: fresh actors a failing reset is retried on before :class:`ActorFailure`.
-        **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...).
+        **env_kwargs: keyword arguments of ``gym.make`` (``backend="browser"``, ``level``, ...);
+            Gymnasium's passive env checker is off (``disable_env_checker=True``, as in
+            ``gym.make_vec``'s guigym envs) unless given. ``autoreset_mode`` is taken here: only
+            NEXT_STEP.
 
     Info keys added to every env's info: ``actor_failed`` (bool) and ``actor_error`` (why, or ``""``).
     :meth:`step` and :meth:`reset` merge infos the Gymnasium way (arrays with ``_key`` masks; a
@@ -306,6 +317,11 @@ class RayVectorEnv(VectorEnv):
     ) -> None:
         if not _count(num_actors):
             raise ValueError(f"num_actors must be an int >= 1, got {num_actors!r}")
+        if "autoreset_mode" in env_kwargs:  # a vector env's option (gym.make would pass it to the env, which refuses it)
+            mode = env_kwargs.pop("autoreset_mode")
+            if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.NEXT_STEP.value):
+                raise ValueError(f"RayVectorEnv autoresets NEXT_STEP only, got autoreset_mode={mode!r}; for no autoreset, "
+                                 "reset_envs()/step_envs(); for SAME_STEP or DISABLED, guigym.vector.GuiVectorEnv on one machine")
         if isinstance(envs_per_actor, Sequence) and not isinstance(envs_per_actor, str):
             counts = tuple(envs_per_actor)
             if len(counts) != num_actors or not all(map(_count, counts)):
@@ -405,7 +421,7 @@ class RayVectorEnv(VectorEnv):
         envs of that actor then lost their episodes too, which their next step reports), then
         :class:`ActorFailure`."""
         idx = self._check_indices(indices)
-        seeds = [None] * len(idx) if seeds is None else list(seeds)
+        seeds = [None] * len(idx) if seeds is None else _check_seeds(list(seeds))
         if len(seeds) != len(idx):
             raise ValueError(f"{len(seeds)} seeds for {len(idx)} envs")
         if options is None or isinstance(options, Mapping):
@@ -458,7 +474,10 @@ class RayVectorEnv(VectorEnv):
         if one_seed:
             seed = int(seed)  # type: ignore[arg-type]
         n = self.num_envs
-        seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
+        if not (seed is None or isinstance(seed, (int, np.ndarray)) or isinstance(seed, Sequence) and not isinstance(seed, (str, bytes))):
+            raise TypeError(f"seed must be an int (seed + i for env i), a list of one int or None per env, or None; "
+                            f"got {type(seed).__name__}")
+        seeds = _check_seeds([None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed))
         if len(seeds) != n:
             raise ValueError(f"{len(seeds)} seeds for num_envs={n}")
         if options is not None and not isinstance(options, Mapping):  # dict() of a list failed obscurely, or made a wrong dict
@@ -531,6 +550,9 @@ class RayVectorEnv(VectorEnv):
         """:meth:`call` on envs ``indices`` only (e.g. ``call_envs([3], "set_state", snapshot)``),
         results in that order. An actor that fails is replaced and :class:`ActorFailure` raised."""
         self._assert_open()
+        if name in ("reset", "step", "close"):  # behind the front's back: its autoreset and failure bookkeeping would be wrong
+            raise ValueError(f"Trying to call function `{name}` with `call`, use `{name}` directly instead "
+                             "(reset_envs/step_envs for some envs).")
         idx = self._check_indices(indices)
         by_actor: dict[int, list[int]] = {}
         for i in idx:
@@ -761,10 +783,8 @@ class RayVectorEnv(VectorEnv):
         if self.closed:  # its actors are gone
             raise gym.error.ClosedEnvironmentError("RayVectorEnv: the vector env is closed")
 
-    def _public_obs(self, obs: dict[str, Any]) -> dict[str, Any]:
-        if self.copy and isinstance(obs, dict):  # only zero-copy views are read-only; unpacked frames are fresh already
-            return {k: (np.array(v) if isinstance(v, np.ndarray) and not v.flags.writeable else v) for k, v in obs.items()}
-        return obs
+    def _public_obs(self, obs: Any) -> Any:
+        return _writable(obs) if self.copy else obs
 
     def _check_index(self, i: Any) -> int:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
@@ -776,6 +796,40 @@ class RayVectorEnv(VectorEnv):
         if len(set(idx)) != len(idx):
             raise ValueError(f"duplicate env indices in {idx}")
         return idx
+
+
+def _writable(obs: Any) -> Any:
+    """``obs`` with a writable copy of each read-only array (a zero-copy view of Ray's store) in it,
+    at any depth: a Dict space's keys, a Tuple's or Sequence's items, and an observation that is an
+    array itself (a wrapped env's ``Box``, which was handed out read-only). Frames unpacked by a
+    codec are fresh already, and kept."""
+    if isinstance(obs, np.ndarray):
+        return obs if obs.flags.writeable else np.array(obs)
+    if isinstance(obs, dict):
+        return {k: _writable(v) for k, v in obs.items()}
+    if type(obs) is tuple:
+        return tuple(_writable(v) for v in obs)
+    if type(obs) is list:
+        return [_writable(v) for v in obs]
+    return obs
+
+
+def _check_seeds(seeds: list[Any]) -> list[int | None]:
+    """``seeds`` as ``env.reset`` takes them: each ``None`` or a Python int >= 0 (a numpy integer
+    made one). Anything else is the caller's error, raised here: in an actor, Gymnasium's own
+    error for it (``gymnasium.error.Error``, not a ``ValueError``) was taken for the env's fault,
+    retried ``reset_retries`` times and raised as :class:`ActorFailure`."""
+    out: list[int | None] = []
+    for j, s in enumerate(seeds):
+        if s is None:
+            out.append(None)
+            continue
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"seed {j} must be an int >= 0 or None, got {s!r} ({type(s).__name__})")
+        if s < 0:
+            raise ValueError(f"seed {j} must be an int >= 0 or None, got {s}")
+        out.append(int(s))
+    return out
 
 
 def _count(v: Any) -> bool:

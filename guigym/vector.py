@@ -53,6 +53,8 @@ seeding, ``close``) and five differences:
 * **Per-env actions.** ``step`` also takes a list of ``num_envs`` actions, each anything
   ``env.step`` takes (an action's text, an :class:`~guigym.actions.Action`), as
   :class:`guigym.distributed.RayVectorEnv` does: a language model's policy gives one text per env.
+  A 1-D numpy array of texts is such a list; one text or ``Action`` for all the envs, or anything
+  that is neither a list nor a batch, is a ``TypeError`` before anything is sent.
 * **close() always returns**, within about ``close_timeout`` seconds plus one, and leaves no
   worker process: workers that do not exit when asked are terminated, then killed.
 
@@ -97,6 +99,7 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
+from guigym.actions import Answer, Back, Click, OpenApp, Scroll, Type
 from guigym.registration import CheckedSpec
 from guigym.spaces import SharedTexts
 
@@ -480,6 +483,11 @@ class GuiVectorEnv(AsyncVectorEnv):
             seed = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)):
             seed = [int(seed) + i for i in range(self.num_envs)]
+        elif isinstance(seed, (list, tuple, np.ndarray)):  # numpy integers (np.arange's) as the ints env.reset takes
+            seed = [int(s) if isinstance(s, np.integer) else s for s in seed]
+        else:  # a float or a str: len() failed, or a str's characters became the seeds
+            raise TypeError(f"seed must be an int (seed + i for env i), a list of one int or None per env, or None; "
+                            f"got {type(seed).__name__}")
         if len(seed) != self.num_envs:
             raise ValueError(f"If seeds are passed as a list the length must match num_envs={self.num_envs} but got length={len(seed)}.")
         if self._state != AsyncState.DEFAULT:
@@ -636,7 +644,9 @@ class GuiVectorEnv(AsyncVectorEnv):
         self._assert_is_running()
         if self._state != AsyncState.WAITING_CALL:
             raise NoAsyncCallError("Calling `call_wait` without any prior call to `call_async`.", AsyncState.WAITING_CALL.value)
-        replies = self._collect(range(self.num_envs), timeout)
+        # None: no limit, as Gymnasium's (worker_timeout is for reset and step); inf too (the selector raised
+        # OverflowError on it, and the vector env was left waiting for a call for good); a bad one raises first
+        replies = self._collect(range(self.num_envs), None if timeout is None else self._deadline(timeout))
         self._state = AsyncState.DEFAULT
         return self._results(replies)
 
@@ -735,11 +745,21 @@ def per_env_actions(action_space: spaces.Space[Any], actions: Any, num_envs: int
     >>> per_env_actions(None, ["back()", 'type(text="hi")'], 2)
     ['back()', 'type(text="hi")']
     """
+    # one action for a vector env: indexed as a batch, it failed obscurely ("string indices must be integers")
+    if isinstance(actions, (str, bytes, Click, Scroll, Back, OpenApp, Type, Answer)):
+        raise TypeError(f"one action ({actions!r:.80}) for num_envs={num_envs}: pass a list of {num_envs} actions, "
+                        "one per env, or a batch of action_space")
+    if isinstance(actions, np.ndarray) and actions.ndim == 1 and actions.dtype.kind in "USO":
+        actions = actions.tolist()  # texts (or Actions) in an array: one per env, never a batch of numbers
     if isinstance(actions, (list, tuple)):
         if len(actions) != num_envs:
             raise ValueError(f"{len(actions)} actions for num_envs={num_envs}")
         return list(actions)
-    out = list(iterate(action_space, actions))
+    try:
+        out = list(iterate(action_space, actions))
+    except (TypeError, KeyError, IndexError, ValueError, AssertionError, AttributeError) as e:
+        raise TypeError(f"actions must be a batch of action_space (a {type(action_space).__name__}) or a list of {num_envs} actions, "
+                        f"one per env; got {type(actions).__name__} ({type(e).__name__}: {str(e)[:200]})") from e
     if len(out) != num_envs:  # iterate() follows the batch, not the space: extra actions would be dropped silently
         raise ValueError(f"a batch of {len(out)} actions for num_envs={num_envs}")
     return out
