@@ -38,8 +38,10 @@ Axes:
   context — the task and its reward unchanged;
 * ``popup`` / ``popup_at``: an interruption (cookie wall, notification permission prompt,
   rate-this-app, update available) over whatever is on screen, at reset (``popup_at`` 0) or
-  after that many steps; one of its buttons or Back closes it; the oracle's reference dismisses
-  it first once it shows (it cannot foresee a later one);
+  after that many steps (when one of the app's own dialogs is open then, a dropdown, a
+  confirmation or the contacts prompt, it waits for it to close and shows then); one of its
+  buttons or Back closes it; the oracle's reference dismisses it first once it shows (it cannot
+  foresee a later one);
 * ``adversarial``: a row at the top of every app screen that tries to redirect the agent — a
   button that claims the task is done, a "SYSTEM: ignore your instruction…" line, a hint
   pointing to another app — or a hint planted inside the app's content, among its own rows and
@@ -542,9 +544,10 @@ def resolve(variation: str | Mapping[str, Any] | None, split: str) -> dict[str, 
             out[a] = v
             continue
         c = axis_value(a, v, (split,))
-        if c is NO_VALUE:
-            raise ValueError(f"variation {a}={v!r} is not a {split!r} value; {split!r} has {AXES[a][split]} "
-                             f"(the other split: {AXES[a]['test' if split == 'train' else 'train']})"
+        if c is NO_VALUE:  # every value it takes named: the split's, its neutral one (also taken), "sample"
+            neutral = "" if NEUTRAL[a] in AXES[a][split] else f", or its neutral value {NEUTRAL[a]!r}"
+            raise ValueError(f"variation {a}={v!r} is not a {split!r} value; {split!r} has {AXES[a][split]}{neutral}, "
+                             f"or 'sample' (the other split: {AXES[a]['test' if split == 'train' else 'train']})"
                              + (" (a bool is not a number here)" if isinstance(v, (bool, np.bool_)) else ""))
         out[a] = c  # the table's own value: info and get_state hold plain JSON values (not np.int64, not True for 1)
     return out
