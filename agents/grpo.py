@@ -209,6 +209,16 @@ def masked_mean_per_seq(x: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.
     return (x * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
 
 
+def _zero_padding(x: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
+    """Per-token ``x`` ``[N, L]`` with 0 where ``mask`` is 0: what a policy puts at its padded
+    tokens is its own business (``-inf`` from a masked softmax, garbage), and ``0 · inf`` or
+    ``0 · NaN`` there made the loss, or the gradient of every weight, NaN (``torch.where`` sends
+    no gradient to them). Per-sequence ``[N]`` values and ``mask=None`` pass unchanged."""
+    if mask is None or x.dim() != 2 or x.shape != mask.shape:
+        return x
+    return torch.where(mask > 0, x, torch.zeros_like(x))
+
+
 def _broadcast_adv(adv: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     if adv.dim() == 2 and like.dim() == 2:  # per-token advantages
         if adv.shape != like.shape:
@@ -235,7 +245,8 @@ def grpo_loss(
     ``new_logp``/``old_logp``/``ref_logp``: per-token log-probs ``[N, L]`` (or per-sequence
     ``[N]``) under the current, the sampling and the frozen reference policy; ``adv``:
     ``[N]`` (one advantage per sequence) or ``[N, L]`` (one per token, e.g. from
-    :func:`step_advantages`); ``mask``: ``[N, L]``, 1 for real tokens.
+    :func:`step_advantages`); ``mask``: ``[N, L]``, 1 for real tokens (what the others hold at a
+    padded token, ``-inf`` or NaN included, is left out, of the gradient too).
     Per token: ``ρ = exp(new − old)``, ``s = min(ρA, clip(ρ, 1−ε, 1+ε)A)``; with
     ``ref_logp`` and ``β > 0`` also ``k3 = exp(ref − new) − (ref − new) − 1``;
     ``loss = −mean_seq( mean_tok( s − β·k3 ) )``. With ``norm_tokens`` the token sum of
@@ -249,6 +260,8 @@ def grpo_loss(
     if new_logp.shape != old_logp.shape:
         raise ValueError(f"new_logp {tuple(new_logp.shape)} and old_logp {tuple(old_logp.shape)} differ")
     a = _broadcast_adv(adv, new_logp)
+    new_logp, old_logp, a = _zero_padding(new_logp, mask), _zero_padding(old_logp, mask), _zero_padding(a, mask)
+    ref_logp = None if ref_logp is None else _zero_padding(ref_logp, mask)
     ratio = torch.exp(new_logp - old_logp.detach())
     surr = torch.minimum(ratio * a, torch.clamp(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * a)
     per_tok = surr
@@ -273,6 +286,8 @@ def grpo_stats(
     advantage, mean ratio, ``k3`` KL to the reference, approximate KL to the sampler."""
     with torch.no_grad():
         a = _broadcast_adv(adv, new_logp)
+        new_logp, old_logp, a = _zero_padding(new_logp, mask), _zero_padding(old_logp, mask), _zero_padding(a, mask)
+        ref_logp = None if ref_logp is None else _zero_padding(ref_logp, mask)
         ratio = torch.exp(new_logp - old_logp)
         clipped = ((ratio > 1 + clip_eps) & (a > 0)) | ((ratio < 1 - clip_eps) & (a < 0))
         m = torch.ones_like(new_logp) if mask is None else mask.to(new_logp.dtype)

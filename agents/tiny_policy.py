@@ -413,7 +413,15 @@ class TinyPolicy(nn.Module):
                 flat_tri.extend(o.tri_ids[k] if k < n else [0])
         tri = self.tri_emb(torch.tensor(flat_tri, device=dev), torch.tensor(offsets, device=dev)).view(B, Lw, -1)
         wx = torch.relu(self.word_in(torch.cat([self.word_emb(wid.to(dev)), tri, feats.to(dev)], dim=-1)))
-        wenc, _ = self.word_rnn(wx)  # [B, Lw, 2Wd]
+        lengths = wmask.sum(1).clamp(min=1)  # an instruction without words reads one padding word, as alone
+        if bool((lengths < Lw).any()):
+            # a shorter instruction padded to the batch's longest: the backward GRU must start at its
+            # own last word, not run through the padding (else an observation's plans score other
+            # log-probs in a batch than alone: the GRPO ratio was off before any update)
+            packed = nn.utils.rnn.pack_padded_sequence(wx, lengths, batch_first=True, enforce_sorted=False)
+            wenc = nn.utils.rnn.pad_packed_sequence(self.word_rnn(packed)[0], batch_first=True, total_length=Lw)[0]
+        else:
+            wenc, _ = self.word_rnn(wx)  # [B, Lw, 2Wd]
         wm = wmask.to(dev)
         wsum = (wenc * wm[..., None]).sum(1) / wm.sum(1, keepdim=True).clamp(min=1)
         # history

@@ -117,7 +117,7 @@ def build_tiny_qwen25vl(
 ) -> Path:
     """Build and save a tiny random Qwen2.5-VL at ``out_dir``; return its path.
 
-    Defaults: text hidden 64, 1 layer, 4 heads (head_dim 16, ``mrope_section=[2, 3, 3]``),
+    Defaults: text hidden 64, 1 layer, 4 heads (head_dim 16, ``mrope_section=[4, 2, 2]``),
     a 1-layer vision tower of width 32 (patch 14, merge 2), a 1,024-token BPE vocabulary
     (fewer if the corpus has fewer merges), and images resized to 4–16 merged 28 px patches
     (a 360×640 screenshot becomes 84×140: 15 image tokens). About 0.22 M parameters;
