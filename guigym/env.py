@@ -385,7 +385,8 @@ class GuiEnv(gym.Env):
 
         The snapshot is checked first (:func:`~guigym.apps.snapshot.snapshot_problems`: the
         schema, the family, its level and variation values, values the renderers and spaces can
-        hold, ``history`` a list of str, ``initial_len`` an int ≥ 1) and by a dry run; a bad one
+        hold, ``history`` a list of str, ``initial_len`` an int ≥ 1; for another episode's
+        scenario also its task: data it names exists, not done or failed at the start) and by a dry run; a bad one
         raises one ``ValueError`` listing every problem and leaves the env as it was. The history keeps its
         last ``HISTORY_LEN`` lines, each cut to ``HISTORY_LINE`` characters. A snapshot of the other
         split's instance in a varied env (variation values only that split holds: a held-out instance
