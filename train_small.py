@@ -721,8 +721,10 @@ def _reward_kw(args: Args) -> dict[str, Any]:
 def stage1_step_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[list[float]]:
     """TraceR1 stage 1, per plan: the terms ``γ^(t-1)(λ_align·sim_t − λ_rep·rep_t)`` of
     ``trajectory_reward`` against the state's reference, with the state's visible elements
-    (zero-padded to ``T``; they sum to the reward). A completion whose text did not parse gets
-    the bottom of the reward's range, as its first term. With ``--stage1-reward uir1`` the
+    (zero-padded to ``T``; they sum to the reward). A completion whose text did not parse
+    (``valid=False``: its first ``T`` steps do not all parse, even where its first step is
+    executed) gets the bottom of the reward's range, as its first term, as
+    ``guigym.rewards.TrajectoryReward`` scores such text. With ``--stage1-reward uir1`` the
     first term is UI-R1's reward of the first step (:func:`uir1_first_step_reward`, plus
     ``R_format`` of a completion's text where the policy writes one), the rest 0."""
     G, T = args.group_size, args.horizon
@@ -780,7 +782,11 @@ def stage1_rewards(args: Args, groups: list[Visited], comps: list[Any]) -> list[
 
 def stage2_rewards(args: Args, env: gym.Env, groups: list[Visited], comps: list[Any], executor: Any) -> list[float]:
     """TraceR1 stage 2: ``grounded_rewards`` of each plan's first step, executed from the
-    saved state (identical first steps of a group are executed once)."""
+    saved state (identical first steps of a group are executed once). Only the first step
+    counts, whether or not the completion is ``valid``: a VLM's text whose later step does not
+    parse keeps the steps before it (:func:`agents.vlm.parse_plan_output`), and its first step
+    scores as ``grounded_reward(env, text)`` scores the text; a first step that does not parse
+    is a no-op, 0."""
     G = args.group_size
     out: list[float] = []
     for g, v in enumerate(groups):

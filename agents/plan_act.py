@@ -70,7 +70,11 @@ def check_horizon(horizon: Any) -> int:
 
 class Plan(list):
     """A planner's output: a ``list[PlanStep]`` that also carries the raw model ``text`` (if
-    any) and the ``error`` that turned it into a no-op (e.g. an ``ActionParseError`` message).
+    any) and the ``error`` that made it less than the planner's whole plan (e.g. an
+    ``ActionParseError`` message): a no-op plan (``[NOOP]``) when nothing usable was planned,
+    or, for model text whose later step is malformed, the steps before it (its first step is
+    executed, as ``env.step(text)`` executes it; :func:`agents.vlm.parse_plan_output`).
+    ``EpisodeRecord.plan_errors`` counts both.
     """
 
     def __init__(self, steps: Sequence[PlanStep] = (), text: Optional[str] = None, error: Optional[str] = None):

@@ -12,7 +12,9 @@ before the processor sees them, on either path.
   actions and the horizon T; the answer is parsed with :func:`guigym.actions.parse_plan`
   in one of the formats ``json`` (UI-R1), ``function`` or ``mobile_use`` (Qwen2.5-VL tool
   call), and its coordinates are rescaled from the model's resized image to the screenshot.
-  Malformed output is a no-op step with the parse error recorded, never an exception.
+  Malformed output is never an exception: the plan is cut before its first malformed step
+  (the first step is executed, as ``env.step(text)`` would), a no-op step when the first is
+  malformed, with the parse error recorded in ``Plan.error``.
 * :class:`VLMExecutor`: asks the model where to click for a grounding instruction.
 
 Prompt building (:func:`plan_messages`, :func:`ground_messages`) and parsing
@@ -242,14 +244,49 @@ def defuse_special_tokens(messages: list[dict[str, Any]], tokens: Sequence[str])
 
 def parse_plan_output(text: str, fmt: Optional[str], horizon: int, model_size: Size, screen_size: Size) -> Plan:
     """Model text → :class:`Plan` of at most ``horizon`` steps, coordinates rescaled from the
-    model's image (``model_size``) to the screenshot (``screen_size``). Malformed text gives
-    ``Plan([NOOP], text=text, error="ActionParseError: …")`` — never an exception."""
+    model's image (``model_size``) to the screenshot (``screen_size``). Never an exception.
+
+    Text whose first ``horizon`` steps do not all parse gets ``error="ActionParseError: …"``
+    (``Plan.error``: count such plans in ``EpisodeRecord.plan_errors``). Its plan is cut before
+    the first malformed step: the steps the text gives before it, read as
+    ``parse_plan(text, fmt, max_len=k)`` reads them, so the first step is the one ``env.step(text)``
+    executes and :func:`guigym.rewards.grounded_reward` judges (TraceR1's MPC loop executes only
+    the first step: a malformed later step no longer turns a good first step into a no-op).
+    When not even the first step parses the plan is ``[NOOP]``. The error names the cut
+    (``"ActionParseError: step 2: … (plan cut to its first 1 step)"``)."""
+    raw = text if isinstance(text, str) else str(text)
     try:
-        steps = parse_plan(text if isinstance(text, str) else str(text), fmt, max_len=horizon)
+        steps = parse_plan(raw, fmt, max_len=horizon)
+        error = None
     except ActionParseError as e:
-        return Plan([NOOP], text=text, error=f"ActionParseError: {e}")
+        steps = _plan_prefix(raw, fmt, horizon)
+        if not steps:
+            return Plan([NOOP], text=text, error=f"ActionParseError: {e}")
+        error = f"ActionParseError: {e} (plan cut to its first {len(steps)} step{'s' if len(steps) > 1 else ''})"
     out = [PlanStep(rescale_action(s.action, model_size, screen_size), s.instruction) if s.action is not None else s for s in steps]
-    return Plan(out, text=text)
+    return Plan(out, text=text, error=error)
+
+
+def _plan_prefix(text: str, fmt: Optional[str], horizon: int) -> list[PlanStep]:
+    """The steps of ``text`` before its first malformed one (empty: the first is malformed):
+    the longest ``parse_plan(text, fmt, max_len=k)``, ``k <= horizon``, whose every shorter
+    prefix is read the same way. A parse falls back to the text's ``<answer>`` when the whole
+    text fails, so a longer ``k`` can read another part of the text; the prefix stops there, so
+    its first step stays ``parse_plan(text, fmt, max_len=1)[0]``, what ``env.step(text)`` runs.
+    Called only for text that failed to parse: up to ``horizon`` parses of at most
+    ``MAX_TEXT_CHARS`` characters each."""
+    steps: list[PlanStep] = []
+    for k in range(1, horizon + 1):
+        try:
+            got = parse_plan(text, fmt, max_len=k)
+        except ActionParseError:
+            break
+        if got[: len(steps)] != steps:  # another part of the text read: not these steps' plan
+            break
+        steps = got
+        if len(got) < k:  # all the text's steps (or a done step): nothing more to read
+            break
+    return steps
 
 
 # --------------------------------------------------------------------------- models
@@ -592,7 +629,10 @@ class VLMExecutor:
     given as a click keeps the instruction's direction at that point. Returns ``None`` (with
     ``last_error``) when the answer does not parse, or is an action of another type than the
     step's (a click for an answer step), and, without asking the model, for a step whose type
-    is no action type (a ``done`` step ends a plan: nothing to ground).
+    is no action type (a ``done`` step ends a plan: nothing to ground) and for the no-op step
+    (:data:`~agents.plan_act.NOOP`, no type and no instruction: a plan that did not parse; the
+    model was asked where to click for an empty instruction, and ``grounded_reward`` could score
+    its guess).
     """
 
     def __init__(self, vlm: Union[Generator, str, Path], fmt: str = "json", ask_all: bool = False, **load_kwargs: Any) -> None:
@@ -610,6 +650,9 @@ class VLMExecutor:
         kind = step.kind
         if kind is not None and kind not in ACTION_TYPES:  # "done" (the plan's end), or unknown
             self.last_error = "a done step ends the plan: nothing to ground" if step.done else f"unknown action type {kind!r}"
+            return None
+        if kind is None and not str(step.instruction or "").strip():  # the no-op step (a plan that did not parse): nothing was asked
+            self.last_error = "no-op step (nothing usable was planned): nothing to ground"
             return None
         if not self.ask_all and kind in ("back", "type", "open_app", "answer"):
             a = instruction_action(kind, step.instruction)

@@ -32,8 +32,14 @@ __all__ = ["TextCompletion", "VLMPolicy", "VLMPolicyPlanner"]
 @dataclass
 class TextCompletion(Completion):
     """A :class:`~agents.grpo.Completion` that keeps why its text did not parse (``error``, the
-    ``ActionParseError`` message), so a planner's no-op step records it as
-    :class:`agents.vlm.VLMPlanner`'s does."""
+    ``ActionParseError`` message), so a planner's plan records it as
+    :class:`agents.vlm.VLMPlanner`'s does.
+
+    Text whose first ``T`` steps do not all parse is not ``valid``: stage 1 scores it the bottom of
+    its range, as :class:`guigym.rewards.TrajectoryReward` scores such text. Its ``steps`` are
+    still those before the first malformed step (:func:`agents.vlm.parse_plan_output`; ``[NOOP]``
+    when the first is malformed): the rollout executes the first, and stage 2 gives it its
+    grounded reward, as :func:`guigym.rewards.grounded_reward` does the text."""
 
     error: Optional[str] = None
 
@@ -175,7 +181,8 @@ class VLMPolicy:
         return self._encode([text], [img]), size, screen
 
     def _completion(self, seq: list[int], size: tuple[int, int], screen: tuple[int, int]) -> Completion:
-        """A generated sequence (prompt removed) cut after its first end token, and its parsed plan."""
+        """A generated sequence (prompt removed) cut after its first end token, and its parsed plan
+        (valid only when its first ``T`` steps all parse; see :class:`TextCompletion`)."""
         eos = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
         ids = seq[: seq.index(eos) + 1] if eos in seq else seq
         ids = ids or [eos]
