@@ -2,15 +2,18 @@
 
 :func:`answers_match` compares the canonical forms of both sides (:func:`canonical_answer`):
 
-1. **Text**: Unicode NFKC, case-folded, whitespace runs → one space, surrounding quotes and
-   trailing ``.``/``!`` removed ("  Room  B. " = "room b").
-2. **Numbers**: a leading currency sign and a trailing ``%`` ignored, and compared as numbers
-   ("1,000" = "1000.0"; "$12.50" = "12.5"). A comma or space inside a number is read as a
-   thousands separator only between groups of three digits ("1,250", "1 250"): "1, 2" and
-   "12,5" are not numbers, so they never match 12 or 125.
-3. **Times**: "3 pm", "3:00 PM", "15:00" and "15.00" are all ``15:00``.
-4. **Dates**: ISO (2026-12-01), "Dec 1, 2026", "1 December 2026", "Tuesday, December 1, 2026" and
-   slashed US dates (12/01/2026: month first); without a year ("Dec 1") only month and day
+1. **Text**: Unicode NFKC, case-folded, whitespace runs → one space, surrounding quotes (German
+   „…“ and »…« too) and trailing ``.``/``!`` removed ("  Room  B. " = "room b").
+2. **Numbers**: a currency sign before or after the number and a trailing ``%`` ignored, and
+   compared as numbers ("1,000" = "1000.0"; "$12.50" = "12.5" = "12,50 $"). A comma or space
+   inside a number is read as a thousands separator only between groups of three digits
+   ("1,250", "1 250"); a comma before one or two last digits is a German decimal comma
+   ("12,5" = 12.5, "1.250,00" = 1250), so "1, 2" is no number and "12,5" never matches 12 or
+   125 ("1,250" stays 1250 and "1.250" 1.25, as in English).
+3. **Times**: "3 pm", "3:00 PM", "15:00", "15.00" and the German "15 Uhr" / "15:00 Uhr" are all ``15:00``.
+4. **Dates**: ISO (2026-12-01), "Dec 1, 2026", "1 December 2026", "Tuesday, December 1, 2026",
+   slashed US dates (12/01/2026: month first) and German ones ("1. Dezember 2026", "Di, 1. Dez.",
+   01.12.2026: day first, with its year); without a year ("Dec 1") only month and day
    are compared, so the expected date must then have no year either.
 5. **Lists**: when the expected answer is a list (or tuple), the given text is split at commas,
    semicolons, newlines and a final " and ", and the two are compared as multisets: order is
@@ -62,7 +65,11 @@ _WS = re.compile(r"\s+")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?")
 #: digits in groups of three after the first, one separator kind throughout ("1,250,000", "1 250")
 _GROUPED = re.compile(r"[-+]?\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?")
-_TIME = re.compile(r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?")
+_TIME = re.compile(r"(\d{1,2})(?:[:.](\d{2}))?\s*(?:(a\.?m\.?|p\.?m\.?)|(uhr))?")
+#: a decimal comma (German "12,50", "0,5": one or two digits after it, so never a thousands
+#: separator) and German grouping ("1.250,00"): read as "12.50", "1250.00"
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d{1,2}")
+_GROUPED_DE = re.compile(r"[-+]?\d{1,3}(?:\.\d{3})+,\d+")
 #: a phone number as written: digits with dashes, spaces, dots, parentheses, a leading "+"
 _PHONE = re.compile(r"\+?[\d\s().\-]+")
 #: number words (case-folded) a count may be said in, English and German: zero to twenty
@@ -109,12 +116,32 @@ def _date_pattern(fmt: str) -> re.Pattern[str]:
 #: (pattern, has a year) in the order tried; the names are English whatever the process's
 #: locale (``strptime``'s ``%b`` reads the ``LC_TIME`` locale's, and is slow)
 _DATE_PATTERNS = [(_date_pattern(f), True) for f in _DATE_FORMATS] + [(_date_pattern(f), False) for f in _DAY_FORMATS]
+#: German month names and abbreviations (case-folded; "Mär" and "Mrz" both), as the German
+#: screens show dates ("Di, 17. Aug", "Dienstag, 5. Januar 2027", ``guigym.i18n.de``)
+_DE_MONTHS = {
+    **{n: m for m, n in enumerate(("januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september",
+                                   "oktober", "november", "dezember"), 1)},
+    **{n: m for m, n in enumerate(("jan", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez"), 1)},
+    "jänner": 1, "mrz": 3, "sept": 9,
+}
+_DE_WEEKDAY = r"(?:(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|mo|di|mi|do|fr|sa|so)\.?\s+)?"
+_DE_DAY = r"(?P<d>3[01]|[12]\d|0?[1-9])\."
+#: "17. August 2027", "Di 17. Aug.", "17.08.2027" (commas read as spaces, as for the English ones);
+#: the numeric form only with its year ("17.08" is a number)
+_DE_DATES = (
+    re.compile(_DE_WEEKDAY + _DE_DAY + r"\s*(?P<b>" + "|".join(sorted(_DE_MONTHS, key=len, reverse=True)) + r")\.?(?:\s+(?P<Y>\d{4}))?"),
+    re.compile(_DE_WEEKDAY + _DE_DAY + r"(?P<m>1[0-2]|0?[1-9])\.(?P<Y>\d{4})"),
+)
+
+
+#: quotation marks stripped around an answer: English and German ones („…“, ‚…‘, »…«)
+_QUOTES = "\"'“”‘’`„‚»«›‹"
 
 
 def _text(s: str) -> str:
     s = unicodedata.normalize("NFKC", s).casefold()
     s = _WS.sub(" ", s).strip()
-    s = s.strip("\"'“”‘’`").strip()
+    s = s.strip(_QUOTES).strip()
     return s.rstrip(".!").strip()
 
 
@@ -134,10 +161,13 @@ def _number_key(exact: Decimal, v: float) -> str:
 def _as_number(s: str) -> str | None:
     """``s`` read as a number, in :func:`_number_key`'s form, or None."""
     t = s.lstrip("$€£¥").lstrip()
+    t = t[:-1].rstrip() if t[-1:] in ("$", "€", "£", "¥") and t[:-1].rstrip()[-1:].isdigit() else t  # "66,99 $"
     t = t[:-1].rstrip() if t.endswith("%") else t
     m = _GROUPED.fullmatch(t)
     if m:
         t = t.replace(m.group("sep"), "")
+    elif _DECIMAL_COMMA.fullmatch(t) or _GROUPED_DE.fullmatch(t):
+        t = t.replace(".", "").replace(",", ".")
     if not _NUMBER.fullmatch(t):
         return None
     v = float(t) + 0.0  # -0.0 → 0.0: "-0" is the number 0
@@ -152,7 +182,7 @@ def _as_number(s: str) -> str | None:
 
 def _as_time(s: str) -> str | None:
     m = _TIME.fullmatch(s)
-    if not m or (m.group(2) is None and m.group(3) is None):  # a bare number is a number
+    if not m or (m.group(2) is None and m.group(3) is None and m.group(4) is None):  # a bare number is a number
         return None
     h, mins, ampm = int(m.group(1)), int(m.group(2) or 0), (m.group(3) or "").replace(".", "")
     if mins > 59 or (ampm and not 1 <= h <= 12) or h > 23:
@@ -177,6 +207,17 @@ def _as_date(s: str) -> str | None:
         except ValueError:
             continue
         return d.isoformat() if with_year else f"--{d.month:02d}-{d.day:02d}"
+    for pattern in _DE_DATES:
+        m = pattern.fullmatch(t)
+        if m is None:
+            continue
+        g = m.groupdict()
+        year = g["Y"]
+        try:
+            d = date(int(year) if year else 2000, int(g["m"]) if g.get("m") else _DE_MONTHS[g["b"]], int(g["d"]))
+        except ValueError:
+            return None
+        return d.isoformat() if year else f"--{d.month:02d}-{d.day:02d}"
     return None
 
 
@@ -262,7 +303,7 @@ def _number_said(given: str) -> str | None:
     >>> _number_said("2 events on Dec 1"), _number_said("not 2"), _number_said("3pm"), _number_said("events")
     (None, None, None, None)
     """
-    words = [w for w in (t.strip(",.!?;:()\"'“”‘’") for t in _text(given).split()) if w]
+    words = [w for w in (t.strip(",.!?;:()" + _QUOTES) for t in _text(given).split()) if w]
     if len(words) > 12:
         return None
     found: list[str] = []

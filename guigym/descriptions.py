@@ -68,24 +68,26 @@ PLACES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
 }
 
 #: The phrase tables: a sentence is an opener, a subject and a predicate of its text kind, or one
-#: of the kind's whole sentences. No digits, names, dates, colours, prices or interface verbs.
+#: of the kind's whole sentences. No digits, names, dates, colours, prices or interface verbs: no
+#: label of :data:`guigym.variation.LABELS`, train or held-out synonym, nor a one-word one's
+#: inflections ("picked", "moved"; tests/test_instruction_styles.py checks both languages).
 PHRASES: dict[str, dict[str, tuple[str, ...]]] = {
     "product": {
         "open": ("Designed for everyday use,", "Made with care,", "Built to last,", "Light and practical,",
-                 "A customer pick,", "Simple and sturdy,"),
+                 "Loved by customers,", "Simple and sturdy,"),
         "subject": ("this piece", "the design", "the finish", "the material", "every seam", "the shape"),
         "pred": ("holds up well over many seasons.", "feels soft and comfortable all day.", "is easy to clean with a damp cloth.",
                  "keeps its form after many washes.", "suits both home and travel.", "looks good in any setting.",
                  "was tested for comfort and strength.", "fits neatly into a small bag."),
         "whole": ("Please check the care label before washing.", "The packaging is fully recyclable.",
                   "Small differences in texture are part of its charm.", "It pairs well with the rest of the range.",
-                  "Our team picked it for its balance of quality and comfort."),
+                  "Our team loves it for its balance of quality and comfort."),
     },
     "mail": {
         "open": ("As mentioned before,", "On another note,", "Just so you know,", "In the meantime,", "Looking ahead,",
                  "For what it is worth,"),
         "subject": ("the team", "everyone here", "the office", "our group", "the whole crew", "the family next door"),
-        "pred": ("has been quite busy lately.", "sends their warm regards.", "is eager for the summer.",
+        "pred": ("has been quite busy lately.", "wishes you all the best.", "is eager for the summer.",
                  "enjoyed the long walk by the river.", "keeps asking about the garden.", "found the new coffee place nearby.",
                  "is still talking about the trip.", "has settled into the new routine."),
         "whole": ("Hope all is well on your side.", "Let me know if anything is unclear.", "It has been a while since we caught up.",
@@ -96,15 +98,15 @@ PHRASES: dict[str, dict[str, tuple[str, ...]]] = {
         "open": ("As usual,", "If possible,", "Like last time,", "Ideally,", "Please note,"),
         "subject": ("the group", "everyone", "the host", "the organisers", "each guest"),
         "pred": ("will bring something small for the table.", "prefers to start on time.", "should plan for a short break.",
-                 "is welcome to bring a friend.", "will meet near the main entrance.", "can find parking close by."),
+                 "is welcome to bring a friend.", "will meet near the main entrance.", "can park close by."),
         "whole": ("Comfortable shoes are a good idea.", "Snacks and drinks will be available.", "The room is on the ground floor.",
                   "It usually wraps up without any rush.", "Bring a jacket in case it gets cool."),
     },
     "person": {
         "open": ("From what I remember,", "As far as I know,", "Good to know:", "Worth noting,"),
         "subject": ("this friend", "this contact", "the family", "this old colleague"),
-        "pred": ("prefers a quick text over a long chat.", "loves hiking and quiet weekends.", "is usually free in the evenings.",
-                 "enjoys cooking for a crowd.", "moved here a few years ago.", "is always happy to help out."),
+        "pred": ("likes to keep things short and sweet.", "loves hiking and quiet weekends.", "is usually free in the evenings.",
+                 "enjoys cooking for a crowd.", "came to town a few years ago.", "is always happy to help out."),
         "whole": ("We met through a mutual friend.", "Likes strong tea and good books.", "Usually answers within the hour.",
                   "Great company on long trips."),
     },
@@ -120,13 +122,13 @@ PHRASES: dict[str, dict[str, tuple[str, ...]]] = {
         "open": ("Also,", "Remember,", "Later on,", "Maybe,", "Either way,"),
         "subject": ("the plan", "the idea", "the list", "this thought", "the rest"),
         "pred": ("can wait until things calm down.", "needs a bit more thought.", "still feels like a good start.",
-                 "should stay short and simple.", "came up during a long walk.", "might change after a chat."),
+                 "should stay short and simple.", "came up during a long walk.", "might shift after a long talk."),
         "whole": ("Keep it simple.", "Ask around for more ideas.", "Not urgent at all.", "Worth another look at some point.",
                   "Good enough for now."),
     },
     "chat": {
         "open": ("Earlier,", "By the way,", "Honestly,", "Anyway,"),
-        "subject": ("the chat", "this thread", "the talk", "the discussion"),
+        "subject": ("the exchange", "this thread", "the talk", "the discussion"),
         "pred": ("drifted to holiday plans.", "was mostly about the weather.", "went on for quite a while.",
                  "covered old stories and jokes."),
         "whole": ("Lots of laughing emojis.", "Mostly small talk.", "A few photos went around.", "Nothing important really."),

@@ -356,8 +356,12 @@ PALETTES: dict[str, dict[str, Any]] = {
                     "surface": (238, 242, 246), "text": (17, 17, 17), "muted": (86, 86, 86), "error": (213, 94, 0)},
 }
 
-CASUAL = ("hey, could you {i} for me?", "quick favour: {i}.", "can you {i}? thanks!", "{i}, please :)")
-FORMAL = ("Please {i}.", "I would be grateful if you would {i}.", "Kindly {i}.")
+#: The styles' frames of a request (:func:`restyle`): ``{i}`` is its first sentence (lower case, no
+#: stop), ``{l}`` the place it starts with ("in Clock, ", or nothing), ``{r}`` the sentences after
+#: the first (" Then ...", or nothing), so a frame that asks ("could you ...?") holds one request
+#: and a sign-off ("thanks!") ends the whole. A formal frame's first letter is made upper case.
+CASUAL = ("hey, {l}could you {i} for me?{r}", "quick favour: {l}{i}.{r}", "{l}can you {i}?{r} thanks!", "{l}{i}, please :){r}")
+FORMAL = ("{l}please {i}.{r}", "{l}I would be grateful if you would {i}.{r}", "{l}kindly {i}.{r}")
 CASUAL_Q = ("hey, quick question: {q}", "hmm, {q}")
 FORMAL_Q = ("Could you please tell me: {q}", "I would like to know the following. {q}")
 CONTEXT_A = ("I just got back from a long trip", "My phone has been acting up all week", "The team meeting ran late again",
@@ -598,27 +602,67 @@ def sample_variation(variation: str | Mapping[str, Any] | None, split: str, rng:
     return out
 
 
+def _stop(i: str) -> str:
+    """``i`` without its full stop (one: a value that ends in a dot keeps its own)."""
+    i = i.strip()
+    return i[:-1] if i.endswith(".") else i
+
+
 def _lead(i: str) -> str:
-    i = i.strip().rstrip(".")
+    i = _stop(i)
     return i[:1].lower() + i[1:] if i[:1].isupper() and not i[1:2].isupper() else i
 
 
+#: A quoted span of an instruction ('Don't allow' keeps its apostrophe; Hill's opens none).
+_QUOTED = re.compile(r"\"[^\"]*\"|(?<!\w)'(?:[^']|'(?=\w))*'(?!\w)")
+#: The place an English instruction starts with: "In Clock, ", "In Apps > Special app access, ".
+LEAD_EN = re.compile(r"In [^,:]+, (?=\S)")
+
+
+def instruction_parts(text: str, lead: re.Pattern[str] = LEAD_EN, no_break: tuple[str, ...] = ()) -> tuple[str, str, str]:
+    """``text`` (an instruction) as ``(place, first sentence, the rest)``: the place it starts
+    with (``lead``: "In Clock, "; or ""), its first sentence after that (with its stop) and the
+    sentences after it (with their leading space; or ""). A sentence ends at a full stop and a
+    space before an upper-case letter, never inside quotes, nor after a number that the next
+    word (one of ``no_break``, German month names: "am 9. April") shows to be an ordinal.
+
+    >>> instruction_parts("In Clock, turn on the 7:30 PM alarm. Then open 'Notes. Old'.")
+    ('In Clock, ', 'turn on the 7:30 PM alarm.', " Then open 'Notes. Old'.")
+    """
+    t = text.strip()
+    masked = _QUOTED.sub(lambda m: "_" * len(m.group()), t)
+    m = lead.match(masked)
+    at = m.end() if m else 0
+    for b in re.finditer(r"\. (?=[^\W\d_])", masked):
+        nxt = re.split(r"[\W\d_]", masked[b.end():], maxsplit=1)[0]  # the next word ("April," -> "April")
+        if b.start() < at or not nxt[:1].isupper() or (masked[b.start() - 1:b.start()].isdigit() and nxt in no_break):
+            continue
+        return t[:at], t[at:b.start() + 1], t[b.start() + 1:]
+    return t[:at], t[at:], ""
+
+
 def restyle(instruction: str, style: str, rng: np.random.Generator) -> str:
-    """``instruction`` said in ``style`` (the same task: quoted values and names kept).
+    """``instruction`` said in ``style`` (the same task: quoted values and names kept). A frame
+    holds the first sentence, after the place the instruction starts with; the sentences after it
+    follow (:data:`CASUAL`, :data:`FORMAL`); a question is framed whole.
 
     >>> import numpy as np
     >>> restyle("Turn on Wi-Fi.", "formal", np.random.default_rng(1))
     'I would be grateful if you would turn on Wi-Fi.'
+    >>> restyle("In Clock, turn on the 7:30 PM alarm. Then open Notes.", "formal", np.random.default_rng(0))
+    'In Clock, kindly turn on the 7:30 PM alarm. Then open Notes.'
     """
     if style == "plain":
         return instruction
     question = instruction.rstrip().endswith("?")
-    if style == "casual":  # the question follows "hmm, " or a colon: lower case ("hmm, which ...?")
-        t: tuple[str, ...] = CASUAL_Q if question else CASUAL
-        return t[int(rng.integers(len(t)))].format(i=_lead(instruction), q=_lead(instruction))
-    if style == "formal":
-        t = FORMAL_Q if question else FORMAL
-        return t[int(rng.integers(len(t)))].format(i=_lead(instruction), q=instruction.strip())
+    if style in ("casual", "formal") and question:  # the question follows "hmm, " or a colon: lower case ("hmm, which ...?")
+        t: tuple[str, ...] = CASUAL_Q if style == "casual" else FORMAL_Q
+        return t[int(rng.integers(len(t)))].format(q=_lead(instruction) if style == "casual" else instruction.strip())
+    if style in ("casual", "formal"):
+        t = CASUAL if style == "casual" else FORMAL
+        place, first, rest = instruction_parts(instruction)
+        out = t[int(rng.integers(len(t)))].format(l=_lead(place) + " " if place else "", i=_lead(first), r=rest)
+        return out if style == "casual" else out[:1].upper() + out[1:]
     if style == "buried":
         a, b, c = (x[int(rng.integers(len(x)))] for x in (CONTEXT_A, CONTEXT_B, CONTEXT_C))
         core = _lead(instruction) + ("" if question else ".")  # mid-sentence, after "Anyway, "

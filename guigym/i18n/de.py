@@ -165,7 +165,7 @@ _LOGIN = {
     "Keep me signed in": "Angemeldet bleiben",
     "Log in": "Einloggen",
     "Login name": "Anmeldename",
-    "Login": "Anmeldung",
+    "Login": "Anmeldename",  # a sign-in field's label: the name it holds ("Anmeldung" is the act of signing in)
     "Passcode": "Zugangscode",
     "Password": "Passwort",
     "Please sign in": "Bitte anmelden",
@@ -679,6 +679,19 @@ _APPS = {
     "Up to $100": "Bis 100 $",
     "Up to $200": "Bis 200 $",
     "Up to $500": "Bis 500 $",
+    # shown off the reference (a random walk's screens): the distractor apps, an info page, errors, empty tabs
+    "Nothing to do here yet.": "Hier gibt es noch nichts zu tun.",
+    "Nothing to change here.": "Hier gibt es nichts zu ändern.",
+    "Try again in 24 hours.": "Versuchen Sie es in 24 Stunden erneut.",
+    "Enter a 16-digit card number": "16-stellige Kartennummer eingeben",
+    "Search sent": "Gesendet durchsuchen",
+    "Search archive": "Archiv durchsuchen",
+    "Search trash": "Papierkorb durchsuchen",
+    "No timer running": "Kein Timer aktiv",
+    "No stopwatch running": "Keine Stoppuhr aktiv",
+    "No world clock running": "Keine Weltuhr aktiv",
+    "No bedtime running": "Keine Schlafenszeit aktiv",
+    "(empty note)": "(leere Notiz)",
 }
 _SETTINGS.update(
     {  # shorter where the literal German does not fit a row beside its switch
@@ -921,6 +934,8 @@ def _date(s: str) -> str | None:
 
 
 _CACHE: dict[str, str] = {}
+#: A size as Files shows it with a decimal point ("3.3 MB", ``guigym.apps.files.size_label``).
+_SIZE = re.compile(r"\d+\.\d+ (?:KB|MB|GB)")
 
 
 def _plural(n: str, one: str, many: str) -> str:
@@ -944,6 +959,7 @@ _APP_SHAPES: tuple[tuple[str, str], ...] = (
     ("Note: this is now done in {app}", "Hinweis: Das geht jetzt in {app}"),
     ("This moved to the {app} app", "Das ist jetzt in der App {app}"),
     ("Tip: this is done in the {app} app", "Tipp: das geht in der {app}-App"),
+    ("Welcome to {app}", "Willkommen bei {app}"),
 )
 _APP_RES = tuple((re.compile(re.escape(en).replace(re.escape("{app}"), r"(?P<app>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)*)") + "$"), de)
                  for en, de in _APP_SHAPES)
@@ -969,6 +985,13 @@ def _dynamic(s: str) -> str | None:
             return f"{head} ausgewählt"
         if rest in ("files", "items", "file", "item"):
             return f"{head} " + (_plural(head, "Datei", "Dateien") if rest.startswith("file") else _plural(head, "Element", "Elemente"))
+        if rest in ("mails", "mail"):  # Mail's "Delete 3 mails?"
+            return f"{head} " + _plural(head, "E-Mail", "E-Mails")
+    if _SIZE.fullmatch(s):  # Files' "3.3 MB": a decimal comma, as Settings' "2,4 GHz"
+        return s.replace(".", ",")
+    if s.endswith("...") and s.startswith(("Calling ", "Opening messages for ")):  # a contact's Call / Message line
+        who = s[: -len("...")].removeprefix("Calling ").removeprefix("Opening messages for ")
+        return f"Anruf an {who}..." if s.startswith("Calling ") else f"Nachrichten für {who} werden geöffnet..."
     if s.startswith("Folder · ") and s.endswith(("items", "item")):  # "Folder · 3 items"
         n = s[len("Folder · ") :].split(" ")[0]
         return f"Ordner · {n} " + _plural(n, "Element", "Elemente")
@@ -987,6 +1010,8 @@ def _dynamic(s: str) -> str | None:
     if " · " in s:  # a detail line of parts: "Wed, Jan 6 · 4:15 PM · Weekly", "Blue · Tops"
         parts = s.split(" · ")
         out = [translate(x) for x in parts]
+        if parts[0].startswith("To ") and out[0] == parts[0]:  # a sent mail's row: "To Grace Hill · <subject>"
+            out[0] = "An " + parts[0][len("To ") :]
         return " · ".join(out) if out != parts or any(known(x) for x in parts) else None
     head, sep, tail = s.partition(", ")
     if sep and _date(tail) is not None:  # "Standup, Thu, Jan 7": a title and its date
@@ -1087,7 +1112,7 @@ def _home(scenario: Scenario) -> bool:
 #: A login field's German label (as the screen shows it) with its article in the dative ("mit dem
 #: Benutzernamen"), for every label the field can show (the labels axis's synonyms too).
 _FIELD_DATIVE = {
-    "Benutzername": "dem Benutzernamen", "Anmeldung": "der Anmeldung", "E-Mail": "der E-Mail", "Passwort": "dem Passwort",
+    "Benutzername": "dem Benutzernamen", "Anmeldename": "dem Anmeldenamen", "E-Mail": "der E-Mail", "Passwort": "dem Passwort",
     "Zugangscode": "dem Zugangscode", "Kontoname": "dem Kontonamen", "Benutzer-ID": "der Benutzer-ID",
     "Mitglieds-ID": "der Mitglieds-ID", "Passphrase": "der Passphrase", "Geheimwort": "dem Geheimwort",
     "Zugangsschlüssel": "dem Zugangsschlüssel",
@@ -1666,7 +1691,9 @@ def _crossapp(scenario: Scenario, rng: np.random.Generator) -> str:
             clauses.append(_pick(rng, (f"schick {f} in Messages an {n}", f"schreib {n} {f} in Messages")))
         elif k == "mail":
             clauses.append(
-                _pick(rng, (f'maile {f} an {n} mit dem Betreff "{t}"', f'schick {n} eine Mail mit dem Betreff "{t}" und {f} als Text'))
+                # "mit dem Betreff … und {f} als Text" put the fact (an accusative) after "mit" (dative): "schreib … hinein"
+                _pick(rng, (f'maile {f} an {n} mit dem Betreff "{t}"',
+                            f'schick {n} eine Mail mit dem Betreff "{t}" und schreib {f} hinein'))
             )
         elif k == "reply":
             clauses.append(
@@ -1699,12 +1726,18 @@ INSTRUCTIONS: dict[str, Callable[[Scenario, np.random.Generator], str]] = {
 }
 
 # --- instruction styles (guigym.variation's instruction_style, in German) --------------------
-CASUAL = ("hey, kannst du bitte {i}?", "kurze Bitte: {i}.", "{i}, bitte :)", "kannst du {i}? danke!")
+#: The frames of ``guigym.variation``'s styles around a du-imperative, which they keep whole ("kannst
+#: du öffne ...?" is no German): ``{i}`` / ``{I}`` the first sentence (lower / upper case, no stop),
+#: ``{l}`` the place it starts with ("in Clock: ", or nothing), ``{w}`` that place inside the frame
+#: (" in Clock"; then the sentence has none), ``{r}`` the sentences after the first. A formal
+#: frame's first letter is made upper case.
+CASUAL = ("hey, kannst du mir{w} kurz helfen? {I}.{r}", "kurze Bitte{w}: {i}.{r}", "{l}{i}, bitte :){r}", "{l}bitte {i}.{r} danke!")
 #: Formal without "Sie": the instructions are du-imperatives ("Sende ..."), which "Würden Sie
 #: bitte Folgendes erledigen: Sende ..." mixed with the polite form.
-FORMAL = ("Bitte {i}.", "Folgendes wäre zu erledigen: {I}.", "Die Aufgabe lautet: {I}.")
-CASUAL_Q = ("hey, kurze Frage: {q}", "hmm, {q}")
-FORMAL_Q = ("Bitte um kurze Auskunft: {q}", "Ich würde gern Folgendes wissen. {q}")  # a question may say "dir"
+FORMAL = ("{l}bitte {i}.{r}", "Folgendes wäre{w} zu erledigen: {I}.{r}", "Die Aufgabe{w} lautet: {I}.{r}")
+#: Questions (framed whole; ``{q}`` / ``{Q}``: lower / upper case, ``{w}`` as above, ``{s}`` as it is).
+CASUAL_Q = ("hey, kurze Frage{w}: {Q}", "hmm, {l}{q}")
+FORMAL_Q = ("Bitte um kurze Auskunft{w}: {Q}", "Ich würde gern Folgendes wissen. {s}")  # a question may say "dir"
 CONTEXT_A = (
     "Ich bin gerade von einer langen Reise zurück",
     "Mein Handy spinnt schon die ganze Woche",
@@ -1729,20 +1762,37 @@ CONTEXT_C = (
 )
 
 
+#: The place a German instruction starts with: "In Clock: ".
+LEAD = re.compile(r"In [^,:]+: (?=\S)")
+
+
 def restyle(instruction: str, style: str, rng: np.random.Generator) -> str:
-    """A German ``instruction`` said in ``style`` (its quoted values and names kept)."""
+    """A German ``instruction`` said in ``style`` (its quoted values and names kept): a frame
+    around its first sentence, with the place it starts with ("In Clock: ") inside the frame or
+    ahead of the sentence; the sentences after the first follow.
+
+    >>> restyle("In Clock: schalte den Wecker für 7:30 PM ein. Dann öffne Notes.", "formal", np.random.default_rng(2))
+    'Die Aufgabe in Clock lautet: Schalte den Wecker für 7:30 PM ein. Dann öffne Notes.'
+    """
+    from guigym.variation import instruction_parts
+
     if style == "plain":
         return instruction
     core = instruction.strip()
     question = core.endswith("?")
-    low = _lower(core.rstrip("."))
-    if style == "casual":
-        t: tuple[str, ...] = CASUAL_Q if question else CASUAL
-        return _pick(rng, t).format(i=low, I=core.rstrip("."), q=core)
-    if style == "formal":
-        t = FORMAL_Q if question else FORMAL
-        return _pick(rng, t).format(i=low, I=core.rstrip("."), q=core)
+    place, first, rest = instruction_parts(core, LEAD, MONTHS_DE)
+    if question:  # framed whole
+        first, rest = first + rest, ""
+    body = first[:-1] if first.endswith(".") else first
+    up, low = body[:1].upper() + body[1:], _lower(body)
+    slots = {"l": _lower(place), "L": place, "w": f" {_lower(place[:-2])}" if place else "", "r": rest,
+             "i": low, "I": up if place else body, "q": low, "Q": up if place else body, "s": core}
+    if style in ("casual", "formal"):
+        t = (CASUAL_Q if question else CASUAL) if style == "casual" else (FORMAL_Q if question else FORMAL)
+        out = _pick(rng, t).format(**slots)
+        return out if style == "casual" else out[:1].upper() + out[1:]
     if style == "buried":
         a, b, c = (_pick(rng, x) for x in (CONTEXT_A, CONTEXT_B, CONTEXT_C))
-        return f"{a} {b} Jedenfalls: {core if question else core.rstrip('.') + '.'} {c}"
+        said = slots["I"] + ("" if question else ".") + rest
+        return f"{a} {b} Jedenfalls{slots['w']}: {said} {c}"
     raise ValueError(f"unknown instruction style {style!r}")
