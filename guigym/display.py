@@ -620,11 +620,25 @@ def _link(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]
     return [*_title_lines(w, bh, th.text if w.detail else th.primary, th), chevron, _divider(bw, bh, th)]
 
 
+#: A home-screen icon's square (px) and its glyph's size, where its cell has room for them.
+ICON_SIZE, ICON_GLYPH = 56, 34
+
+
 def _icon(w: Widget, bw: int, bh: int, th: Theme, focused: bool) -> list[Record]:
+    """An app icon: a rounded square in the app's colour with its glyph, its name below. The
+    square is :data:`ICON_SIZE` wide where the cell has room (every named viewport), else as wide
+    as it may spill (:data:`ICON_SPILL`, less a pixel each side): a narrow screen's many columns
+    (240 x 400: 7, boxes 26 px wide) drew 56 px squares over their neighbours and off the
+    screen's left edge."""
     cx = (bw - 1) // 2
     color = _c(w.value) if w.value else th.primary
+    s = min(ICON_SIZE, bw + 2 * (ICON_SPILL - 1))
+    left = cx - s // 2 if s == ICON_SIZE else (bw - s) // 2  # a smaller one: centred on the box, ICON_SPILL - 1 past each side
+    top = 4 + (ICON_SIZE - s) // 2
+    glyph = max(8, ICON_GLYPH * s // ICON_SIZE)
     return [
-        rect(cx - 28, 4, 56, 56, color, 14), text(w.detail or w.label[:1].upper(), cx, 32, 34, WHITE, True, "center", "middle"),
+        rect(left, top, s, s, color, min(14, s // 4)),
+        text(w.detail or w.label[:1].upper(), cx, 32, glyph, WHITE, True, "center", "middle"),
         text(w.label, cx, 66, 18, th.text, align="center", clip=bw + 2 * ICON_SPILL),
     ]
 

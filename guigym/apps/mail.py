@@ -402,7 +402,8 @@ class MailApp(ContactsGate):
             ]
         return [
             Widget(sub_id(sid, "from"), "label", f"From: {m['peer']} \u00b7 {m['time']}", style="muted"),
-            *(Widget(sub_id(sid, f"b{k}"), "label", line) for k, line in enumerate(body_lines(m["body"]))),
+            # span 0: a line too wide for the screen (a narrow one, a larger font) wraps rather than losing its end (a date)
+            *(Widget(sub_id(sid, f"b{k}"), "label", line, span=0) for k, line in enumerate(body_lines(m["body"]))),
             Widget(sub_id(sid, "reply"), "button", "Reply", to=reply_screen(mid), action="reply"),
             Widget(sub_id(sid, "forward"), "button", "Forward", to=forward_screen(mid), action="forward"),
             Widget(sub_id(sid, "archive"), "button", "Archive", action="archive"),
