@@ -253,11 +253,20 @@ def parse_plan_output(text: str, fmt: Optional[str], horizon: int, model_size: S
     executes and :func:`guigym.rewards.grounded_reward` judges (TraceR1's MPC loop executes only
     the first step: a malformed later step no longer turns a good first step into a no-op).
     When not even the first step parses the plan is ``[NOOP]``. The error names the cut
-    (``"ActionParseError: step 2: … (plan cut to its first 1 step)"``)."""
+    (``"ActionParseError: step 2: … (plan cut to its first 1 step)"``). Text whose later step
+    does not parse but whose ``<answer>`` does (a parse falls back to it) is cut the same way:
+    that answer's plan starts with another step than the one ``env.step(text)`` executes."""
     raw = text if isinstance(text, str) else str(text)
     try:
         steps = parse_plan(raw, fmt, max_len=horizon)
         error = None
+        if horizon > 1 and steps[:1] != _plan_prefix(raw, fmt, 1):  # the whole text failed: its <answer> was read
+            steps = _plan_prefix(raw, fmt, horizon)
+            n = len(steps)
+            if not steps:
+                return Plan([NOOP], text=text, error="ActionParseError: the text's first step does not parse")
+            error = (f"ActionParseError: step {n + 1} of the text does not parse, and its answer block holds another plan "
+                     f"(plan cut to its first {n} step{'s' if n > 1 else ''})")
     except ActionParseError as e:
         steps = _plan_prefix(raw, fmt, horizon)
         if not steps:

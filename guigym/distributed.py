@@ -71,7 +71,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 import guigym  # noqa: F401 - registers the GuiGym ids in every actor process
 from guigym.env import gui_env
-from guigym.vector import _picklable, per_env_actions
+from guigym.vector import _picklable, check_seeds, per_env_actions
 
 try:
     import ray
@@ -421,7 +421,7 @@ class RayVectorEnv(VectorEnv):
         envs of that actor then lost their episodes too, which their next step reports), then
         :class:`ActorFailure`."""
         idx = self._check_indices(indices)
-        seeds = [None] * len(idx) if seeds is None else _check_seeds(list(seeds))
+        seeds = [None] * len(idx) if seeds is None else check_seeds(list(seeds))
         if len(seeds) != len(idx):
             raise ValueError(f"{len(seeds)} seeds for {len(idx)} envs")
         if options is None or isinstance(options, Mapping):
@@ -477,7 +477,7 @@ class RayVectorEnv(VectorEnv):
         if not (seed is None or isinstance(seed, (int, np.ndarray)) or isinstance(seed, Sequence) and not isinstance(seed, (str, bytes))):
             raise TypeError(f"seed must be an int (seed + i for env i), a list of one int or None per env, or None; "
                             f"got {type(seed).__name__}")
-        seeds = _check_seeds([None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed))
+        seeds = check_seeds([None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed))
         if len(seeds) != n:
             raise ValueError(f"{len(seeds)} seeds for num_envs={n}")
         if options is not None and not isinstance(options, Mapping):  # dict() of a list failed obscurely, or made a wrong dict
@@ -812,24 +812,6 @@ def _writable(obs: Any) -> Any:
     if type(obs) is list:
         return [_writable(v) for v in obs]
     return obs
-
-
-def _check_seeds(seeds: list[Any]) -> list[int | None]:
-    """``seeds`` as ``env.reset`` takes them: each ``None`` or a Python int >= 0 (a numpy integer
-    made one). Anything else is the caller's error, raised here: in an actor, Gymnasium's own
-    error for it (``gymnasium.error.Error``, not a ``ValueError``) was taken for the env's fault,
-    retried ``reset_retries`` times and raised as :class:`ActorFailure`."""
-    out: list[int | None] = []
-    for j, s in enumerate(seeds):
-        if s is None:
-            out.append(None)
-            continue
-        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"seed {j} must be an int >= 0 or None, got {s!r} ({type(s).__name__})")
-        if s < 0:
-            raise ValueError(f"seed {j} must be an int >= 0 or None, got {s}")
-        out.append(int(s))
-    return out
 
 
 def _count(v: Any) -> bool:

@@ -99,7 +99,7 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
-from guigym.actions import Answer, Back, Click, OpenApp, Scroll, Type
+from guigym.actions import ACTION_CLASSES
 from guigym.registration import CheckedSpec
 from guigym.spaces import SharedTexts
 
@@ -484,12 +484,15 @@ class GuiVectorEnv(AsyncVectorEnv):
         elif isinstance(seed, (int, np.integer)):
             seed = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (list, tuple, np.ndarray)):  # numpy integers (np.arange's) as the ints env.reset takes
-            seed = [int(s) if isinstance(s, np.integer) else s for s in seed]
+            seed = list(seed)
         else:  # a float or a str: len() failed, or a str's characters became the seeds
             raise TypeError(f"seed must be an int (seed + i for env i), a list of one int or None per env, or None; "
                             f"got {type(seed).__name__}")
         if len(seed) != self.num_envs:
             raise ValueError(f"If seeds are passed as a list the length must match num_envs={self.num_envs} but got length={len(seed)}.")
+        # a float, a str or a negative seed is the caller's error, here (a worker raised gymnasium.error.Error
+        # after the other envs had reset), as RayVectorEnv does
+        seed = check_seeds(seed)
         if self._state != AsyncState.DEFAULT:
             raise AlreadyPendingCallError(f"Calling `reset_async` while waiting for a pending call to `{self._state.value}` to complete",
                                           str(self._state.value))
@@ -736,6 +739,26 @@ class _Lost:
 _LOST = _Lost()
 
 
+def check_seeds(seeds: Sequence[Any]) -> list[int | None]:
+    """``seeds`` as ``env.reset`` takes them: each ``None`` or a Python int >= 0 (a numpy integer
+    made one). Anything else is the caller's error, raised here, before anything is sent: a
+    ``TypeError`` (a float, a str, a bool) or a ``ValueError`` (a negative int). In a worker or an
+    actor, Gymnasium's own error for it (``gymnasium.error.Error``, not a ``ValueError``) came
+    after the other envs had reset (:class:`GuiVectorEnv`), or was taken for the env's fault,
+    retried and raised as ``ActorFailure`` (``guigym.distributed.RayVectorEnv``)."""
+    out: list[int | None] = []
+    for j, s in enumerate(seeds):
+        if s is None:
+            out.append(None)
+            continue
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"seed {j} must be an int >= 0 or None, got {s!r} ({type(s).__name__})")
+        if s < 0:
+            raise ValueError(f"seed {j} must be an int >= 0 or None, got {s}")
+        out.append(int(s))
+    return out
+
+
 def per_env_actions(action_space: spaces.Space[Any], actions: Any, num_envs: int) -> list[Any]:
     """One action per env: a batch of ``action_space`` (what Gymnasium's vector envs take), or a
     list or tuple of ``num_envs`` actions, each anything ``env.step`` takes (an action's text, an
@@ -746,7 +769,7 @@ def per_env_actions(action_space: spaces.Space[Any], actions: Any, num_envs: int
     ['back()', 'type(text="hi")']
     """
     # one action for a vector env: indexed as a batch, it failed obscurely ("string indices must be integers")
-    if isinstance(actions, (str, bytes, Click, Scroll, Back, OpenApp, Type, Answer)):
+    if isinstance(actions, (str, bytes, *ACTION_CLASSES)):
         raise TypeError(f"one action ({actions!r:.80}) for num_envs={num_envs}: pass a list of {num_envs} actions, "
                         "one per env, or a batch of action_space")
     if isinstance(actions, np.ndarray) and actions.ndim == 1 and actions.dtype.kind in "USO":
