@@ -144,7 +144,8 @@ class Args:
     policy call per step for all of them, their envs spread over N worker processes (or N Ray
     actors with ``--ray-address``), and validation and the held-out evaluation run
     ``eval_batch`` episodes at a time the same way; the curves and results are the same for
-    every N >= 1 (not the same as for 0: a batch sums in another order)"""
+    every N >= 1 (not the same as for 0: one sampling call for all the states draws from the
+    seeded generator in another order than state by state)"""
     eval_batch: int = 16
     """with ``--rollout-workers N``: episodes of validation and held-out evaluation run at once
     (the pool holds ``max(episodes_per_iter, eval_batch)`` envs)"""

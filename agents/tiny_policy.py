@@ -722,9 +722,10 @@ class TinyPlanner:
     def plan_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
                    histories: Sequence[Sequence[Any]]) -> list[Any]:
         """Greedy plans for several episodes in one batched forward pass (the lockstep loop,
-        :func:`agents.plan_act.run_episodes`). Each is the plan :meth:`plan` decodes, up to
-        floating point: a batch sums in another order than one observation alone, which can
-        flip a near-tie (``benchmarks/bench_eval_lockstep.py`` shows what that changes)."""
+        :func:`agents.plan_act.run_episodes`). Each is the plan :meth:`plan` decodes (shorter
+        instructions are packed, not read through the batch's padding), up to floating point: a
+        batched product may round another last bit than one observation alone, which could flip
+        a near-tie (``benchmarks/bench_eval_lockstep.py`` compares every metric both ways)."""
         from agents.plan_act import Plan
 
         if not self.greedy:  # a sampled plan depends on its own episode's generator (reset(seed))

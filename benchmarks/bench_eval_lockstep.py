@@ -8,8 +8,9 @@ the wall time of each and every metric of both, measured in one run.
 
 The run's ``args.json`` (beside the policy) gives the env, level and evaluation settings; the
 metrics are :func:`train_small.evaluate`'s and :func:`train_small.expert_step_metrics`' on
-the held-out seeds. A batch of observations sums in another order than one alone, so a
-near-tie between two greedy plans can go the other way: the metrics may differ slightly.
+the held-out seeds. Each greedy plan of a batch is the one decoded alone (the policy packs
+shorter instructions) up to a batched product's last bit, which could flip a near-tie: the
+script names any metric that differs.
 """
 
 from __future__ import annotations
