@@ -189,3 +189,25 @@ def reference_events(reference: Iterable[Any]) -> list[Any]:
             events += [pygame.event.Event(pygame.TEXTINPUT, text=ch) for ch in a.text]
             events.append(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN))
     return events
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """One small local Ray for the module (2 CPUs, no dashboard), shut down after it."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, object_store_memory=80 * 2**20)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def assert_set_state_refused(env: Any, snap: dict[str, Any], match: str) -> None:
+    """``set_state(snap)`` raises a ValueError matching ``match`` and leaves ``env`` as it was."""
+    before = env.unwrapped.get_state()
+    shot = env.unwrapped.observe()["screenshot"].tobytes()
+    with pytest.raises(ValueError, match=match):
+        env.unwrapped.set_state(snap)
+    assert env.unwrapped.get_state() == before
+    assert env.unwrapped.observe()["screenshot"].tobytes() == shot

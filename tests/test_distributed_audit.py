@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -20,16 +19,6 @@ from tests.test_distributed import kill
 
 ENV = "GuiGym-Login-v0"
 BACK = "back()"
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
-    """One small local Ray for the module (2 CPUs, no dashboard), shut down after it."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, object_store_memory=80 * 2**20)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def test_a_step_whose_autoreset_fails_steps_no_env_past_its_end_afterwards(local_ray: None) -> None:

@@ -50,16 +50,6 @@ def instructions(seeds: list[int]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
-    """One small local Ray for the module (2 CPUs, no dashboard), shut down after it."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, object_store_memory=80 * 2**20)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def venv(local_ray: None) -> Iterator[RayVectorEnv]:
     """1 actor × 2 envs; episodes of 3 steps; ``autoreset_mode`` NEXT_STEP given, as a user of
     Gymnasium's vector envs may."""

@@ -10,13 +10,13 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from conftest import make
 from guigym import i18n
 from guigym.apps import FAMILIES
 from guigym.descriptions import PHRASES, phrases
 from guigym.i18n import de
 from guigym.i18n.content import generating_in
 from guigym.variation import LABELS, NEUTRAL, restyle, split_templates
+from tests.conftest import make
 
 STYLES = ("casual", "formal", "buried")
 SEEDS = 6

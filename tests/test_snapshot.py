@@ -17,6 +17,7 @@ from guigym.env import HISTORY_LEN, STATE_VERSION, GuiEnv
 from guigym.events import Event
 from guigym.registration import env_ids
 from guigym.variation import AXES
+from tests.conftest import assert_set_state_refused
 
 IDS = env_ids()
 
@@ -30,21 +31,11 @@ def env() -> Any:
     e.close()
 
 
-def _refused(env: Any, snap: dict[str, Any], match: str) -> None:
-    """``set_state(snap)`` raises a ValueError matching ``match`` and leaves ``env`` as it was."""
-    before = env.unwrapped.get_state()
-    shot = env.unwrapped.observe()["screenshot"].tobytes()
-    with pytest.raises(ValueError, match=match):
-        env.unwrapped.set_state(snap)
-    assert env.unwrapped.get_state() == before
-    assert env.unwrapped.observe()["screenshot"].tobytes() == shot
-
-
 @pytest.mark.parametrize("level", ["extreme", "Easy", ""])
-def test_a_level_the_family_lacks_is_refused(env: Any, level: str) -> None:
+def test_a_level_the_family_lacks_isassert_set_state_refused(env: Any, level: str) -> None:
     snap = env.unwrapped.get_state()
     snap["scenario"]["level"] = level
-    _refused(env, snap, r"\$\.scenario\.level: .* is not a level of Login")
+    assert_set_state_refused(env, snap, r"\$\.scenario\.level: .* is not a level of Login")
 
 
 @pytest.mark.parametrize("variation,match", [
@@ -55,10 +46,10 @@ def test_a_level_the_family_lacks_is_refused(env: Any, level: str) -> None:
     ({"theme": ["blue"]}, r"variation\['theme'\]"),
     ({"colour": "blue"}, r"variation: unknown axis 'colour'"),
 ])
-def test_an_unknown_variation_axis_or_value_is_refused(env: Any, variation: dict[str, Any], match: str) -> None:
+def test_an_unknown_variation_axis_or_value_isassert_set_state_refused(env: Any, variation: dict[str, Any], match: str) -> None:
     snap = env.unwrapped.get_state()
     snap["scenario"]["variation"] = variation
-    _refused(env, snap, match)
+    assert_set_state_refused(env, snap, match)
 
 
 def test_a_value_of_either_split_or_the_neutral_one_is_accepted(env: Any) -> None:
@@ -192,19 +183,19 @@ CRASH_LATER = [
 
 
 @pytest.mark.parametrize("scale", [0, -1.0, 0.01, 50.0, True, "1.0", None])
-def test_a_font_scale_no_variation_makes_is_refused(env: Any, scale: Any) -> None:
+def test_a_font_scale_no_variation_makes_isassert_set_state_refused(env: Any, scale: Any) -> None:
     """Any scale draws without an error, but 0 or less draws no text at all and a huge one takes
     seconds a frame: only the ``font_scale`` axis's values are accepted."""
     env.reset(seed=0)
     snap = env.unwrapped.get_state()
     snap["scenario"]["theme"]["font_scale"] = scale
-    _refused(env, snap, "font_scale")
+    assert_set_state_refused(env, snap, "font_scale")
     snap["scenario"]["theme"]["font_scale"] = 1.3  # the test split's value
     env.unwrapped.set_state(snap)
 
 
 @pytest.mark.parametrize("env_id,level,variation,match,corrupt", CRASH_LATER)
-def test_a_snapshot_a_later_step_could_not_show_is_refused(env_id: str, level: str, variation: Any, match: str,
+def test_a_snapshot_a_later_step_could_not_show_isassert_set_state_refused(env_id: str, level: str, variation: Any, match: str,
                                                            corrupt: Any) -> None:
     """Colours, the icons' looks, links, the screens under the current one (Back) and every
     app's data and values are checked, not only what the current screen draws: each of these
@@ -213,7 +204,7 @@ def test_a_snapshot_a_later_step_could_not_show_is_refused(env_id: str, level: s
     e.reset(seed=0)
     snap = e.unwrapped.get_state()
     corrupt(snap)
-    _refused(e, snap, match)
+    assert_set_state_refused(e, snap, match)
     e.unwrapped.step(e.unwrapped.reference()[0].action)  # still usable
     e.close()
 
@@ -246,7 +237,7 @@ def test_a_state_seen_valid_is_not_checked_again_and_a_changed_copy_is(monkeypat
 
 @pytest.mark.parametrize("focus,match", [("remember", "is a checkbox, not a text field"), ("signin", "is a button, not a text field"),
                                          ("nope", "is no widget of screen 'main'")])
-def test_a_focus_on_no_text_field_is_refused(focus: str, match: str) -> None:
+def test_a_focus_on_no_text_field_isassert_set_state_refused(focus: str, match: str) -> None:
     """Only a click on a text field focuses it; a snapshot focusing a checkbox, a button or no
     widget at all used to load, and Type then reported an input event on that widget (which
     the grounded reward matches against the reference's)."""
@@ -255,7 +246,7 @@ def test_a_focus_on_no_text_field_is_refused(focus: str, match: str) -> None:
     snap = env.unwrapped.get_state()
     app = snap["state"]["fg"]
     snap["state"]["apps"][app]["focus"] = focus
-    _refused(env, snap, f"app '{app}': its focus '{focus}' {match}")
+    assert_set_state_refused(env, snap, f"app '{app}': its focus '{focus}' {match}")
     snap["state"]["apps"][app]["focus"] = "user"  # the user-name field: loads, and Type types into it
     env.unwrapped.set_state(snap)
     assert env.unwrapped.step(Type("bob"))[4]["event"] == Event("input", "user", "bob")
@@ -270,7 +261,7 @@ def test_a_background_apps_focus_is_checked_on_its_own_screen() -> None:
     snap = e.unwrapped.get_state()
     assert snap["state"]["fg"] == "home"
     snap["state"]["apps"]["Mail"]["focus"] = "m:1"
-    _refused(e, snap, "app 'Mail': its focus 'm:1' is")
+    assert_set_state_refused(e, snap, "app 'Mail': its focus 'm:1' is")
     snap["state"]["apps"]["Mail"]["focus"] = "q"
     e.unwrapped.set_state(snap)
     e.unwrapped.step(OpenApp("Mail"))

@@ -15,18 +15,9 @@ import pytest
 
 from guigym.apps import FAMILIES
 from guigym.apps.base import start_state
+from tests.conftest import assert_set_state_refused
 
 MISSING = 10**6  # an id no scenario has
-
-
-def _refused(env: Any, snap: dict[str, Any], match: str) -> None:
-    """``set_state(snap)`` raises a ValueError matching ``match`` and leaves ``env`` as it was."""
-    before = env.unwrapped.get_state()
-    shot = env.unwrapped.observe()["screenshot"].tobytes()
-    with pytest.raises(ValueError, match=match):
-        env.unwrapped.set_state(snap)
-    assert env.unwrapped.get_state() == before
-    assert env.unwrapped.observe()["screenshot"].tobytes() == shot
 
 
 def _snapshot_where(env_id: str, level: str, want: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
@@ -119,14 +110,14 @@ MISSING_DATA = [
 
 
 @pytest.mark.parametrize("env_id,level,want,corrupt,match", MISSING_DATA)
-def test_a_task_naming_missing_data_is_refused(env_id: str, level: str, want: Any, corrupt: Any, match: str) -> None:
+def test_a_task_naming_missing_data_isassert_set_state_refused(env_id: str, level: str, want: Any, corrupt: Any, match: str) -> None:
     """Into a fresh env (so the scenario is checked in full, not trusted as the env's own)."""
     snap = _snapshot_where(env_id, level, want)
     bad = copy.deepcopy(snap)
     corrupt(bad)
     env = gym.make(env_id, level=level)
     env.reset(seed=12345)
-    _refused(env, bad, match)
+    assert_set_state_refused(env, bad, match)
     env.unwrapped.set_state(snap)  # the snapshot as the env made it loads
     assert env.unwrapped.get_state() == snap and env.unwrapped.reference()
     env.close()

@@ -10,7 +10,6 @@ as for the tiny policy's structured plans.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -157,10 +156,8 @@ def test_the_vlm_executor_does_not_ground_the_noop_step(monkeypatch):
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-spec = importlib.util.spec_from_file_location("train_small", ROOT / "train_small.py")
-train_small = importlib.util.module_from_spec(spec)
-sys.modules.setdefault("train_small", train_small)
-spec.loader.exec_module(train_small)
+sys.path.insert(0, str(ROOT))
+import train_small  # noqa: E402
 
 
 @pytest.fixture(scope="module")
