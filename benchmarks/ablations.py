@@ -418,6 +418,8 @@ def check_args(args: Args, settings: list[str]) -> None:
     if twice_seeds:
         p.error(f"--seeds: {' '.join(map(str, twice_seeds))} given twice (one run folder, counted twice in the table)")
     at_least(p, 1, workers=args.workers, bootstrap=args.bootstrap)
+    if args.iterations == 0:  # train_small's "evaluate only": every setting the same untrained policy, each claim untested
+        p.error("--iterations 0 trains no setting, so every claim would compare the same untrained policy; give >= 1")
     if (problem := id_level_problem(args.env_id, args.level)) is not None:
         p.error(problem if problem.startswith("--") else f"--env-id: {problem}")
     try:

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--envs", type=int, nargs="+", default=[1, 4, 8], help="envs per process")
     ap.add_argument("--steps", type=int, default=4000, help="env-steps per cell")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of every cell, the order of the two flipped each round")
     args = ap.parse_args(argv)
     at_least(ap, 1, envs=args.envs, steps=args.steps, rounds=args.rounds)  # as every benchmark script
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; oracle policy, {args.steps} env-steps per cell")

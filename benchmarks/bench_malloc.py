@@ -27,14 +27,20 @@ import json, os, resource, sys, time
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import gymnasium as gym
 import guigym  # noqa: F401
-from guigym.bench import oracle_policy, random_policy
+from guigym.bench import oracle_run, random_policy
 fam, level, policy, steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 env = gym.make(f"GuiGym-{fam}-v0").unwrapped
-run = oracle_policy if policy == "oracle" else random_policy
+def run(e, n, lv):  # n steps of the policy; the steps run (the oracle runs whole episodes: up to an
+    # episode more than asked; the rate and the faults are per step run, not per --steps)
+    if policy == "oracle":
+        return oracle_run(e, n, lv)[1]
+    random_policy(e, n, lv)
+    return n
 run(env, steps // 4, level)  # warm the caches
 f0, t = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.process_time()
-run(env, steps, level)
-print(json.dumps({"rate": steps / (time.process_time() - t), "faults": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / steps}))
+n = run(env, steps, level)
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
+print(json.dumps({"rate": n / (time.process_time() - t), "faults": faults / n, "steps": n}))
 """
 
 CASES = [("Login", "easy"), ("Settings", "hard"), ("Shop", "medium"), ("Mail", "hard"), ("CrossApp", "hard")]
@@ -43,8 +49,8 @@ SETTINGS = {"glibc": {"GUIGYM_MALLOC_TUNING": "0"}, "guigym": {}}
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--rounds", type=int, default=2, help="rounds of every cell, the order flipped each round (default: %(default)s)")
+    p.add_argument("--steps", type=int, default=3000, help="env-steps per cell, after a quarter as many of warm-up (default: %(default)s)")
     p.add_argument("--cpu", type=int, default=1, help="the core every cell is pinned to")
     args = p.parse_args(argv)
     at_least(p, 1, rounds=args.rounds, steps=args.steps)  # as every benchmark script

@@ -41,11 +41,13 @@ def per_call(fn: Callable[[], Any], calls: int, repeats: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--calls", type=int, default=20000)
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--calls", type=int, default=20000,
+                   help="calls per timing (the 4-env messages: a quarter of them, at least one) (default: %(default)s)")
+    p.add_argument("--repeats", type=int, default=5, help="timings per row, the best one kept (default: %(default)s)")
     args = p.parse_args(argv)
     at_least(p, 1, calls=args.calls, repeats=args.repeats)  # as every benchmark script
     n, r = args.calls, args.repeats
+    quarter = max(1, n // 4)  # --calls 1..3: n // 4 was 0 calls, divided by zero in per_call
 
     ours, theirs = UnicodeText(64, seed=0), UnicodeText(64, seed=0)
     rows = [("random text (64 chars at most)", per_call(lambda: spaces.Text.sample(theirs), n, r), per_call(ours.sample, n, r))]
@@ -61,10 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     batch_sp.seed(0)
     message = ("step", list(iterate(batch_sp, batch_sp.sample())))
     default, guigym = ForkingPickler.dumps(message), _dumps(message)
-    rows.append(("4-env step message, pickle", per_call(lambda: ForkingPickler.dumps(message), n // 4, r),
-                 per_call(lambda: _dumps(message), n // 4, r)))
-    rows.append(("4-env step message, unpickle", per_call(lambda: pickle.loads(default), n // 4, r),
-                 per_call(lambda: pickle.loads(guigym), n // 4, r)))
+    rows.append(("4-env step message, pickle", per_call(lambda: ForkingPickler.dumps(message), quarter, r),
+                 per_call(lambda: _dumps(message), quarter, r)))
+    rows.append(("4-env step message, unpickle", per_call(lambda: pickle.loads(default), quarter, r),
+                 per_call(lambda: pickle.loads(guigym), quarter, r)))
 
     print(f"{'µs per call':34} {'library default':>16} {'guigym':>8} {'ratio':>7}")
     for name, base, new in rows:

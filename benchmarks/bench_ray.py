@@ -110,15 +110,16 @@ def load() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env", default="GuiGym-Login-v0")
-    p.add_argument("--level", default="easy")
-    p.add_argument("--backend", default="mock", choices=("mock", "browser"))
+    p.add_argument("--env", default="GuiGym-Login-v0", help="the env id of the rates (default: %(default)s)")
+    p.add_argument("--level", default="easy", help="the level of every measurement (default: %(default)s)")
+    p.add_argument("--backend", default="mock", choices=("mock", "browser"),
+                   help="the envs' backend (its bytes table: every id with mock, --env alone with browser) (default: %(default)s)")
     p.add_argument("--steps", type=int, default=2000, help="env steps per measurement")
-    p.add_argument("--envs-per-actor", type=int, nargs="+", default=[1, 4])
-    p.add_argument("--actors", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--envs-per-actor", type=int, nargs="+", default=[1, 4], help="envs in each actor, one row per value (default: 1 4)")
+    p.add_argument("--actors", type=int, nargs="+", default=[1, 2], help="actors, one row per value (default: 1 2)")
     p.add_argument("--compress", default=None, choices=[c for c in CODECS if c], help="also measure the largest setting with this codec")
     p.add_argument("--address", default=None, help="join a running cluster (e.g. auto); default: a local Ray")
-    p.add_argument("--bytes-steps", type=int, default=200)
+    p.add_argument("--bytes-steps", type=int, default=200, help="env steps per id of the bytes table (default: %(default)s)")
     args = p.parse_args(argv)
     args.env = env_and_level(p, args.env, args.level)  # before Ray starts, as in the other scripts
     at_least(p, 1, steps=args.steps, envs_per_actor=args.envs_per_actor, actors=args.actors, bytes_steps=args.bytes_steps)

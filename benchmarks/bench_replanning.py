@@ -35,11 +35,12 @@ if TYPE_CHECKING:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--noise", type=float, default=0.3)
-    p.add_argument("--horizon", type=int, default=8)
-    p.add_argument("--episodes", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--backend", default="mock", choices=BACKENDS)  # a typo raised in gym.make
+    p.add_argument("--noise", type=float, default=0.3, help="ε: each planned step's chance of corruption (default: %(default)s)")
+    p.add_argument("--horizon", type=int, default=8, help="T: steps per plan (default: %(default)s)")
+    p.add_argument("--episodes", type=int, default=200, help="seeds per id x level and mode (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="the first seed (default: %(default)s)")
+    # choices: a typo raised in gym.make
+    p.add_argument("--backend", default="mock", choices=BACKENDS, help="the envs' backend (default: %(default)s)")
     a = p.parse_args(argv)
     # each printed a table of nan (--episodes 0) or raised mid-run
     problems = [f"--{k} must be >= {low}, got {v}" for k, v, low in

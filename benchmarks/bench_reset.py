@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=100, help="seeds 0..N-1 per id x level")
     p.add_argument("--ids", default="", help="comma-separated families (Login,CrossApp) or ids; default: all")
-    p.add_argument("--levels", default="easy,medium,hard")
+    p.add_argument("--levels", default="easy,medium,hard", help="comma-separated levels (default: %(default)s)")
     p.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True, help="run on one core (Linux)")
     a = p.parse_args(argv)
     # --seeds 0 ended in a StatisticsError, an unknown --ids name measured nothing (exit 0), an

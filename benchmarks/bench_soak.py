@@ -61,14 +61,20 @@ def slope_per_1000(x: list[int], y: list[float]) -> float:
     return float(np.polyfit(np.asarray(x, float), np.asarray(y, float), 1)[0] * 1000)
 
 
+def sample_points(resets: int, every: int, warmup: int) -> list[int]:
+    """The resets after which memory is sampled (every ``every`` resets, and the last) that the
+    slope is fitted to: those after the first ``warmup``."""
+    return [i for i in range(1, resets + 1) if (i % every == 0 or i == resets) and i > warmup]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--resets", type=int, default=2000, help="episodes per env")
     ap.add_argument("--recycle-every", type=int, default=RECYCLE_EVERY, help="the recycling env's recycle_every")
     ap.add_argument("--every", type=int, default=50, help="sample PSS every this many resets")
     ap.add_argument("--warmup", type=int, default=100, help="resets left out of the fit")
-    ap.add_argument("--env", default="GuiGym-Settings-v0")
-    ap.add_argument("--level", default="medium")
+    ap.add_argument("--env", default="GuiGym-Settings-v0", help="the env id both envs run (default: %(default)s)")
+    ap.add_argument("--level", default="medium", help="its level (default: %(default)s)")
     ap.add_argument("--steps", type=int, default=6, help="oracle steps per episode at most (0: resets only)")
     ap.add_argument("--envs", nargs="+", choices=("recycled", "plain"), default=["recycled", "plain"],
                     help="which envs run (a long soak of the default backend: --envs recycled)")
@@ -77,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     args.env = env_and_level(ap, args.env, args.level)
     at_least(ap, 1, resets=args.resets, every=args.every, recycle_every=args.recycle_every)
     at_least(ap, 0, warmup=args.warmup, steps=args.steps)
+    # the slope is fitted to the samples after the warm-up: with fewer than two it was nan (--every
+    # over --resets), or the warm-up's own samples were fitted instead (--warmup >= --resets)
+    fitted = len(sample_points(args.resets, args.every, args.warmup))
+    if fitted < 2:
+        ap.error(f"--resets {args.resets} --every {args.every} --warmup {args.warmup}: {fitted} memory sample(s) after the "
+                 "warm-up, the slope needs at least 2 (more --resets, or a smaller --every or --warmup)")
 
     print(f"# {args.env} level={args.level} steps<={args.steps}/episode resets={args.resets} recycle_every={args.recycle_every} "
           f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f}", flush=True)
@@ -108,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             x = samples[name][0]
             b = cast("BrowserBackend", gui_env(envs[name]).backend)
             for label, y in (("PSS", samples[name][1]), ("USS", samples[name][2])):
-                fit = [(a, v) for a, v in zip(x, y) if a > args.warmup] or list(zip(x, y))
+                fit = [(a, v) for a, v in zip(x, y) if a > args.warmup]  # at least 2: checked up front
                 slope = slope_per_1000([a for a, _ in fit], [v for _, v in fit])
                 print(f"{name:10s}{label:5s}{y[0]:8.1f}{y[-1]:8.1f}{max(y):8.1f}{slope:+22.2f}{b.recycles:10d}"
                       f"{busy[name] / args.resets * 1e3:12.1f}")

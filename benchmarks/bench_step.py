@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=2000, help="oracle steps per id x level and run (after 300 of warm-up)")
     p.add_argument("--ids", default="", help="comma-separated families (Login,Messages) or ids; default: all")
-    p.add_argument("--levels", default="easy,medium,hard")
+    p.add_argument("--levels", default="easy,medium,hard", help="comma-separated levels (default: %(default)s)")
     p.add_argument("--aim", type=float, default=4000.0, help="oracle steps/s to compare with (issue 14: 4,000)")
     p.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True, help="run on one core (Linux)")
     a = p.parse_args(argv)

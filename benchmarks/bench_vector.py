@@ -160,7 +160,8 @@ def separate(kw: dict[str, Any], n: int, steps: int, oracle: bool) -> float:
     (from the first start to the last end): the ceiling of any n-env vector env here."""
     ctx = mp.get_context("spawn")  # like a fresh interpreter per env: nothing inherited
     start, out = ctx.Barrier(n), ctx.Queue()
-    procs = [ctx.Process(target=_alone, args=(kw, steps // n, oracle, i, start, out)) for i in range(n)]
+    each = max(1, steps // n)  # as the vector rows (--steps under --envs: 0 steps each, a rate of 0)
+    procs = [ctx.Process(target=_alone, args=(kw, each, oracle, i, start, out)) for i in range(n)]
     for p in procs:
         p.start()
     spans: list[tuple[float, float]] = []
@@ -174,7 +175,7 @@ def separate(kw: dict[str, Any], n: int, steps: int, oracle: bool) -> float:
                 raise RuntimeError(f"a process of the ceiling row failed: exit codes {[p.exitcode for p in procs]}") from None
     for p in procs:
         p.join()
-    return (steps // n) * n / (max(e for _, e in spans) - min(s for s, _ in spans))
+    return each * n / (max(e for _, e in spans) - min(s for s, _ in spans))
 
 
 def ray_vector(kw: dict[str, Any], n: int, per_actor: int = 1) -> gym.vector.VectorEnv | None:
@@ -233,7 +234,7 @@ def table(backend: str, kw: dict[str, Any], n: int, steps: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--envs", type=int, default=2)
+    p.add_argument("--envs", type=int, default=2, help="N: envs of the vector rows (workers, actors, processes) (default: %(default)s)")
     p.add_argument("--steps", type=int, default=3000, help="env-steps per cell, mock backend")
     p.add_argument("--browser-steps", type=int, default=300, help="env-steps per cell, browser backend")
     p.add_argument("--browser", action=argparse.BooleanOptionalAction, default=None,

@@ -106,7 +106,7 @@ def episode(env: gym.Env, h: Any, kind: str, seed: int, level: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=10, help="episodes per id x level and kind")
-    p.add_argument("--backend", default="mock", choices=BACKENDS)
+    p.add_argument("--backend", default="mock", choices=BACKENDS, help="the backend of every env (default: %(default)s)")
     p.add_argument("--variation", default=None, help="make every env with this variation preset (e.g. all)")
     p.add_argument("--split", default=None, choices=SPLITS, help="the split of --variation (default: train)")
     a = p.parse_args(argv)

@@ -116,8 +116,8 @@ def png_rows(png: bytes) -> tuple[bytes, dict[int, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--env", default="GuiGym-Login-v0")
-    ap.add_argument("--level", default="easy")
+    ap.add_argument("--env", default="GuiGym-Login-v0", help="the env id profiled (default: %(default)s)")
+    ap.add_argument("--level", default="easy", help="its level (default: %(default)s)")
     ap.add_argument("--steps", type=int, default=600, help="oracle steps for the CPU table (resets counted)")
     ap.add_argument("--calls", type=int, default=3, help="rounds of the round-trip table over the views seen")
     args = ap.parse_args(argv)

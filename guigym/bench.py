@@ -85,7 +85,7 @@ def vector_random(env_id: str, n_envs: int, steps: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="guigym bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--steps", type=int, default=4000)
+    p.add_argument("--steps", type=int, default=4000, help="steps per id x level and policy (default: %(default)s)")
     p.add_argument("--vector", type=int, default=2,
                    help="also measure guigym's vector env with this many envs, >= 2 (0: skip)")
     p.add_argument("--variation", default=None, help="also measure every id under this variation preset (e.g. all)")
