@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import numbers
 import operator
 import re
 import warnings
@@ -717,7 +718,11 @@ def answer_region(text: str, fmt: str | None) -> str | None:
 
     >>> answer_region('Sure. <answer>[{"action": "back"}]</answer>', "json")
     '[{"action": "back"}]'
+
+    ``text`` that is not a ``str`` is a ``TypeError`` (an ``AttributeError`` from inside, before).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"answer_region reads a model's text (a str), got {type(text).__name__}")
     end = text.find("</think>")
     rest = text if end < 0 else text[end + len("</think>") :]
     i = rest.find("<answer>")
@@ -842,12 +847,23 @@ def _arguments(a: Action) -> dict[str, Any]:
     return d
 
 
+#: The way a finger moves for each Scroll direction (against it).
+_AGAINST: dict[str, tuple[int, int]] = {"down": (0, -1), "up": (0, 1), "right": (-1, 0), "left": (1, 0)}
+
+
 def _swipe(a: Scroll) -> dict[str, Any]:
     """A Scroll as a mobile-use swipe: a finger moving against the direction. Its end stays within
     ±MAX_COORD, which the parsers check (shorter near the edge); on the edge itself, where the
     finger cannot move that way, the swipe has zero length and names its ``"direction"``."""
     x, y = (a.x, a.y) if a.x is not None and a.y is not None else SWIPE_CENTRE
-    dx, dy = {"down": (0, -1), "up": (0, 1), "right": (-1, 0), "left": (1, 0)}[a.direction]
+    # an invalid Scroll is written as given (_plain), its numpy integers as Python ints: np.uint64's
+    # x - 300 was an OverflowError
+    x, y = (int(v) if isinstance(v, numbers.Integral) else v for v in (x, y))
+    dx, dy = _AGAINST.get(a.direction, (None, None)) if isinstance(a.direction, str) else (None, None)
+    if dx is None or dy is None:  # a direction set past Scroll's check (object.__setattr__): a KeyError here
+        raise ValueError(f"Scroll direction must be one of {DIRECTIONS}, got {_short(a.direction)}")
+    if not all(isinstance(v, numbers.Real) for v in (x, y)):  # no swipe to compute (a str's x + 300: a TypeError)
+        raise ValueError(f"a Scroll's point must be numbers to write it as a swipe, got {_short(x)}, {_short(y)}")
     end = [max(-MAX_COORD, min(MAX_COORD, v)) for v in (x + dx * SWIPE_LENGTH, y + dy * SWIPE_LENGTH)]
     d: dict[str, Any] = {"action": "swipe", "coordinate": [x, y], "coordinate2": end}
     if end == [x, y]:
@@ -989,6 +1005,10 @@ def format_plan(steps: Iterable[PlanStep], fmt: str = "json") -> str:
         raise ValueError("a plan needs at least one step")
     triples: list[tuple[Action | None, str, str]] = []
     for s in items:
+        if not isinstance(s, PlanStep):  # an AttributeError from inside, before
+            raise TypeError(f"a plan step must be a PlanStep, got {type(s).__name__} {_short(s)}")
+        if s.action is not None and not isinstance(s.action, ACTION_CLASSES):
+            raise TypeError(f"a PlanStep's action must be an action or None, got {type(s.action).__name__} {_short(s.action)}")
         if s.action is not None:
             triples.append((s.action, s.action.type, s.instruction))
         elif s.done:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Sequence, Union
@@ -76,8 +77,9 @@ class Scroll:
     type: str = field(default="scroll", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.direction not in DIRECTIONS:
-            raise ValueError(f"Scroll direction must be one of {DIRECTIONS}, got {self.direction!r}")
+        # a str first: an array's `in` was numpy's "truth value of an array is ambiguous"
+        if not isinstance(self.direction, str) or self.direction not in DIRECTIONS:
+            raise ValueError(f"Scroll direction must be one of {DIRECTIONS}, got {self.direction!r:.60}")
 
 
 @dataclass(frozen=True)
@@ -157,13 +159,18 @@ class RefStep:
         """Inverse of :meth:`to_dict`. The box's and the action's coordinates are read as
         :func:`action_from_dict` reads coordinates (floats rounded to the nearest pixel, as
         :func:`~guigym.action_text.parse_action` rounds them, so a point inside a float box stays
-        inside the rounded one); a box that is not four such numbers, or an event whose ``kind``
-        is not one of :data:`~guigym.events.EventKind`, is a ``ValueError``.
+        inside the rounded one); a box that is not four such numbers, an event whose ``kind``
+        is not one of :data:`~guigym.events.EventKind`, or no ``action``, is a ``ValueError``;
+        ``d`` not a mapping a ``TypeError`` (they were a bare ``KeyError`` and ``AttributeError``).
 
         >>> RefStep.from_dict({"action": {"type": "click", "x": 10.7, "y": 20}, "target": "ok",
         ...                    "box": [4.2, 10, 16.7, 30], "instruction": "Click OK"}).box
         (4, 10, 17, 30)
         """
+        if not isinstance(d, Mapping):
+            raise TypeError(f"a RefStep dict must be a mapping (RefStep.to_dict()'s form), got {type(d).__name__}")
+        if "action" not in d:
+            raise ValueError(f"a RefStep dict needs an 'action'; got the keys {sorted(map(str, d))[:10]}")
         box = d.get("box")
         if box is not None and (not isinstance(box, (list, tuple, np.ndarray)) or len(box) != 4):  # a str was read digit by digit
             raise ValueError(f"RefStep box must be [x0, y0, x1, y1] or None, got {box!r:.60}")
@@ -233,16 +240,30 @@ def _whole_point(x: Any, y: Any) -> None:
 def action_from_dict(d: Mapping[str, Any]) -> Action:
     """Inverse of :func:`action_to_dict` (coordinates read as ``int``, floats rounded to the
     nearest pixel as :func:`~guigym.action_text.parse_action` rounds them, strings cast to
-    ``str``; a coordinate that is no number is a ``ValueError``)."""
+    ``str``; a coordinate that is no number, or a field the type needs that is missing, is a
+    ``ValueError``; ``d`` not a mapping a ``TypeError``: both were a bare ``KeyError`` or
+    ``AttributeError`` from inside).
+
+    >>> action_from_dict({"type": "click", "x": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: a click action needs 'y'; got the keys ['type', 'x']
+    """
+    if not isinstance(d, Mapping):
+        raise TypeError(f"an action dict must be a mapping such as {{'type': 'click', 'x': 3, 'y': 4}}, got {type(d).__name__}")
     t = d.get("type")
     if not isinstance(t, str) or t not in _CLASS_OF:
-        raise ValueError(f"unknown action type {t!r}; expected one of {ACTION_TYPES}")
+        raise ValueError(f"unknown action type {t!r:.60}; expected one of {ACTION_TYPES}")
+    cls = _CLASS_OF[t]
+    need = ["direction"] if t == "scroll" else [f.name for f in fields(cls) if f.init]
+    missing = [k for k in need if k not in d]
+    if missing:
+        raise ValueError(f"a {t} action needs {', '.join(map(repr, missing))}; got the keys {sorted(map(str, d))[:10]}")
     if t == "scroll":
         x, y = d.get("x"), d.get("y")
         _whole_point(x, y)
         return Scroll(d["direction"], None if x is None else _coord(x, "x"), None if y is None else _coord(y, "y"))
     cast: dict[str, Any] = {"x": lambda v: _coord(v, "x"), "y": lambda v: _coord(v, "y"), "name": str, "text": str}
-    cls = _CLASS_OF[t]
     return cls(**{f.name: cast[f.name](d[f.name]) for f in fields(cls) if f.init})
 
 
@@ -324,15 +345,56 @@ class PlanStep:
 def rescale_action(action: Action, from_size: tuple[int, int], to_size: tuple[int, int]) -> Action:
     """Map a Click/Scroll point from an image of ``from_size`` (w, h) to one of ``to_size``
     (e.g. from a model's resized input back to the screenshot), rounding to pixels.
-    Other actions, and a Scroll without a point, are returned unchanged."""
-    (fw, fh), (tw, th) = from_size, to_size
-    if min(fw, fh, tw, th) <= 0:
-        raise ValueError(f"sizes must be positive, got {from_size} and {to_size}")
+    Other actions, and a Scroll without a point, are returned unchanged. A size that is not two
+    finite positive numbers, or a point that is no finite number (``Click(inf, 3)``), is a
+    ``ValueError`` (they were an ``OverflowError``, or numpy's overflow of an ``int8`` point)."""
+    (fw, fh), (tw, th) = _sizes(from_size, to_size)
     if isinstance(action, Click):
-        return Click(round(action.x * tw / fw), round(action.y * th / fh))
+        return Click(round(_scaled(action.x, tw, fw, "x")), round(_scaled(action.y, th, fh, "y")))
     if isinstance(action, Scroll) and action.x is not None and action.y is not None:
-        return Scroll(action.direction, round(action.x * tw / fw), round(action.y * th / fh))
+        return Scroll(action.direction, round(_scaled(action.x, tw, fw, "x")), round(_scaled(action.y, th, fh, "y")))
     return action
+
+
+def _sizes(from_size: Any, to_size: Any) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``from_size`` and ``to_size`` checked: each ``(w, h)``, two finite numbers > 0, else a ``ValueError``."""
+    out = []
+    for size in (from_size, to_size):
+        try:
+            w, h = size
+            ok = all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and float(v) > 0
+                     for v in (w, h))
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise ValueError(f"sizes must be (width, height), two finite numbers > 0, got {from_size!r:.60} and {to_size!r:.60}")
+        out.append((w, h))
+    return out[0], out[1]
+
+
+def _scaled(v: Any, to: float, frm: float, what: str) -> float:
+    """Coordinate ``v`` scaled by ``to / frm`` (as ``v * to / frm``), a finite float; a ``ValueError``
+    for anything but a finite number."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{what} must be a number, got {type(v).__name__}")
+    try:  # a Python int or float: a numpy int8 point overflowed, times a 640-pixel size
+        out = (int(v) if isinstance(v, (int, np.integer)) else float(v)) * to / frm
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out):
+        raise ValueError(f"{what} must be finite, got {_short_number(v)}")
+    return out
+
+
+def _short_number(v: Any) -> str:
+    """``repr(v)``, cut: a huge int's repr is long (and raises past 4,300 digits)."""
+    try:
+        text = repr(v)
+    except ValueError:
+        return f"an int of over {sys.get_int_max_str_digits()} digits"
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def rescale_refstep(step: RefStep, from_size: tuple[int, int], to_size: tuple[int, int]) -> RefStep:
@@ -354,11 +416,16 @@ def rescale_box(box: Sequence[float], from_size: tuple[int, int], to_size: tuple
 
     >>> rescale_box((80, 40, 121, 60), (200, 100), (100, 50))
     (40, 20, 61, 30)
+
+    A size or a box that is not finite numbers is a ``ValueError`` (as in :func:`rescale_action`).
     """
-    (fw, fh), (tw, th) = from_size, to_size
-    if min(fw, fh, tw, th) <= 0:
-        raise ValueError(f"sizes must be positive, got {from_size} and {to_size}")
-    return (math.floor(box[0] * tw / fw), math.floor(box[1] * th / fh), math.ceil(box[2] * tw / fw), math.ceil(box[3] * th / fh))
+    (fw, fh), (tw, th) = _sizes(from_size, to_size)
+    try:
+        x0, y0, x1, y1 = box
+    except (TypeError, ValueError):
+        raise ValueError(f"box must be (x0, y0, x1, y1), got {box!r:.60}") from None
+    return (math.floor(_scaled(x0, tw, fw, "box")), math.floor(_scaled(y0, th, fh, "box")),
+            math.ceil(_scaled(x1, tw, fw, "box")), math.ceil(_scaled(y1, th, fh, "box")))
 
 
 def __getattr__(name: str) -> Any:

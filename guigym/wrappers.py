@@ -30,7 +30,7 @@ from gymnasium import spaces
 from PIL import Image
 
 from guigym.action_text import _short
-from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int
+from guigym.actions import DIRECTIONS, Action, Answer, Back, Click, OpenApp, Scroll, Type, as_int, checked_action
 from guigym.env import gui_env
 
 #: a quoted span: single quotes not inside a word (the apostrophe of "Wright's" opens nothing)
@@ -49,6 +49,8 @@ def instruction_spans(text: str, k: int) -> list[str]:
     >>> instruction_spans("Read Mallory Wright's address, then add it to a note called 'Packing list'", 2)
     ['Packing list', 'Read']
     """
+    if not isinstance(text, str):  # an AttributeError or "expected string" TypeError from inside, before
+        raise TypeError(f"instruction_spans reads an instruction (a str), got {type(text).__name__}")
     out: list[str] = []
     for m in _QUOTED.finditer(text):
         out.append(m.group(1) or m.group(2))
@@ -178,7 +180,12 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         grid's cell centres miss small steppers and dialog buttons, and rows on other viewports
         or with ``variation``): with ``box`` the index is that of the cell whose centre lies in
         the box, the nearest to the click point, and a box that holds no cell centre is a
-        ``ValueError`` (the click is not expressible on this grid). Other actions ignore it."""
+        ``ValueError`` (the click is not expressible on this grid). Other actions ignore it.
+
+        ``action`` must be a valid action (:func:`~guigym.actions.checked_action`: integer
+        coordinates, numpy's too), else a ``ValueError`` (``TypeError`` for a non-action): an
+        ``AttributeError``, a float index for a float point, or numpy's overflow, before."""
+        action = checked_action(action)
         if isinstance(action, Click):
             if box is not None:
                 return self._cell_in(box, action)
@@ -222,10 +229,14 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
 
 
 def hashed_bag_of_words(text: str, dim: int) -> np.ndarray:
-    """A ``dim``-vector counting each lower-cased word's CRC32 bucket, scaled to [0, 1]."""
+    """A ``dim``-vector counting each lower-cased word's CRC32 bucket, scaled to [0, 1]. ``text``
+    must be a ``str`` (else a ``TypeError``), ``dim`` an integer >= 1 (else a ``ValueError``)."""
+    if not isinstance(text, str):
+        raise TypeError(f"hashed_bag_of_words reads an instruction (a str), got {type(text).__name__}")
+    dim = _count(dim, "dim", 1)
     v = np.zeros(dim, dtype=np.float32)
     for w in text.lower().split():
-        v[zlib.crc32(w.strip(_STRIP).encode()) % dim] += 1.0
+        v[zlib.crc32(w.strip(_STRIP).encode("utf-8", "surrogatepass")) % dim] += 1.0  # a lone surrogate: no UnicodeEncodeError
     return np.minimum(v, 4.0) / 4.0
 
 
