@@ -156,6 +156,12 @@ def _find_marked(marker: bytes, under: int) -> int | None:
     return next((pid for pid in process_tree(under) if marker in cmdline(pid)), None)
 
 
+def _marked_trees(marker: bytes, under: int) -> list[int]:
+    """Every descendant of ``under`` whose command line holds ``marker`` (each attempt of one
+    launch: the candidates tried share the marker), with its own descendants."""
+    return sorted({q for p in process_tree(under) if marker in cmdline(p) for q in process_tree(p)})
+
+
 #: The prefix of the shared-memory files Chromium makes in the temp dir (``--disable-dev-shm-usage``):
 #: each is unlinked right after it is made, so one killed between the two is left behind.
 _SHM_PREFIX = ".org.chromium.Chromium."
@@ -598,7 +604,9 @@ class BrowserBackend(Backend):
         try:
             browser, self.source, artifacts = self._launch(args)
         except ChromiumNotFound:
-            if not self._driver.launches:
+            if not self._driver.launches or self._driver.answers(min(self.timeout_s, DRIVER_PROBE_S)):
+                # the driver is fine: this Chromium is what fails (another env's bad `executable` flagged
+                # the driver every env of the process shares as dead, and started a second node process)
                 raise
             # it worked before: the Playwright driver itself may have died; start a new one once
             self._driver.dead = True
@@ -656,7 +664,8 @@ class BrowserBackend(Backend):
                 _kill(process_tree(pid) if pid else [])
                 self._check_driver()
                 raise BrowserCrashed(f"Chromium did not start within {self.timeout_s * 3:g} s") from e
-            except ChromiumNotFound:
+            except ChromiumNotFound:  # Playwright gives up on a launch that timed out without killing what it started:
+                _kill(_marked_trees(self._marker, os.getpid()))  # a hung executable stayed, one more per reset, until close
                 raise
             except RuntimeError as e:  # the driver thread is gone
                 raise BrowserCrashed(f"could not launch Chromium: {_first_line(e)}") from e

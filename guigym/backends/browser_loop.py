@@ -59,6 +59,7 @@ class Driver:
         # that appeared during the launch, which needs one launch at a time per driver
         self.launch_lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
+        self.loop.set_exception_handler(_quiet_driver_exit)
         self.thread = threading.Thread(target=self._serve, name="guigym-playwright", daemon=True)
         self.thread.start()
         before = _node_children()  # acquire() starts one driver at a time
@@ -198,6 +199,21 @@ class Driver:
             self.thread.join(timeout)
 
 
+#: What Playwright's transport sets on a future of its own, which nothing awaits, when its node
+#: process goes away: asyncio logged it ("Future exception was never retrieved", a traceback on
+#: stderr) when the dead driver's loop was dropped, after the backend had reported the death.
+_DRIVER_GONE = "Connection closed while reading from the driver"
+
+
+def _quiet_driver_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The driver loop's exception handler: asyncio's default, less the never-retrieved error
+    of a node driver that died (the backend reports that itself: ``BrowserCrashed``)."""
+    exc = context.get("exception")
+    if isinstance(context.get("future"), asyncio.Future) and exc is not None and str(exc) == _DRIVER_GONE:
+        return
+    loop.default_exception_handler(context)
+
+
 def _node_state(pid: int) -> str | None:
     """The state letter of ``pid`` (``R``, ``S``, ``T``: stopped, ``Z``, ...) if it is a child
     of this process running Playwright's driver, else None (gone, or another process)."""
@@ -218,6 +234,20 @@ def _node_children() -> set[int]:
 
 _LOCK = threading.RLock()  # re-entrant: a finaliser may release while this thread acquires
 _CURRENT: Driver | None = None
+
+
+def _renew_after_fork() -> None:
+    """In a forked child: a new lock and no driver. The parent's driver (its thread and node
+    process) is not the child's, and a parent thread that was starting one at the fork
+    (:func:`acquire` holds the lock for that, up to a second) left the child's copy of the lock
+    held forever: the child's first browser env hung in ``reset()``."""
+    global _LOCK, _CURRENT
+    _LOCK = threading.RLock()
+    _CURRENT = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_after_fork)
 
 
 def acquire() -> Driver:
