@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -368,7 +368,10 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: list[int]) -> int:
     """``--variations grid``: success per variant of ``guigym.variation.grid`` (and, under it,
     the reasons the env gave for the episodes it ended as failures) and the spread (max − min,
-    population std) across the variants, per env id × level. With ``--json``, every episode
+    population std) across the variants, neutral included, per env id × level. A variant whose
+    instances are the neutral ones says so (:func:`neutral_instances`: an axis that does not show
+    on the family or at that level, or a value that is the seed's own); where some are on every
+    seed, the spread over the variants that show is printed too. With ``--json``, every episode
     record with its ``variant`` and ``split``."""
 
     from guigym.variation import grid
@@ -380,33 +383,132 @@ def _grid(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: 
     return 0
 
 
+#: Why a grid variant's instances are the neutral ones on every seed (:func:`neutral_instances`).
+NEVER_SHOWS = "the axis does not show here"
+
+
+def _changed_axes(var: Mapping[str, Any]) -> list[str]:
+    from guigym.variation import NEUTRAL
+
+    return [a for a, v in var.items() if v != NEUTRAL.get(a)]
+
+
+def _never_shows(family: Any, var: Mapping[str, Any]) -> bool:
+    """Whether every axis ``var`` (a variant of ``guigym.variation.grid``) moves off its neutral
+    value is one that no instance of ``family`` shows: ``inert_axes`` and ``unshown_axes``
+    (``gym.make`` warns of those), and the ``labels`` axis's train value (its table names the
+    held-out synonyms only, which the families never show: ``guigym.apps.base.relabel_view``)."""
+    from guigym.variation import inert_axes, unshown_axes
+
+    never = inert_axes(family) | unshown_axes(family)
+    changed = _changed_axes(var)
+    return bool(changed) and all(a in never or (a == "labels" and var[a] == "train") for a in changed)
+
+
+def instance_key(env: gym.Env) -> str:
+    """The instance ``env`` was last reset to: its scenario as JSON, but the record of the
+    variation that made it (``scenario["variation"]``), so that a variant that changes nothing
+    has the neutral variant's key."""
+    scenario: Mapping[str, Any] = gui_env(env).scenario or {}
+    return json.dumps({k: v for k, v in scenario.items() if k != "variation"}, sort_keys=True, default=str)
+
+
+class _InstanceLog(gym.Wrapper):
+    """Keeps :func:`instance_key` of every reset (the episodes the evaluation runs, no extra reset)."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.keys: list[str] = []
+
+    def reset(self, **kw: Any) -> Any:
+        out = self.env.reset(**kw)
+        self.keys.append(instance_key(self.env))
+        return out
+
+
+def _count_neutral(family: Any, variants: Sequence[tuple[str, Mapping[str, Any]]], keys: Mapping[str, list[str]]) -> dict[str, int]:
+    neutral = next((keys[n] for n, v in variants if not _changed_axes(v)), None)
+    out = {}
+    for name, var in variants:
+        k = keys[name]
+        if not _changed_axes(var) or _never_shows(family, var):
+            out[name] = len(k)
+        else:
+            out[name] = sum(a == b for a, b in zip(k, neutral)) if neutral is not None and len(neutral) == len(k) else 0
+    return out
+
+
+def neutral_instances(env_id: str, level: str, variants: Sequence[tuple[str, Mapping[str, Any]]], split: str,
+                      seeds: Sequence[int]) -> dict[str, int]:
+    """For each variant of ``guigym.variation.grid(split)`` (``variants``) on ``env_id`` at
+    ``level``: on how many of ``seeds`` its instance is the neutral variant's, so that it
+    measures nothing the neutral row does not. Every seed where its axis does not show on the
+    family (:func:`_never_shows`); else the seeds whose scenario is the neutral one's
+    (``icons`` without a home screen at that level, ``templates`` at a level with one template,
+    a ``theme`` that is the seed's own). Resets only (the mock backend), no episode."""
+    import warnings
+
+    keys: dict[str, list[str]] = {}
+    family = None
+    for name, var in variants:
+        with warnings.catch_warnings():  # the axes the family does not show: _never_shows counts them
+            warnings.simplefilter("ignore")
+            env = make_env(env_id, variation=dict(var), split=split)
+        try:
+            family = gui_env(env).family
+            keys[name] = []
+            for s in seeds:
+                env.reset(seed=s, options={"level": level})
+                keys[name].append(instance_key(env))
+        finally:
+            env.close()
+    return _count_neutral(family, variants, keys) if variants else {}
+
+
 def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, seeds: list[int], variants: list[Any],
                out_json: Any) -> None:
     import numpy as np
 
     for env_id in ids:
         probe = make_env(env_id)
-        levels = [args.level] if args.level else list(gui_env(probe).family.levels)
+        family = gui_env(probe).family
+        levels = [args.level] if args.level else list(family.levels)
         probe.close()
         for level in levels:
             rates = []
+            keys: dict[str, list[str]] = {}
             for name, var in variants:
-                env = make_env(env_id, args.backend, args.max_steps, variation=var, split=args.split, strict=args.strict)
+                env = _InstanceLog(make_env(env_id, args.backend, args.max_steps, variation=var, split=args.split, strict=args.strict))
                 summary, records = evaluate(env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level} {name}")
                 env.close()
+                keys[name] = env.keys
                 rates.append(summary["success_rate"])
                 if out_json is not None:
                     for rec in records:
                         out_json.write(_json_line({**rec.to_dict(), "variant": name, "split": args.split}))
                     out_json.flush()
-                print(f"{env_id} [{level:6}] {name:30} success {summary['success_rate']:.1%}, mean steps {summary['mean_steps']:.1f}",
-                      flush=True)
+                # the grid runs neutral first: each variant's instances against its, as they come
+                same = _count_neutral(family, [v for v in variants if v[0] in keys], keys)[name]
+                note = ""
+                if _changed_axes(var) and same:
+                    why = f" ({NEVER_SHOWS})" if _never_shows(family, var) else ""
+                    note = (f"  [the neutral instance on every seed{why}]" if same == len(seeds)
+                            else f"  [the neutral instance on {same} of {len(seeds)} seeds]")
+                print(f"{env_id} [{level:6}] {name:30} success {summary['success_rate']:.1%}, mean steps {summary['mean_steps']:.1f}"
+                      f"{note}", flush=True)
                 if failures := failure_counts(records):  # as the plain run prints them (info["failure"])
                     print("  failed: " + "; ".join(f"{n} x {why}" for why, n in failures.items()), flush=True)
             r = np.array(rates)
+            counts = _count_neutral(family, variants, keys)
+            inert = [n for n, v in variants if _changed_axes(v) and counts[n] == len(seeds)]
             # the population std (ddof 0) of the variants' rates, as benchmarks/reproduce.py's robustness table
-            print(f"{env_id} [{level:6}] spread across {len(r)} variants: max - min {r.max() - r.min():.1%}, "
+            print(f"{env_id} [{level:6}] spread across {len(r)} variants (neutral included): max - min {r.max() - r.min():.1%}, "
                   f"std {r.std(ddof=0):.1%} (population) (min {r.min():.1%} at {variants[int(r.argmin())][0]})", flush=True)
+            if inert:  # their episodes are the neutral ones: they measure nothing more, and pull the std towards 0
+                shown = np.array([x for (n, _), x in zip(variants, rates) if n not in inert])
+                print(f"{env_id} [{level:6}] {len(inert)} variants the neutral instance on every seed ({', '.join(inert)}); "
+                      f"spread across the other {len(shown)} (neutral included): max - min {shown.max() - shown.min():.1%}, "
+                      f"std {shown.std(ddof=0):.1%}", flush=True)
 
 
 if __name__ == "__main__":

@@ -223,6 +223,14 @@ def robustness_table(args: Args) -> str:
                   f"{len(cols[name][sp])} variants ({i}/{len(futures)} after {time.time() - t0:.0f} s)", flush=True)
     cols = {name: {sp: c[sp] for sp in ("train", "test")} for name, c in cols.items()}  # the JSON's order
     variants = {sp: list(cols[f"plain {args.seeds[0]}"][sp]) for sp in ("train", "test")}
+    # the variants whose instance is the neutral one on every held-out seed (an axis Login easy does not
+    # show): their rows repeat the neutral row, marked so, and the spread is also given without them
+    from agents.evaluate import neutral_instances
+    from guigym.variation import grid
+
+    same = {sp: neutral_instances("GuiGym-Login-v0", "easy", [(n, v) for n, v in grid(sp) if n in variants[sp]], sp, eval_seeds)
+            for sp in ("train", "test")}
+    inert = {sp: [v for v in variants[sp] if v != "neutral" and same[sp].get(v) == len(eval_seeds)] for sp in ("train", "test")}
 
     def mean(group: str, sp: str, variant: str) -> float:
         return float(np.mean([cols[f"{group} {s}"][sp][variant] for s in args.seeds]))
@@ -233,16 +241,26 @@ def robustness_table(args: Args) -> str:
     for sp in ("train", "test"):
         for variant in variants[sp]:
             per = {g: " / ".join(f"{100 * cols[f'{g} {s}'][sp][variant]:.0f}" for s in args.seeds) for g in groups}
-            lines.append(f"| {sp} | {variant} | {per['plain']} | {100 * mean('plain', sp, variant):.1f} % | {per['varied']} "
+            mark = " (= neutral)" if variant in inert[sp] else ""
+            lines.append(f"| {sp} | {variant}{mark} | {per['plain']} | {100 * mean('plain', sp, variant):.1f} % | {per['varied']} "
                          f"| {100 * mean('varied', sp, variant):.1f} % | {100 * cols['oracle ε=0.2'][sp][variant]:.0f} % |")
-    spread = []
-    for g in groups:
-        for sp in ("train", "test"):
-            m = np.array([mean(g, sp, v) for v in variants[sp]])
-            spread.append(f"{g}, {sp} split: max − min {100 * (m.max() - m.min()):.0f} points, std {100 * m.std():.1f}, "
-                          f"mean {100 * m.mean():.1f} %")
-    lines.append("\nSpread of the seed-mean success across a split's variants: " + "; ".join(spread) + ". Success in % of 100 "
+
+    def spreads(left_out: dict[str, list[str]]) -> str:
+        out = []
+        for g in groups:
+            for sp in ("train", "test"):
+                m = np.array([mean(g, sp, v) for v in variants[sp] if v not in left_out[sp]])
+                out.append(f"{g}, {sp} split: max − min {100 * (m.max() - m.min()):.0f} points, std {100 * m.std():.1f}, "
+                           f"mean {100 * m.mean():.1f} %")
+        return "; ".join(out)
+
+    lines.append("\nSpread of the seed-mean success across a split's variants (neutral included): "
+                 + spreads({"train": [], "test": []}) + ". Success in % of 100 "
                  "held-out seeds (10000–10099) per variant, Login easy, plan-act loop, at most 40 steps.")
+    if inert["train"] or inert["test"]:
+        lines.append(f"\nRows marked (= neutral) are the neutral instance on every one of those seeds (an axis Login easy does "
+                     f"not show: {', '.join(inert['train'] + inert['test'])}), so they repeat the neutral row. Without them: "
+                     + spreads(inert) + ".")
     _save("robustness", lines, args, cols, f"python benchmarks/reproduce.py --table robustness --seeds {' '.join(map(str, args.seeds))}")
     return "\n".join(lines)
 
