@@ -857,8 +857,9 @@ def _swipe(a: Scroll) -> dict[str, Any]:
     finger cannot move that way, the swipe has zero length and names its ``"direction"``."""
     x, y = (a.x, a.y) if a.x is not None and a.y is not None else SWIPE_CENTRE
     # an invalid Scroll is written as given (_plain), its numpy integers as Python ints: np.uint64's
-    # x - 300 was an OverflowError
-    x, y = (int(v) if isinstance(v, numbers.Integral) else v for v in (x, y))
+    # x - 300 was an OverflowError; a bool stays a bool (written true/false, which the parsers
+    # refuse, as the other formats write it: int(True) made the invalid Scroll a valid swipe)
+    x, y = (int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else v for v in (x, y))
     dx, dy = _AGAINST.get(a.direction, (None, None)) if isinstance(a.direction, str) else (None, None)
     if dx is None or dy is None:  # a direction set past Scroll's check (object.__setattr__): a KeyError here
         raise ValueError(f"Scroll direction must be one of {DIRECTIONS}, got {_short(a.direction)}")
