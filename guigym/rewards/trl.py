@@ -7,8 +7,9 @@ a JSON string or a list of :meth:`RefStep.to_dict() <guigym.actions.RefStep.to_d
 (the dense reference from the sample's state; UI-R1 rewards use its first step).
 Completions may be plain strings or conversational (``[{"role": "assistant", "content":
 ...}]``, the content a string or a list of ``{"type": "text", "text": ...}`` parts; a response
-TRL parsed into ``reasoning_content`` and ``tool_calls`` is read as the text it came from,
-see :func:`completion_text`). TRL is not needed to use them.
+TRL parsed into ``reasoning_content`` and ``tool_calls`` is read as the text it came from, and
+a completion of TRL's tool loop by the turn that made the call, see :func:`completion_text`).
+TRL is not needed to use them.
 
 An empty reference (the sample's state is terminal: the task is done) expects a ``done`` step
 (see :mod:`guigym.rewards.uir1`); the TraceR1 adapter scores it like any other reference.
@@ -59,6 +60,12 @@ def completion_text(completion: Any) -> str:
     r"""The text of one TRL completion: a string, or the last assistant message of a
     conversation (``content`` a string or a list of text parts). Anything else → ``""``.
 
+    A conversation with ``tool`` messages is what ``GRPOTrainer(tools=...)``'s tool loop
+    makes of a tool call: ``[assistant turn with tool_calls, tool results, the model's reply
+    to them, …]``. Its text is the last assistant turn before the first tool result, the one
+    the model wrote at the sample's state (the reply answers TRL's tool output, not a screen
+    of the dataset; reading it scored a correct action 0).
+
     A message that TRL's response parsing split (a tokenizer with a response schema, as
     ``GRPOTrainer(tools=...)`` sets up: the ``<think>`` block moved to ``reasoning_content``
     (or ``thinking``), each ``<tool_call>`` to ``tool_calls``) is put back together as the
@@ -66,8 +73,11 @@ def completion_text(completion: Any) -> str:
 
     >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}])
     'ab'
-    >>> completion_text([{"role": "assistant", "content": "", "reasoning_content": "t",
-    ...                   "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}])
+    >>> call = {"role": "assistant", "content": "", "reasoning_content": "t",
+    ...         "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}
+    >>> completion_text([call])
+    '<think>t</think>\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
+    >>> completion_text([call, {"role": "tool", "name": "f", "content": "ok"}, {"role": "assistant", "content": "Done."}])
     '<think>t</think>\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
     """
     if isinstance(completion, str):
@@ -76,6 +86,9 @@ def completion_text(completion: Any) -> str:
         return _message_text(completion)
     if isinstance(completion, (list, tuple)):
         msgs = [m for m in completion if isinstance(m, dict)]
+        tool = next((i for i, m in enumerate(msgs) if m.get("role") == "tool"), len(msgs))
+        if any(m.get("role", "assistant") == "assistant" for m in msgs[:tool]):
+            msgs = msgs[:tool]  # TRL's tool loop: the turn that made the call, not the reply to its result
         assistant = [m for m in msgs if m.get("role", "assistant") == "assistant"]
         chosen = assistant or msgs
         return _message_text(chosen[-1]) if chosen else ""
@@ -132,6 +145,11 @@ def load_reference(value: Any) -> list[RefStep]:
     ``ValueError`` (it is a dataset bug, not a model error), here rather than deep inside a
     reward: a step must have a ``box`` of four numbers (or none), a string ``instruction`` and a
     string ``label`` (or none).
+
+    >>> load_reference('[{"action": {"type": "click", "x": 30, "y": 20}, "box": [10, 10, 50, 30], "instruction": "OK"}]')[0].box
+    (10, 10, 50, 30)
+    >>> load_reference("[]")  # a terminal state
+    []
     """
     try:
         if isinstance(value, (str, bytes)):
@@ -176,7 +194,11 @@ def _completions(name: str, completions: Any) -> Sequence[Any]:
 def load_elements(value: Any) -> Optional[list[dict]]:
     """Visible elements from a dataset cell (a JSON string or a list of dicts with ``id`` and
     ``box``), or ``None`` when the cell is empty or malformed (the reward then falls back to
-    the reference's boxes and labels)."""
+    the reference's boxes and labels).
+
+    >>> load_elements('[{"id": "ok", "box": [0, 0, 9, 9]}, {"box": [1, 2, 3, 4]}]'), load_elements("oops")
+    ([{'id': 'ok', 'box': [0, 0, 9, 9]}], None)
+    """
     if value is None:
         return None
     try:
@@ -212,8 +234,17 @@ class _ColumnReward:
 
 
 class UIR1Reward(_ColumnReward):
-    """:func:`~guigym.rewards.uir1_reward` (type + argument + format ∈ [0, 3]) against the
-    first reference step."""
+    """:func:`~guigym.rewards.uir1_reward` against the first reference step ``ref[0]``, per
+    completion ``o``: ``R = R_type(o, ref[0]) + R_arg(o, ref[0]) + R_format(o) ∈ [0, 3]``
+    (an empty reference, a terminal state, expects ``done``).
+
+    >>> import json
+    >>> from guigym.actions import Click, RefStep
+    >>> ref = json.dumps([RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'").to_dict()])
+    >>> click = '<think>t</think><answer>[{{"action": "click", "coordinate": [{}, 20]}}]</answer>'.format
+    >>> UIR1Reward()([click(20), click(90), "no answer"], reference=[ref] * 3)
+    [3.0, 2.0, 0.0]
+    """
 
     name = "uir1_reward"
 
@@ -233,7 +264,17 @@ class UIR1Reward(_ColumnReward):
 
 
 class ActionTypeReward(_ColumnReward):
-    """UI-R1's type reward alone (the released code logs it as a separate reward)."""
+    """UI-R1's type reward alone (the released code logs it as a separate reward):
+    ``R_type = 1[type(first answer step of o) = type(ref[0].action)]``, the expected type
+    ``done`` where the reference is empty (a terminal state).
+
+    >>> import json
+    >>> from guigym.actions import Click, RefStep
+    >>> ref = json.dumps([RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'").to_dict()])
+    >>> act = '<think>t</think><answer>[{{"action": "{}"}}]</answer>'.format
+    >>> ActionTypeReward()([act("back"), act("done")], reference=[ref, "[]"])
+    [0.0, 1.0]
+    """
 
     name = "action_type_reward"
 
@@ -252,7 +293,19 @@ class ActionTypeReward(_ColumnReward):
 
 
 class ArgumentReward(_ColumnReward):
-    """UI-R1's argument reward alone (``strict_args=False``: the released rule)."""
+    """UI-R1's argument reward alone, :func:`~guigym.rewards.argument_reward` of the first
+    answer step against ``ref[0]``: 0 unless the types match, then e.g. for a click
+    ``R_arg = 1[x0 ≤ x ≤ x1 ∧ y0 ≤ y ≤ y1]`` with ``ref[0].box = (x0, y0, x1, y1)``, for
+    typed text the token F1 (``strict_args=False``: the released rule, 1 for every correctly
+    typed non-click step).
+
+    >>> import json
+    >>> from guigym.actions import Click, RefStep
+    >>> ref = json.dumps([RefStep(Click(30, 20), "signin", (10, 10, 50, 30), "Click 'Sign in'").to_dict()])
+    >>> click = '<think>t</think><answer>[{{"action": "click", "coordinate": [{}, 20]}}]</answer>'.format
+    >>> ArgumentReward()([click(20), click(90)], reference=[ref] * 2)
+    [1.0, 0.0]
+    """
 
     name = "argument_reward"
 
@@ -273,7 +326,16 @@ class FormatReward:
     """:func:`~guigym.rewards.format_reward`; needs no reference column (``plan=True`` for
     TraceR1 plans, whose steps may be ungrounded). With ``plan=False``, a row whose reference
     (the ``column`` cell, when the dataset has one) is empty is a terminal state: its answer
-    is read as a plan, so a ``done`` step is well formed there, as in :class:`UIR1Reward`."""
+    is read as a plan, so a ``done`` step is well formed there, as in :class:`UIR1Reward`.
+    ``R_format = 1[o = <think>…</think><answer>A</answer> ∧ A parses in fmt]`` (the think
+    block optional with ``require_think=False``).
+
+    >>> ok = '<think>t</think><answer>[{"action": "back"}]</answer>'
+    >>> FormatReward()([ok, ok + " extra", '<answer>[{"action": "back"}]</answer>'])
+    [1.0, 0.0, 0.0]
+    >>> FormatReward(require_think=False)([[{"role": "assistant", "content": '<answer>[{"action": "back"}]</answer>'}]])
+    [1.0]
+    """
 
     def __init__(self, fmt: Optional[str] = "json", require_think: bool = True, plan: bool = False,
                  column: str = "reference") -> None:
@@ -298,7 +360,8 @@ class FormatReward:
 
 class TrajectoryReward(_ColumnReward):
     """:func:`~guigym.rewards.trajectory_reward` of the predicted plan against the whole
-    reference column. The plan is the content of the first ``<answer>…</answer>`` (or the
+    reference of the row, ``R = Σ_{t=1..T} γ^(t-1) · (λ_align · sim(pred_t, ref_t) − λ_rep · rep_t)``.
+    The plan is the content of the first ``<answer>…</answer>`` (or the
     whole text when there is none), parsed in ``fmt`` with
     :func:`guigym.actions.parse_plan` (steps may be ungrounded; only the first ``horizon``
     are read; a ``done`` step ends the plan).
@@ -313,6 +376,9 @@ class TrajectoryReward(_ColumnReward):
     >>> f = TrajectoryReward(horizon=5)
     >>> [round(r, 6) for r in f(["no plan here"], reference=[[]])]
     [-3.0951]
+    >>> back = '{"action": {"type": "back"}, "instruction": "Go back"}'
+    >>> TrajectoryReward(gamma=0.5)(['<answer>[{"action": "back"}, {"action": "back"}]</answer>'], reference=[f"[{back}]"])
+    [0.5]
     """
 
     name = "trajectory_reward"
