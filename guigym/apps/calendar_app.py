@@ -49,8 +49,9 @@ Termination:
     question, the answer matches the fact after :func:`guigym.answers.answers_match`'s
     normalisation ("3" = "3.0"; "3:30 PM" = "15:30"). Failure (terminated) when that can no
     longer happen: an event saved that the task did not ask for (an extra one, a wrong title,
-    date, time or repetition), an event deleted that should stay, an event edited that should
-    not change or edited to a wrong value, or an answer that does not make the task a success.
+    date, time or repetition), an event deleted that should stay, or an answer that does not
+    make the task a success; and at once, although Edit could set it back, an event edited that
+    should not change or edited to a wrong value.
 Registered ids:
     ``GuiGym-Calendar-v0`` (``level="easy" | "medium" | "hard"``).
 """
@@ -67,7 +68,7 @@ import numpy as np
 from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import FIRST_NAMES, ICON_COLORS
 from guigym.apps.dates import WEEKDAY_NAMES, month_abbr, month_name
-from guigym.apps.family import WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
+from guigym.apps.family import Family, Goal, answer_failure, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CalEvent, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import time_label
 from guigym.apps.widgets import date_picker_rows, select_row, time_picker_rows
@@ -739,7 +740,10 @@ class CalendarFamily(Family):
             return "an event that should stay was deleted"
         if any(k != start[i] and k != want_old.get(i) for i, k in old.items()):
             return "an event was changed in a way the task does not ask for"
-        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
+        if "answer" not in state or self.success(scenario, state):
+            return False
+        ask = self._ask(scenario)
+        return answer_failure(state, str(ask["fact"]) if ask is not None else None)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]

@@ -54,7 +54,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import CALL_PLACED, WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
+from guigym.apps.family import CALL_PLACED, Family, Goal, answer_failure, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, Card, DeviceState, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, call_problems, calls_placed, place_call
 
@@ -389,7 +389,10 @@ class ContactsFamily(Family):
         have = {c["id"] for c in state["apps"][APP]["data"]["people"]}
         if not set(self._expected(scenario)) <= have:  # no undo
             return "a contact that should stay was deleted"
-        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
+        if "answer" not in state or self.success(scenario, state):
+            return False
+        ask = self._ask(scenario)
+        return answer_failure(state, self._fact(scenario, ask) if ask is not None else None)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         app_state = state["apps"][APP]

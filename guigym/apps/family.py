@@ -45,6 +45,10 @@ DEFAULT_THEME: dict[str, Any] = {k: v for k, v in THEMES[0].items() if k != "nam
 
 # ``Family.failed``'s reasons (the env's ``info["failure"]``) that several families give.
 WRONG_ANSWER = "an answer that does not complete the task (wrong, or given before the rest of it was done)"
+#: A right answer given while the data is not yet the start plus exactly the instructed change:
+#: a change the task asks for not made yet, or one it does not ask for not set back yet.
+EARLY_ANSWER = ("a right answer given too soon (a change the task asks for was not made yet, "
+                "or one it does not ask for was not set back yet)")
 CALL_PLACED = "a call was placed (no task asks for one, and it cannot be undone)"
 NEW_CONVERSATION = "a conversation the task does not ask for was started"
 WRONG_MESSAGES = "a message the task does not ask for was sent (messages cannot be unsent)"
@@ -192,6 +196,18 @@ class Family:
         (``guigym.apps.snapshot``): a delete of a missing record would load as already done.
         Each problem starts with its path from ``$.task``; ``[]`` by default."""
         return []
+
+
+def answer_failure(state: DeviceState, fact: Any) -> str | bool:
+    """``failed``'s reason for a state that is no success, where the task asks a question: False
+    while nothing is answered; else :data:`EARLY_ANSWER` where the answer states ``fact`` (the
+    episode fails for the rest of the state: a change made or not made), :data:`WRONG_ANSWER`
+    where it does not (or ``fact`` is None: the task asks nothing)."""
+    if "answer" not in state:
+        return False
+    from guigym.answers import answers_match
+
+    return EARLY_ANSWER if fact is not None and answers_match(state["answer"], fact) else WRONG_ANSWER
 
 
 def missing(where: str, value: Any, have: Collection[Any], what: str) -> list[str]:

@@ -29,7 +29,9 @@ Termination:
     switch is not a failure), unless ``gym.make(..., strict=True)``: then every other switch
     must be as it started (the reference sets a stray one back first), and a saved note the
     task did not ask for, or a call placed (Contacts' Call button), fails the episode (neither
-    can be undone). Otherwise never fails.
+    can be undone); a note asked for by its title alone must then have no text (text left in
+    its Note field is cleared before Save by the reference; saved, it is a note the task did
+    not ask for). Otherwise never fails.
 Content:
     Note titles and texts (the task's and the saved notes') come from ``guigym.apps.tools``'
     ``NOTE_TITLES`` and ``NOTE_BODIES``, read through :func:`guigym.i18n.content.tables`: German
@@ -239,7 +241,9 @@ class LauncherFamily(Family):
             return True
         t = cast(NoteTask, want[0])
         n = saved[0]
-        return not (_fold(n["title"]) == _fold(t["title"]) and (t["body"] is None or _fold(n["body"]) == _fold(t["body"])))
+        # strict: a note asked for by its title alone is that title with no text (text typed into
+        # its Note field is a change nobody asked for, as in any other field)
+        return not (_fold(n["title"]) == _fold(t["title"]) and _fold(n["body"]) == _fold(t["body"] or ""))
 
     @staticmethod
     def _stray_switches(scenario: Scenario, state: DeviceState) -> list[Goal]:
@@ -276,5 +280,7 @@ class LauncherFamily(Family):
                 return Goal("Notes", "edit", "title", "set", t["title"])
             if t["body"] is not None and vals.get("body") != t["body"]:
                 return Goal("Notes", "edit", "body", "set", t["body"])
+            if t["body"] is None and self.strict(scenario) and _fold(str(vals.get("body", ""))):  # text nobody asked for
+                return Goal("Notes", "edit", "body", "set", "")
             return Goal("Notes", "edit", "save", "press")
         return None

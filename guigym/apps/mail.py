@@ -75,7 +75,7 @@ import numpy as np
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
 from guigym.apps.dates import MONTH_NAMES, WEEKDAY_NAMES
-from guigym.apps.family import MAIL_MOVED, MAIL_SENT, WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
+from guigym.apps.family import MAIL_MOVED, MAIL_SENT, Family, Goal, answer_failure, missing, pick, sample, theme
 from guigym.apps.permission import APP_SETTINGS, PERM, ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, MailRecord, Scenario, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -880,7 +880,10 @@ class MailFamily(Family):
             return MAIL_MOVED
         if self._sent(scenario, mails) - sends:
             return MAIL_SENT
-        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
+        if "answer" not in state or self.success(scenario, state):
+            return False
+        ask = self._ask(scenario)
+        return answer_failure(state, str(ask["fact"]) if ask is not None else None)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         return permission_goal(scenario, state, APP, self._goal(scenario, state), self._needs_contacts(scenario))

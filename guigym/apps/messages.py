@@ -61,8 +61,8 @@ import numpy as np
 
 from guigym.apps.base import Widget, id_problems, register_app, row
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, pick, sample, theme
-from guigym.apps.family import missing
+from guigym.apps.family import CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_MESSAGES, Family, Goal, pick, sample, theme
+from guigym.apps.family import answer_failure, missing
 from guigym.apps.permission import ContactsGate, permission_goal
 from guigym.apps.schema import AppSpec, AppState, DeviceState, Scenario, Task, Thread, record_id, sub_id
 from guigym.apps.tools import PEOPLE, time_label
@@ -592,7 +592,10 @@ class MessagesFamily(Family):
             h = have.get(n)
             if h != w and not _reachable(h or [], w):  # a deleted conversation is no message sent
                 return WRONG_MESSAGES if h is not None else CONVERSATION_DELETED
-        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
+        if "answer" not in state or self.success(scenario, state):
+            return False
+        ask = self._ask(scenario)
+        return answer_failure(state, str(ask["fact"]) if ask is not None else None)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         goal = self._goal(scenario, state)

@@ -69,7 +69,7 @@ from guigym.apps.base import HOME, App, SeenScreens, Widget, id_problems, regist
 from guigym.apps.catalog import BRANDS, ICON_COLORS, STUB_APPS, stub_app
 from guigym.apps.contacts import AddressBook, editor_screen, email_address, person_of, person_screen, phone_number
 from guigym.apps.family import (
-    CALL_PLACED, CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_ANSWER, WRONG_MESSAGES, Family, Goal, missing, pick, sample, theme,
+    CALL_PLACED, CONVERSATION_DELETED, NEW_CONVERSATION, WRONG_MESSAGES, Family, Goal, answer_failure, missing, pick, sample, theme,
 )
 from guigym.apps.launcher import ALARM_OFF, ALARM_ON, JOINS
 from guigym.apps.messages import SEND, THEIRS, MessagesFamily, _reachable, chat, fact_message, thread_screen, when
@@ -760,7 +760,10 @@ class PhoneFamily(Family):
             return NEW_CONVERSATION
         if not all(_reachable(have["book"].get(n, []), w) for n, w in want["book"].items() if have["book"].get(n) != w):
             return WRONG_MESSAGES
-        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
+        if "answer" not in state or self.success(scenario, state):
+            return False
+        ask = self._ask(scenario)
+        return answer_failure(state, str(ask["fact"]) if ask is not None else None)
 
     def _done(self, scenario: Scenario, state: DeviceState, j: PhoneJob) -> bool:
         want, have = self._expected(scenario), self._have(scenario, state)

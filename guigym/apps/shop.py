@@ -49,8 +49,9 @@ Termination:
     items, and the name, address and card digits typed) equal the start plus exactly the
     instructed changes and, for a question, the answer matches the fact after
     :func:`guigym.answers.answers_match`'s normalisation ("$49.99" = "49.99"; a product name is
-    text). Failure (terminated) when that can no longer happen: an item added that the task does
-    not ask for (a wrong product, colour or size), an item removed that should stay, an order
+    text). Failure (terminated) when that can no longer happen, or at once although the cart could
+    set it back: an item added that the task does not ask for (a wrong product, colour or size),
+    an item removed that should stay; and an order
     that differs from the instructed one (a wrong quantity, item, name, address or card), an
     order the task does not ask for (where it asks for none, or a second one), or an answer
     that does not make the task a success. A wrong quantity in the cart (an item added twice,
@@ -70,7 +71,7 @@ import numpy as np
 
 from guigym.apps.base import App, Widget, id_problems, register_app
 from guigym.apps.catalog import ICON_COLORS
-from guigym.apps.family import CART_ITEM_ADDED, CART_ITEM_REMOVED, WRONG_ANSWER, Family, Goal, missing, pick, sample, theme
+from guigym.apps.family import CART_ITEM_ADDED, CART_ITEM_REMOVED, Family, Goal, answer_failure, missing, pick, sample, theme
 from guigym.apps.schema import AppSpec, AppState, CartItem, DeviceState, Product, Scenario, ShopSpec, Task, record_id, sub_id
 from guigym.apps.tools import PEOPLE
 from guigym.apps.widgets import menu_screen, search_row, select_row, stepper_row, tabs_row
@@ -859,7 +860,10 @@ class ShopFamily(Family):
         if any(k not in have for k in base if k in goal):
             return CART_ITEM_REMOVED
         # a wrong quantity is not yet a failure: the steppers can set it right until the order is placed
-        return WRONG_ANSWER if "answer" in state and not self.success(scenario, state) else False
+        if "answer" not in state or self.success(scenario, state):
+            return False
+        ask = self._ask_task(scenario)
+        return answer_failure(state, str(ask["fact"]) if ask is not None else None)
 
     def next_goal(self, scenario: Scenario, state: DeviceState) -> Goal | None:
         spec = scenario["apps"][APP]
