@@ -32,7 +32,7 @@ def env() -> Any:
 
 
 @pytest.mark.parametrize("level", ["extreme", "Easy", ""])
-def test_a_level_the_family_lacks_isassert_set_state_refused(env: Any, level: str) -> None:
+def test_a_level_the_family_lacks_is_refused(env: Any, level: str) -> None:
     snap = env.unwrapped.get_state()
     snap["scenario"]["level"] = level
     assert_set_state_refused(env, snap, r"\$\.scenario\.level: .* is not a level of Login")
@@ -46,7 +46,7 @@ def test_a_level_the_family_lacks_isassert_set_state_refused(env: Any, level: st
     ({"theme": ["blue"]}, r"variation\['theme'\]"),
     ({"colour": "blue"}, r"variation: unknown axis 'colour'"),
 ])
-def test_an_unknown_variation_axis_or_value_isassert_set_state_refused(env: Any, variation: dict[str, Any], match: str) -> None:
+def test_an_unknown_variation_axis_or_value_is_refused(env: Any, variation: dict[str, Any], match: str) -> None:
     snap = env.unwrapped.get_state()
     snap["scenario"]["variation"] = variation
     assert_set_state_refused(env, snap, match)
@@ -183,7 +183,7 @@ CRASH_LATER = [
 
 
 @pytest.mark.parametrize("scale", [0, -1.0, 0.01, 50.0, True, "1.0", None])
-def test_a_font_scale_no_variation_makes_isassert_set_state_refused(env: Any, scale: Any) -> None:
+def test_a_font_scale_no_variation_makes_is_refused(env: Any, scale: Any) -> None:
     """Any scale draws without an error, but 0 or less draws no text at all and a huge one takes
     seconds a frame: only the ``font_scale`` axis's values are accepted."""
     env.reset(seed=0)
@@ -195,7 +195,7 @@ def test_a_font_scale_no_variation_makes_isassert_set_state_refused(env: Any, sc
 
 
 @pytest.mark.parametrize("env_id,level,variation,match,corrupt", CRASH_LATER)
-def test_a_snapshot_a_later_step_could_not_show_isassert_set_state_refused(env_id: str, level: str, variation: Any, match: str,
+def test_a_snapshot_a_later_step_could_not_show_is_refused(env_id: str, level: str, variation: Any, match: str,
                                                            corrupt: Any) -> None:
     """Colours, the icons' looks, links, the screens under the current one (Back) and every
     app's data and values are checked, not only what the current screen draws: each of these
@@ -237,7 +237,7 @@ def test_a_state_seen_valid_is_not_checked_again_and_a_changed_copy_is(monkeypat
 
 @pytest.mark.parametrize("focus,match", [("remember", "is a checkbox, not a text field"), ("signin", "is a button, not a text field"),
                                          ("nope", "is no widget of screen 'main'")])
-def test_a_focus_on_no_text_field_isassert_set_state_refused(focus: str, match: str) -> None:
+def test_a_focus_on_no_text_field_is_refused(focus: str, match: str) -> None:
     """Only a click on a text field focuses it; a snapshot focusing a checkbox, a button or no
     widget at all used to load, and Type then reported an input event on that widget (which
     the grounded reward matches against the reference's)."""

@@ -110,7 +110,7 @@ MISSING_DATA = [
 
 
 @pytest.mark.parametrize("env_id,level,want,corrupt,match", MISSING_DATA)
-def test_a_task_naming_missing_data_isassert_set_state_refused(env_id: str, level: str, want: Any, corrupt: Any, match: str) -> None:
+def test_a_task_naming_missing_data_is_refused(env_id: str, level: str, want: Any, corrupt: Any, match: str) -> None:
     """Into a fresh env (so the scenario is checked in full, not trusted as the env's own)."""
     snap = _snapshot_where(env_id, level, want)
     bad = copy.deepcopy(snap)

@@ -44,7 +44,7 @@ DEFAULT_THEME: dict[str, Any] = {k: v for k, v in THEMES[0].items() if k != "nam
 
 
 # ``Family.failed``'s reasons (the env's ``info["failure"]``) that several families give.
-WRONG_ANSWER = "an answer that does not complete the task (wrong, or given before the rest of it was done)"
+WRONG_ANSWER = "a wrong answer (or an answer where the task asks no question)"
 #: A right answer given while the data is not yet the start plus exactly the instructed change:
 #: a change the task asks for not made yet, or one it does not ask for not set back yet.
 EARLY_ANSWER = ("a right answer given too soon (a change the task asks for was not made yet, "
