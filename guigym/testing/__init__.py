@@ -8,8 +8,9 @@
   :func:`check_garbage_never_beats_valid`, :func:`check_reference_is_best`,
   :func:`check_rescale_invariant`, :func:`run_all_checks`, each raising ``AssertionError``
   with the counterexample;
-* :class:`RewardUnderTest` — how a reward is described to the checks — and adapters for
-  every reward guigym ships (:func:`library_rewards`).
+* :class:`RewardUnderTest` — how a reward is described to the checks —, adapters for
+  every reward guigym ships (:func:`library_rewards`) and :func:`trl_reward_adapter` for your
+  own TRL reward function ``(completions, **kwargs) -> list[float]``.
 
 See ``docs/reward_testing.md``. Needs Hypothesis: ``pip install 'guigym[test]'``.
 """
@@ -38,6 +39,7 @@ from guigym.testing.adapters import (
     trajectory_bounds,
     trajectory_reward_adapter,
     trajectory_reward_trl_adapter,
+    trl_reward_adapter,
     uir1_reward_adapter,
     uir1_reward_trl_adapter,
 )
@@ -84,4 +86,5 @@ __all__ = [
     "uir1_reward_adapter", "uir1_reward_trl_adapter", "format_reward_adapter", "format_reward_trl_adapter",
     "action_similarity_adapter", "action_type_reward_adapter", "argument_reward_adapter",
     "action_type_reward_trl_adapter", "argument_reward_trl_adapter", "easyr1_adapter", "grounded_reward_adapter",
+    "trl_reward_adapter",
 ]

@@ -39,6 +39,7 @@ __all__ = [
     "argument_reward_trl_adapter",
     "easyr1_adapter",
     "grounded_reward_adapter",
+    "trl_reward_adapter",
 ]
 
 ScoreText = Callable[[str, Sequence[RefStep]], float]
@@ -64,6 +65,12 @@ class RewardUnderTest:
     * ``rescale_invariant``: ``False`` skips :func:`~guigym.testing.check_rescale_invariant`
       (e.g. a reward that executes on the env, in screen pixels).
     * ``tol``: how far apart two scores may be and still count as equal.
+    * ``penalizes_misclicks``: the reward promises that a first click off its target scores
+      strictly less than the reference (UI-R1's coordinate reward, TraceR1's grounded
+      alignment); :func:`~guigym.testing.check_reference_is_best` then asks for strictly less
+      when the reference's first click moves onto each other visible widget. Without it a
+      reward that pays any click passes (the check asks for "at most the reference", so
+      that a format reward, which pays every valid plan alike, passes too).
 
     >>> from guigym.rewards import trajectory_reward
     >>> r = RewardUnderTest("mine", low=-8, high=8, score_plan=lambda steps, ref: trajectory_reward(steps, ref, horizon=8))
@@ -83,6 +90,7 @@ class RewardUnderTest:
     done: bool = False
     rescale_invariant: bool = True
     tol: float = 1e-9
+    penalizes_misclicks: bool = False
 
     def __post_init__(self) -> None:
         if self.score_text is None and self.score_plan is None:
@@ -193,7 +201,7 @@ def trajectory_reward_adapter(
 
     low, high = trajectory_bounds(horizon, gamma, lambda_align, lambda_rep)
     name = "trajectory_reward" + "".join(f"[{k}={v!r}]" for k, v in kwargs.items())
-    return RewardUnderTest(name, low, high, score_plan=score_plan, done=_has_done())
+    return RewardUnderTest(name, low, high, score_plan=score_plan, done=_has_done(), penalizes_misclicks=True)
 
 
 def trajectory_reward_trl_adapter(gamma: float = 0.9, lambda_align: float = 1.0, lambda_rep: float = 1.0, horizon: int = 8,
@@ -210,7 +218,7 @@ def trajectory_reward_trl_adapter(gamma: float = 0.9, lambda_align: float = 1.0,
 
     low, high = trajectory_bounds(horizon, gamma, lambda_align, lambda_rep)
     name = "TrajectoryReward" + "".join(f"[{k}={v!r}]" for k, v in kwargs.items())
-    return RewardUnderTest(name, low, high, score_text=score_text, fmt=fmt, done=_has_done())
+    return RewardUnderTest(name, low, high, score_text=score_text, fmt=fmt, done=_has_done(), penalizes_misclicks=True)
 
 
 def uir1_reward_adapter(fmt: str = "json", strict_args: bool = True, require_think: bool = True) -> RewardUnderTest:
@@ -220,7 +228,8 @@ def uir1_reward_adapter(fmt: str = "json", strict_args: bool = True, require_thi
     def score_text(text: str, reference: Sequence[RefStep]) -> float:
         return _call(uir1_reward, text, reference[0], strict_args=strict_args, fmt=fmt, require_think=require_think)
 
-    return RewardUnderTest("uir1_reward", 0.0, 3.0, score_text=score_text, fmt=fmt, think=require_think, plans=False, first_step_only=True)
+    return RewardUnderTest("uir1_reward", 0.0, 3.0, score_text=score_text, fmt=fmt, think=require_think, plans=False, first_step_only=True,
+                           penalizes_misclicks=True)
 
 
 def uir1_reward_trl_adapter(fmt: str = "json", strict_args: bool = True, require_think: bool = True) -> RewardUnderTest:
@@ -232,7 +241,8 @@ def uir1_reward_trl_adapter(fmt: str = "json", strict_args: bool = True, require
     def score_text(text: str, reference: Sequence[RefStep]) -> float:
         return f([text], reference=[_ref_json(reference)])[0]
 
-    return RewardUnderTest("UIR1Reward", 0.0, 3.0, score_text=score_text, fmt=fmt, think=require_think, plans=False, first_step_only=True)
+    return RewardUnderTest("UIR1Reward", 0.0, 3.0, score_text=score_text, fmt=fmt, think=require_think, plans=False, first_step_only=True,
+                           penalizes_misclicks=True)
 
 
 def format_reward_adapter(fmt: str = "json", require_think: bool = True, plan: bool = True) -> RewardUnderTest:
@@ -257,18 +267,18 @@ def format_reward_trl_adapter(fmt: str = "json", require_think: bool = True, pla
     return RewardUnderTest("FormatReward", 0.0, 1.0, score_text=score_text, fmt=fmt, think=require_think, plans=plan)
 
 
-def _first_step(fn: Callable[..., float], name: str, **kwargs: Any) -> RewardUnderTest:
+def _first_step(fn: Callable[..., float], name: str, penalizes_misclicks: bool = False, **kwargs: Any) -> RewardUnderTest:
     def score_plan(steps: Sequence[PlanStep], reference: Sequence[RefStep]) -> float:
         return _call(fn, steps[0] if steps else None, reference[0], **kwargs)
 
-    return RewardUnderTest(name, 0.0, 1.0, score_plan=score_plan, first_step_only=True)
+    return RewardUnderTest(name, 0.0, 1.0, score_plan=score_plan, first_step_only=True, penalizes_misclicks=penalizes_misclicks)
 
 
 def action_similarity_adapter() -> RewardUnderTest:
     """:func:`guigym.rewards.action_similarity` of the first plan step, in [0, 1]."""
     from guigym.rewards import action_similarity
 
-    return _first_step(action_similarity, "action_similarity")
+    return _first_step(action_similarity, "action_similarity", penalizes_misclicks=True)
 
 
 def action_type_reward_adapter() -> RewardUnderTest:
@@ -282,10 +292,10 @@ def argument_reward_adapter(strict: bool = True) -> RewardUnderTest:
     """:func:`guigym.rewards.argument_reward` of the first plan step, in [0, 1]."""
     from guigym.rewards import argument_reward
 
-    return _first_step(argument_reward, "argument_reward", strict=strict)
+    return _first_step(argument_reward, "argument_reward", penalizes_misclicks=True, strict=strict)
 
 
-def _trl_first(cls_name: str, name: str, fmt: str, **kwargs: Any) -> RewardUnderTest:
+def _trl_first(cls_name: str, name: str, fmt: str, penalizes_misclicks: bool = False, **kwargs: Any) -> RewardUnderTest:
     import guigym.rewards as rewards
 
     f = _make(getattr(rewards, cls_name), fmt=fmt, **kwargs)
@@ -293,7 +303,8 @@ def _trl_first(cls_name: str, name: str, fmt: str, **kwargs: Any) -> RewardUnder
     def score_text(text: str, reference: Sequence[RefStep]) -> float:
         return f([text], reference=[_ref_json(reference)])[0]
 
-    return RewardUnderTest(name, 0.0, 1.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True)
+    return RewardUnderTest(name, 0.0, 1.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True,
+                           penalizes_misclicks=penalizes_misclicks)
 
 
 def action_type_reward_trl_adapter(fmt: str = "json") -> RewardUnderTest:
@@ -303,7 +314,7 @@ def action_type_reward_trl_adapter(fmt: str = "json") -> RewardUnderTest:
 
 def argument_reward_trl_adapter(fmt: str = "json", strict_args: bool = True) -> RewardUnderTest:
     """:class:`guigym.rewards.ArgumentReward` (TRL adapter), in [0, 1]."""
-    return _trl_first("ArgumentReward", "ArgumentReward", fmt, strict_args=strict_args)
+    return _trl_first("ArgumentReward", "ArgumentReward", fmt, penalizes_misclicks=True, strict_args=strict_args)
 
 
 def easyr1_adapter(mode: str = "uir1", fmt: str = "json", horizon: int = 8, gamma: float = 0.9, lambda_align: float = 1.0,
@@ -326,8 +337,10 @@ def easyr1_adapter(mode: str = "uir1", fmt: str = "json", horizon: int = 8, gamm
             # format ∈ [0, 1]: a negative weight lowers the bottom (only the top moved, so a
             # correct reward failed check_bounded with format_weight < 0)
             low, high = low + min(0.0, w), high + max(0.0, w)
-        return RewardUnderTest("easyr1.compute_score[trajectory]", low, high, score_text=score_text, fmt=fmt, done=_has_done())
-    return RewardUnderTest(f"easyr1.compute_score[{mode}]", 0.0, 3.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True)
+        return RewardUnderTest("easyr1.compute_score[trajectory]", low, high, score_text=score_text, fmt=fmt, done=_has_done(),
+                               penalizes_misclicks=True)
+    return RewardUnderTest(f"easyr1.compute_score[{mode}]", 0.0, 3.0, score_text=score_text, fmt=fmt, plans=False, first_step_only=True,
+                           penalizes_misclicks=True)
 
 
 def grounded_reward_adapter(fmt: str = "json", executor: Any = None, **make_kwargs: Any) -> RewardUnderTest:
@@ -350,7 +363,65 @@ def grounded_reward_adapter(fmt: str = "json", executor: Any = None, **make_kwar
             envs[case.env_id].reset(seed=0)
         return _call(grounded_reward, envs[case.env_id], text, state=case.state, executor=executor, fmt=fmt)
 
-    return RewardUnderTest("grounded_reward", 0.0, 1.0, score_text=score_text, fmt=fmt, first_step_only=True, rescale_invariant=False)
+    return RewardUnderTest("grounded_reward", 0.0, 1.0, score_text=score_text, fmt=fmt, first_step_only=True, rescale_invariant=False,
+                           penalizes_misclicks=True)
+
+
+def _trl_scores(name: str, fn: Callable[..., Any], completions: list[Any], references: list[str], column: str,
+                extra: dict[str, Any]) -> list[Any]:
+    """``fn``'s scores for a batch, called as TRL calls it; a ``ValueError`` naming the fault when
+    the answer is not one score per completion."""
+    out = _call(fn, prompts=[""] * len(completions), completions=completions, **{column: references}, **extra)
+    if isinstance(out, (str, bytes, dict)) or not hasattr(out, "__len__"):
+        raise ValueError(f"{name} returned {type(out).__name__} {out!r:.100} for a batch of {len(completions)} completions; "
+                         "a TRL reward returns a list with one float per completion")
+    out = list(out)
+    if len(out) != len(completions):
+        raise ValueError(f"{name} returned {len(out)} scores for a batch of {len(completions)} completions; a TRL reward "
+                         "returns one per completion (None where it does not apply), in order")
+    return out
+
+
+def trl_reward_adapter(fn: Callable[..., Any], low: float = -math.inf, high: float = math.inf, name: Optional[str] = None,
+                       fmt: str = "json", conversational: bool = False, column: str = "reference", **kwargs: Any) -> RewardUnderTest:
+    """Your own TRL reward function — ``fn(completions, **kwargs) -> list[float]``, e.g.
+    ``fn(completions, reference, **kwargs)`` — as a :class:`RewardUnderTest` on raw
+    completions. The reference goes in as the JSON dataset column ``column``
+    (``RefStep.to_dict()`` list, as :meth:`Case.reference_json` writes it), ``prompts`` as
+    empty strings, and each of ``kwargs`` (one value per column) as a further column, that
+    value repeated over the batch; ``conversational=True`` gives each completion as
+    TRL does for chat datasets, ``[{"role": "assistant", "content": text}]``. Other options
+    (``think``, ``plans``, ``first_step_only``, ``done``, ``penalizes_misclicks``, ``tol``…) may be
+    set on the result.
+
+    Each text is scored alone and again as the first of a batch of two (after an empty
+    completion): a reward that returns a list of the wrong length (e.g. drops the completions
+    it cannot parse) or whose score depends on the rest of the batch raises ``ValueError``,
+    which every check reports with the text.
+
+    >>> r = trl_reward_adapter(lambda completions, reference, **kw: [0.0 for _ in completions], low=0, high=1, name="zero")
+    >>> r.score_text("<answer>[]</answer>", [])
+    0.0
+    """
+    label: str = name or str(getattr(fn, "__name__", type(fn).__name__))
+
+    def score_text(text: str, reference: Sequence[RefStep]) -> Any:
+        ref = _ref_json(reference)
+        item: Any = [{"role": "assistant", "content": text}] if conversational else text
+        filler: Any = [{"role": "assistant", "content": ""}] if conversational else ""
+        extra = {k: [v] for k, v in kwargs.items()}
+        alone = _trl_scores(label, fn, [item], [ref], column, extra)[0]
+        pair = _trl_scores(label, fn, [item, filler], [ref, ref], column, {k: [v, v] for k, v in kwargs.items()})[0]
+        try:
+            differ = alone != pair and not (alone is not None and pair is not None and abs(float(alone) - float(pair)) <= 1e-9)
+        except (TypeError, ValueError):
+            differ = alone != pair
+        if differ:
+            raise ValueError(f"{label} scored the same completion {alone!r} alone but {pair!r} in a batch: a reward's score "
+                             "must not depend on the other completions of the batch (or on their order)")
+        return alone
+
+    return RewardUnderTest(label, low, high, score_text=score_text, fmt=fmt)
 
 
 def library_rewards(fmt: str = "json", horizon: int = 8, include_grounded: bool = True) -> list[RewardUnderTest]:

@@ -10,8 +10,9 @@ that is itself decorated with ``@given``.
 * :func:`check_never_raises` — any text (valid, near-valid, garbage, in every format) and
   any plan is scored without an exception, and the same again when scored a second time;
 * :func:`check_bounded` — every score is a finite number in ``[low, high]``;
-* :func:`check_garbage_never_beats_valid` — text no parser reads scores at most what any
-  valid completion scores (so a policy can never gain by breaking its output);
+* :func:`check_garbage_never_beats_valid` — text no parser reads (garbage, or a valid text —
+  the reference's included — broken by one corruption) scores at most what any valid
+  completion scores (so a policy can never gain by breaking its output);
 * :func:`check_reference_is_best` — the reference plan scores at least as much as every
   corrupted version of it (wrong type, click outside the target box — on each other visible
   widget, an injected banner included, or just off the box —, wrong argument (scroll
@@ -42,7 +43,7 @@ from guigym.actions import (
 from guigym.rewards.uir1 import point_in_box
 from guigym.testing.adapters import RewardUnderTest
 from guigym.testing.fixtures import Case, Reference
-from guigym.testing.strategies import KINDS, actions, done_step, model_texts, parses, plan_steps, plans
+from guigym.testing.strategies import CORRUPTIONS, KINDS, actions, corrupt_text, done_step, model_texts, parses, plan_steps, plans
 
 __all__ = [
     "CHECKS",
@@ -347,7 +348,8 @@ def check_garbage_never_beats_valid(
     at_bottom: bool = False,
 ) -> None:
     """Text that no guigym parser reads (garbage, and near-valid texts whose corruption
-    made them unparsable) scores no more than any valid completion: random plans, the
+    made them unparsable — of random plans and of the reference's own text, the right answer
+    in a broken format) scores no more than any valid completion: random plans, the
     reference, and plans that repeat one step (which a repetition penalty can push below
     zero). ``at_bottom=True`` also asks that such text scores exactly ``reward.low``."""
     _require(reward, "check_garbage_never_beats_valid")
@@ -363,10 +365,15 @@ def check_garbage_never_beats_valid(
         case = data.draw(st.sampled_from(live), label="case")
         ref = case.ref()
         size = case.screenshot_size
-        kind = data.draw(st.sampled_from(["garbage", "near_valid"]), label="kind")
-        bad_texts = model_texts(fmt=reward.fmt, kind=kind, viewport=size, think=reward.think, grounded=_grounded(reward))
-        bad = data.draw(bad_texts, label="bad text")
-        assume(not parses(bad, reward.fmt, plan=True))
+        kind = data.draw(st.sampled_from(["garbage", "near_valid", "broken_reference"]), label="kind")
+        if kind == "broken_reference":  # the right answer in a broken format: what a format-blind reward pays in full
+            bad = corrupt_text(reward.text_of(reference_plan(case.reference, reward.done)), data.draw(st.sampled_from(CORRUPTIONS)),
+                               at=data.draw(st.floats(0.05, 0.95)), pick=data.draw(st.integers(0, 100)))
+        else:
+            bad_texts = model_texts(fmt=reward.fmt, kind=kind, viewport=size, think=reward.think, grounded=_grounded(reward))
+            bad = data.draw(bad_texts, label="bad text")
+        # a first-step reward may read the first step of a plan whose later step is broken (env.step does)
+        assume(not parses(bad, reward.fmt, plan=True, max_len=1 if reward.first_step_only else None))
         g = _text_score(check, reward, case, bad, ref)
         if at_bottom and abs(g - reward.low) > reward.tol:
             raise _fail(check, reward, case, f"scored {g}, not its bottom {reward.low}, for unparsable text {_short(bad)}")
@@ -412,12 +419,14 @@ def check_reference_is_best(
     step, where it is a click, onto the centre of each other visible widget of each case (the
     widgets of its first screen), in turn: a tap on an
     injected "Task complete" banner or a misleading link is the wrong click a policy learns
-    first, and one corruption among many drawn at random lands on it too rarely."""
+    first, and one corruption among many drawn at random lands on it too rarely. A reward with
+    ``penalizes_misclicks=True`` must score each of these strictly below the reference (else
+    a reward that pays any click would pass)."""
     _require(reward, "check_reference_is_best")
     live = _live(cases)
     check = "check_reference_is_best"
 
-    def compare(case: Case, best: list[PlanStep], bad: list[PlanStep], done: Sequence[str]) -> None:
+    def compare(case: Case, best: list[PlanStep], bad: list[PlanStep], done: Sequence[str], strict: bool = False) -> None:
         ref = case.ref()
         s_best = _plan_scores(check, reward, case, best, ref)
         s_bad = _plan_scores(check, reward, case, bad, ref)
@@ -425,6 +434,10 @@ def check_reference_is_best(
             if s_bad[channel] > s_best[channel] + reward.tol:
                 raise _fail(check, reward, case, f"gave the corrupted plan ({', '.join(done)}) {s_bad[channel]} > {s_best[channel]} "
                             f"for the reference ({channel})\n  corrupted: {_short([s.action for s in bad], 600)}")
+            if strict and s_bad[channel] >= s_best[channel] - reward.tol:
+                raise _fail(check, reward, case, f"gave the corrupted plan ({', '.join(done)}) {s_bad[channel]}, not less than "
+                            f"{s_best[channel]} for the reference ({channel}), though it declares penalizes_misclicks=True\n"
+                            f"  corrupted: {_short([s.action for s in bad], 600)}")
 
     sweep: list[tuple[Case, int, dict, tuple[int, int]]] = []  # widget by widget, case by case
     for j in range(max(len(c.elements) for c in live)):
@@ -441,7 +454,7 @@ def check_reference_is_best(
     for case, t, widget, p in sweep[:max_examples]:
         best = reference_plan(case.reference, reward.done)
         bad = best[:t] + [PlanStep(action=Click(*p))] + best[t + 1:]
-        compare(case, best, bad, [f"click_outside@{t} on widget {widget.get('id')!r}"])
+        compare(case, best, bad, [f"click_outside@{t} on widget {widget.get('id')!r}"], strict=reward.penalizes_misclicks)
 
     def body(data: Any) -> None:
         case = data.draw(st.sampled_from(live), label="case")

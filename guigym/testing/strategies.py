@@ -183,11 +183,14 @@ def to_text(steps: Sequence[Any], fmt: str = "json", think: bool = True, thought
 _ANSWER_RE = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
 
-def parses(text: Any, fmt: Optional[str] = None, plan: bool = True) -> bool:
+def parses(text: Any, fmt: Optional[str] = None, plan: bool = True, max_len: Optional[int] = None) -> bool:
     """Whether a guigym parser reads ``text`` as at least one step: the whole text, the
     text after ``</think>``, or any ``<answer>…</answer>`` block, in ``fmt`` and (to stay
     conservative) in every other format. ``plan=False``: grounded actions only
-    (:func:`~guigym.actions.parse_trajectory`), else :func:`~guigym.actions.parse_plan`."""
+    (:func:`~guigym.actions.parse_trajectory`), else :func:`~guigym.actions.parse_plan`.
+    ``max_len=1``: whether its first step is read, as ``env.step(text)`` (and a reward that
+    judges the first step only, such as ``grounded_reward``) reads it, a later step that
+    does not parse notwithstanding."""
     if not isinstance(text, str):
         return False
     candidates = [text]
@@ -199,7 +202,7 @@ def parses(text: Any, fmt: Optional[str] = None, plan: bool = True) -> bool:
     for c in candidates:
         for f in [fmt, *FORMATS] if fmt is not None else [None, *FORMATS]:
             try:
-                if parse(c, f):
+                if parse(c, f, max_len=max_len):
                     return True
             except Exception:  # noqa: BLE001 - any failure is "does not parse"
                 pass
