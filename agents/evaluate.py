@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import importlib.util
 import json
 import os
@@ -413,8 +414,14 @@ def instance_key(env: gym.Env) -> str:
     return json.dumps({k: v for k, v in scenario.items() if k != "variation"}, sort_keys=True, default=str)
 
 
+def _instance_digest(env: gym.Env) -> str:
+    """:func:`instance_key`'s SHA-256, what the grid keeps per episode and variant (a scenario's
+    JSON is up to tens of kB: kept whole, a grid with many episodes held hundreds of MB)."""
+    return hashlib.sha256(instance_key(env).encode()).hexdigest()
+
+
 class _InstanceLog(gym.Wrapper):
-    """Keeps :func:`instance_key` of every reset (the episodes the evaluation runs, no extra reset)."""
+    """Keeps :func:`_instance_digest` of every reset (the episodes the evaluation runs, no extra reset)."""
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
@@ -422,7 +429,7 @@ class _InstanceLog(gym.Wrapper):
 
     def reset(self, **kw: Any) -> Any:
         out = self.env.reset(**kw)
-        self.keys.append(instance_key(self.env))
+        self.keys.append(_instance_digest(self.env))
         return out
 
 
@@ -459,7 +466,7 @@ def neutral_instances(env_id: str, level: str, variants: Sequence[tuple[str, Map
             keys[name] = []
             for s in seeds:
                 env.reset(seed=s, options={"level": level})
-                keys[name].append(instance_key(env))
+                keys[name].append(_instance_digest(env))
         finally:
             env.close()
     return _count_neutral(family, variants, keys) if variants else {}

@@ -412,8 +412,9 @@ def trl_reward_adapter(fn: Callable[..., Any], low: float = -math.inf, high: flo
         extra = {k: [v] for k, v in kwargs.items()}
         alone = _trl_scores(label, fn, [item], [ref], column, extra)[0]
         pair = _trl_scores(label, fn, [item, filler], [ref, ref], column, {k: [v, v] for k, v in kwargs.items()})[0]
-        try:
-            differ = alone != pair and not (alone is not None and pair is not None and abs(float(alone) - float(pair)) <= 1e-9)
+        try:  # NaN both times is the same score (check_bounded names it), not a batch dependence
+            differ = alone != pair and not (alone is not None and pair is not None and (
+                abs(float(alone) - float(pair)) <= 1e-9 or math.isnan(float(alone)) and math.isnan(float(pair))))
         except (TypeError, ValueError):
             differ = alone != pair
         if differ:
