@@ -211,3 +211,22 @@ def assert_set_state_refused(env: Any, snap: dict[str, Any], match: str) -> None
         env.unwrapped.set_state(snap)
     assert env.unwrapped.get_state() == before
     assert env.unwrapped.observe()["screenshot"].tobytes() == shot
+
+
+def driver_threads() -> list[str]:
+    """The names of the live threads guigym's browser backend started (its Playwright driver loop)."""
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name.startswith("guigym-")]
+
+
+def settled(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """``check()`` polled until it is falsy or ``timeout`` seconds pass; its last value (processes
+    and threads take a moment to go after a close or a kill)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while (value := check()) and time.monotonic() < end:
+        time.sleep(0.05)
+    return value
+

@@ -25,6 +25,7 @@ import guigym.backends.browser_loop as browser_loop
 from guigym.backends.browser import BrowserCrashed
 from guigym.backends.chromium import ENV_VAR, ChromiumNotFound
 from guigym.backends.procfs import cmdline, process_tree
+from tests.conftest import driver_threads, settled
 
 pytestmark = pytest.mark.browser
 
@@ -68,17 +69,6 @@ def ours() -> list[int]:
     running before this file's tests."""
     return [p for p in process_tree(os.getpid())
             if p != os.getpid() and p not in _BEFORE and not any(h in cmdline(p) for h in _MP_HELPERS)]
-
-
-def driver_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("guigym-")]
-
-
-def settled(check: Any, timeout: float = 5.0) -> Any:
-    end = time.monotonic() + timeout
-    while (value := check()) and time.monotonic() < end:
-        time.sleep(0.05)
-    return value
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import sys
 import textwrap
 import threading
 import time
-from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -23,6 +22,7 @@ import guigym  # noqa: F401
 from guigym.backends.browser import process_tree
 from guigym.backends.procfs import cmdline as _cmdline
 from guigym.backends.procfs import alive as _running
+from tests.conftest import driver_threads, settled
 
 pytestmark = pytest.mark.browser
 
@@ -71,17 +71,6 @@ def helpers() -> list[int]:
         if b"chrom" in exe or b"headless_shell" in exe or b"run-driver" in cmd:
             out.append(pid)
     return out
-
-
-def driver_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("guigym-")]
-
-
-def _settle(check: Any, timeout: float = 5.0) -> Any:
-    end = time.monotonic() + timeout
-    while (value := check()) and time.monotonic() < end:
-        time.sleep(0.05)
-    return value
 
 
 @pytest.mark.parametrize("backend", ["mock", "browser"])
@@ -147,8 +136,8 @@ def test_close_leaves_no_process_and_no_thread() -> None:
         env.close()
         env.close()  # idempotent
     assert time.monotonic() - t < 15
-    assert not _settle(lambda: set(helpers()) & started)
-    assert not _settle(driver_threads)
+    assert not settled(lambda: set(helpers()) & started)
+    assert not settled(driver_threads)
 
 
 _UNCLOSED = textwrap.dedent("""
@@ -180,5 +169,5 @@ def test_unclosed_env_does_not_hang_exit(how: str) -> None:
     pids = [int(p) for p in proc.stdout.split()]
     assert pids, proc.stdout
     assert took < 60
-    alive = _settle(lambda: [p for p in pids if _running(p)])
+    alive = settled(lambda: [p for p in pids if _running(p)])
     assert not alive, f"Chromium processes left after exit: {alive}"
