@@ -6,8 +6,9 @@ N``) needs what a Gymnasium vector env does not give directly: reset *some* envs
 explicit seeds, step *some* envs (episodes end at different times), no autoreset, and each
 env's ``get_state()`` after every reset and step. An :class:`EnvPool` does that:
 
-* ``reset(indices, seeds)`` → ``[(obs, info), …]`` in the order of ``indices`` (seeds: ints,
-  numpy integers or ``None``);
+* ``reset(indices, seeds)`` → ``[(obs, info), …]`` in the order of ``indices`` (seeds: ints
+  >= 0, numpy integers or ``None``; anything else is a ``TypeError`` or ``ValueError`` before
+  any env resets, as :func:`guigym.vector.check_seeds` says);
 * ``step(indices, actions)`` → ``[(obs, reward, terminated, truncated, info), …]``;
 * with ``with_state=True`` every ``info`` also has ``"state"``: ``env.unwrapped.get_state()``
   (a :class:`RayEnvPool` env whose actor failed: the state of the last observation, which its
@@ -31,7 +32,6 @@ Ray actors (``guigym.distributed``), on one machine or many.
 from __future__ import annotations
 
 import multiprocessing as mp
-import numbers
 import signal
 import traceback
 from collections.abc import Callable, Sequence
@@ -40,6 +40,7 @@ from typing import Any, Optional, Protocol, runtime_checkable
 import gymnasium as gym
 
 from guigym.env import gui_env
+from guigym.vector import check_seeds
 
 __all__ = ["EnvPool", "EnvPoolError", "InlineEnvPool", "ProcessEnvPool", "RayEnvPool"]
 
@@ -71,9 +72,13 @@ def _with_state(env: gym.Env, info: dict, with_state: bool) -> dict:
 
 
 def _seeds(seeds: Sequence[Optional[int]]) -> list[Optional[int]]:
-    """Numpy integers (``np.arange``'s) as the Python ints ``env.reset`` takes (Gymnasium refuses
-    them: an inline env raised, a worker's closed its pool), in every pool alike."""
-    return [int(s) if isinstance(s, numbers.Integral) and not isinstance(s, bool) else s for s in seeds]
+    """The seeds as ``env.reset`` takes them, in every pool alike (:func:`guigym.vector.check_seeds`,
+    as both vector fronts): numpy integers (``np.arange``'s) made Python ints (Gymnasium refuses
+    them), anything but ``None`` or an int >= 0 the caller's ``TypeError`` (a float, a str, a
+    bool) or ``ValueError`` (a negative int), raised before any env resets and with the pool left
+    open. A bool was taken for the seed 0 or 1; the others raised Gymnasium's error from the env
+    after the slots before it had reset (inline) or closed the whole pool (worker processes)."""
+    return check_seeds(seeds)
 
 
 def _check(indices: Sequence[int], other: Sequence[Any], n: int, what: str) -> list[int]:
@@ -304,7 +309,7 @@ class RayEnvPool:
 
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
         self._assert_open()
-        return self.venv.reset_envs(_check(indices, seeds, self.num_envs, "seeds"), list(seeds))
+        return self.venv.reset_envs(_check(indices, seeds, self.num_envs, "seeds"), _seeds(seeds))
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
         self._assert_open()

@@ -143,9 +143,13 @@ def all_reference_cases(
     seeds: Iterable[int] = range(3),
     detours: Sequence[int] = (0,),
     backend: str = "mock",
+    **make_kwargs: Any,
 ) -> list[Case]:
     """:func:`reference_cases` for several ids (default: every registered one), levels and
-    detour counts, as one list."""
+    detour counts, as one list; ``make_kwargs`` go to ``gym.make`` as :func:`reference_cases`
+    passes them: ``all_reference_cases(["GuiGym-Login-v0"], variation="all", split="test")``
+    gives cases of varied instances (``variation``, ``split``, ``viewport``, ``strict`` ...; the
+    language is a variation axis: ``variation={"language": "de"}, split="test"``)."""
     from guigym.registration import env_ids as registered
 
     seeds = list(seeds)
@@ -153,7 +157,7 @@ def all_reference_cases(
     for env_id in env_ids if env_ids is not None else registered():
         for level in levels:
             for k in detours:
-                out += reference_cases(env_id, level, seeds, detours=k, backend=backend, include_reset=(k == 0))
+                out += reference_cases(env_id, level, seeds, detours=k, backend=backend, include_reset=(k == 0), **make_kwargs)
     return out
 
 
@@ -170,16 +174,19 @@ def cases_fixture(
     seeds: Iterable[int] = range(3),
     detours: Sequence[int] = (0,),
     scope: Literal["session", "package", "module", "class", "function"] = "module",
+    **make_kwargs: Any,
 ) -> Any:
     """A pytest fixture that gives the list of :func:`all_reference_cases` (built once per
     ``scope``). In a test module: ``cases = cases_fixture(["GuiGym-Login-v0"])``, then
-    ``def test_x(cases): ...``."""
+    ``def test_x(cases): ...``; ``make_kwargs`` go to ``gym.make`` (``cases_fixture([...],
+    variation="all", split="test")``: varied instances)."""
     import pytest
 
     seeds = list(seeds)
+    make_kwargs = dict(make_kwargs)
 
     @pytest.fixture(scope=scope)
     def cases() -> list[Case]:
-        return all_reference_cases(env_ids, levels, seeds, detours)
+        return all_reference_cases(env_ids, levels, seeds, detours, **make_kwargs)
 
     return cases
