@@ -71,16 +71,6 @@ def _with_state(env: gym.Env, info: dict, with_state: bool) -> dict:
     return info
 
 
-def _seeds(seeds: Sequence[Optional[int]]) -> list[Optional[int]]:
-    """The seeds as ``env.reset`` takes them, in every pool alike (:func:`guigym.vector.check_seeds`,
-    as both vector fronts): numpy integers (``np.arange``'s) made Python ints (Gymnasium refuses
-    them), anything but ``None`` or an int >= 0 the caller's ``TypeError`` (a float, a str, a
-    bool) or ``ValueError`` (a negative int), raised before any env resets and with the pool left
-    open. A bool was taken for the seed 0 or 1; the others raised Gymnasium's error from the env
-    after the slots before it had reset (inline) or closed the whole pool (worker processes)."""
-    return check_seeds(seeds)
-
-
 def _check(indices: Sequence[int], other: Sequence[Any], n: int, what: str) -> list[int]:
     idx = [int(i) for i in indices]
     if len(idx) != len(other):
@@ -116,7 +106,7 @@ class InlineEnvPool:
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
         self._assert_open()
         out = []
-        for i, s in zip(_check(indices, seeds, self.num_envs, "seeds"), _seeds(seeds)):
+        for i, s in zip(_check(indices, seeds, self.num_envs, "seeds"), check_seeds(seeds)):
             obs, info = self.envs[i].reset(seed=s)
             out.append((obs, _with_state(self.envs[i], info, self.with_state)))
         return out
@@ -242,7 +232,7 @@ class ProcessEnvPool:
         return [got[i] for i in indices]
 
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
-        return self._call("reset", _check(indices, seeds, self.num_envs, "seeds"), _seeds(seeds))
+        return self._call("reset", _check(indices, seeds, self.num_envs, "seeds"), check_seeds(seeds))
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
         return self._call("step", _check(indices, actions, self.num_envs, "actions"), actions)
@@ -309,7 +299,8 @@ class RayEnvPool:
 
     def reset(self, indices: Sequence[int], seeds: Sequence[Optional[int]]) -> list[tuple[Any, dict]]:
         self._assert_open()
-        return self.venv.reset_envs(_check(indices, seeds, self.num_envs, "seeds"), _seeds(seeds))
+        # reset_envs checks the seeds itself (guigym.vector.check_seeds), before any env resets
+        return self.venv.reset_envs(_check(indices, seeds, self.num_envs, "seeds"), list(seeds))
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepResult]:
         self._assert_open()

@@ -486,7 +486,6 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
             rates = []
             keys: dict[str, list[str]] = {}
             counts: dict[str, int] = {}  # each variant's, counted once as it comes (the spread reuses them)
-            early: list[str] = []  # variants run before the neutral one (never, with grid()): counted again at the end
             for name, var in variants:
                 env = _InstanceLog(make_env(env_id, args.backend, args.max_steps, variation=var, split=args.split, strict=args.strict))
                 summary, records = evaluate(env, agent, seeds, level, progress=not args.no_progress, desc=f"{env_id} {level} {name}")
@@ -497,11 +496,9 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
                     for rec in records:
                         out_json.write(_json_line({**rec.to_dict(), "variant": name, "split": args.split}))
                     out_json.flush()
-                # the grid runs neutral first: each variant's instances against its, as they come
+                # grid() runs neutral first: each variant's instances against its, as they come
                 neutral = next((keys[n] for n, v in variants if n in keys and not _changed_axes(v)), None)
                 same = counts[name] = _neutral_count(family, var, keys[name], neutral)
-                if neutral is None:
-                    early.append(name)
                 note = ""
                 if _changed_axes(var) and same:
                     why = f" ({NEVER_SHOWS})" if _never_shows(family, var) else ""
@@ -512,8 +509,6 @@ def _grid_runs(args: argparse.Namespace, ids: list[str], agent: PlanActAgent, se
                 if failures := failure_counts(records):  # as the plain run prints them (info["failure"])
                     print("  failed: " + "; ".join(f"{n} x {why}" for why, n in failures.items()), flush=True)
             r = np.array(rates)
-            if early:
-                counts.update(_count_neutral(family, [v for v in variants if v[0] in early or not _changed_axes(v[1])], keys))
             inert = [n for n, v in variants if _changed_axes(v) and counts[n] == len(seeds)]
             # the population std (ddof 0) of the variants' rates, as benchmarks/reproduce.py's robustness table
             print(f"{env_id} [{level:6}] spread across {len(r)} variants (neutral included): max - min {r.max() - r.min():.1%}, "
